@@ -1,0 +1,96 @@
+/**
+ * The event store port. Positions are the global log order (1-based, strictly increasing in commit
+ * order, gap-free for readers: an event at position p is only ever visible after every event below p).
+ * Revisions are per stream, 0-based.
+ */
+export type ExpectedRevision = 'no_stream' | 'any' | number;
+
+export interface EventMetadata {
+  projectId?: string;
+  actor?: string;
+  requestId?: string;
+  correlationId?: string;
+  causationId?: string;
+  idempotencyKey?: string;
+  schemaVersion: number;
+  [key: string]: unknown;
+}
+
+export interface NewEvent<T extends string = string, D = Record<string, unknown>> {
+  id: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent<T extends string = string, D = Record<string, unknown>> {
+  id: string;
+  type: T;
+  streamId: string;
+  revision: number;
+  position: number;
+  data: D;
+  metadata: EventMetadata;
+  /** ISO 8601 commit time recorded by the store. */
+  recordedAt: string;
+}
+
+export interface AppendResult {
+  /** Revision of the last event written (the stream's new current revision). */
+  nextRevision: number;
+  /** Global position of the last event written. */
+  position: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: returns events with position > fromPosition. 0 = from the start. */
+  fromPosition: number;
+  maxCount: number;
+}
+
+export interface ReadStreamOptions {
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive, like readAll. */
+  fromPosition: number;
+  batchSize?: number;
+  /** Called with each batch in position order; the next batch is read after it resolves. */
+  onEvents: (events: RecordedEvent[]) => Promise<void>;
+  /** Called when a batch handler throws or the store fails; the subscription retries with backoff. */
+  onError?: (err: unknown) => void;
+}
+
+export interface Subscription {
+  /** Position of the last event whose batch handler resolved. */
+  readonly position: number;
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: string;
+  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up from `fromPosition`, then live. */
+  subscribeToAll(options: SubscribeOptions): Subscription;
+  /** Position of the newest committed event (0 when empty). */
+  headPosition(): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`Wrong expected revision on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export const EVENT_STORE = Symbol('EVENT_STORE');

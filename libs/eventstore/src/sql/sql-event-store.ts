@@ -1,0 +1,297 @@
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../event-store.port';
+import { WrongExpectedRevisionError } from '../event-store.port';
+import { CatchUpSubscription } from '../catch-up-subscription';
+import type { SqlClient, SqlExecutor } from './sql-client';
+import { PgliteSqlClient, PgSqlClient } from './sql-client';
+
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (r: AppendResult) => void;
+  reject: (e: unknown) => void;
+}
+
+interface EventRow {
+  position: number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: Record<string, unknown>;
+  metadata: RecordedEvent['metadata'];
+  recorded_at: Date | string;
+}
+
+export interface SqlEventStoreOptions {
+  /** Schema holding the tables; tests use one per suite. */
+  schema?: string;
+  /** Idle poll interval of subscriptions (they are also woken by appends and NOTIFY). */
+  pollIntervalMs?: number;
+  /** Upper bound of events written in one group-commit transaction. */
+  maxEventsPerCommit?: number;
+}
+
+const MAX_PARAMS_PER_INSERT = 7 * 4000;
+
+/**
+ * PostgreSQL (and PGlite) event store.
+ *
+ * Gap-free positions: every append transaction takes the row lock on the single `head` row before
+ * it allocates positions, so commits become visible strictly in position order and a reader that
+ * sees position p has already been able to see everything below p (no sequence-gap skips).
+ * To keep throughput, concurrent appends of this process are group-committed: while one transaction
+ * commits, new appends queue up and go together in the next one, each with its own revision check.
+ */
+export class SqlEventStore implements EventStore {
+  readonly kind: string;
+  private readonly schema: string;
+  private readonly queue: PendingAppend[] = [];
+  private flushing = false;
+  private readonly subscriptions = new Set<CatchUpSubscription>();
+  private unlisten: (() => Promise<void>) | null = null;
+  private readonly channel: string;
+  private readonly maxEventsPerCommit: number;
+  /** Append latency observer (metrics); set by the application. */
+  onAppendCommitted?: (events: number, ms: number) => void;
+
+  private constructor(
+    private readonly sql: SqlClient,
+    private readonly options: SqlEventStoreOptions,
+  ) {
+    this.schema = options.schema ?? 'eventstore';
+    if (!/^[a-z_][a-z0-9_]{0,50}$/.test(this.schema)) throw new Error(`Invalid event store schema name: ${this.schema}`);
+    this.kind = sql.kind;
+    this.channel = `es_${this.schema}`;
+    this.maxEventsPerCommit = options.maxEventsPerCommit ?? 4000;
+  }
+
+  static async postgres(url: string, options: SqlEventStoreOptions & { poolSize?: number } = {}): Promise<SqlEventStore> {
+    return SqlEventStore.open(PgSqlClient.fromUrl(url, options.poolSize ?? 10), options);
+  }
+
+  static async pglite(dataDir?: string, options: SqlEventStoreOptions = {}): Promise<SqlEventStore> {
+    return SqlEventStore.open(await PgliteSqlClient.open(dataDir), options);
+  }
+
+  static async open(sql: SqlClient, options: SqlEventStoreOptions = {}): Promise<SqlEventStore> {
+    const store = new SqlEventStore(sql, options);
+    await store.migrate();
+    store.unlisten = await sql.listen(store.channel, () => store.wakeSubscriptions());
+    return store;
+  }
+
+  private t(name: string): string {
+    return `"${this.schema}".${name}`;
+  }
+
+  private async migrate(): Promise<void> {
+    const s = this.schema;
+    // Concurrent first starts (API and worker) may race on CREATE; serialize them on an advisory lock.
+    await this.sql.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`migrate:${s}`]);
+      await tx.query(`CREATE SCHEMA IF NOT EXISTS "${s}"`);
+      await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('events')} (
+        position    bigint PRIMARY KEY,
+        event_id    uuid NOT NULL UNIQUE,
+        stream_id   text NOT NULL,
+        revision    bigint NOT NULL,
+        type        text NOT NULL,
+        data        jsonb NOT NULL,
+        metadata    jsonb NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now(),
+        UNIQUE (stream_id, revision)
+      )`);
+      await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('streams')} (stream_id text PRIMARY KEY, revision bigint NOT NULL)`);
+      await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('head')} (id int PRIMARY KEY CHECK (id = 1), position bigint NOT NULL)`);
+      await tx.query(`INSERT INTO ${this.t('head')} (id, position) VALUES (1, 0) ON CONFLICT (id) DO NOTHING`);
+    });
+  }
+
+  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ streamId, events, expected: options.expectedRevision, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        const batch: PendingAppend[] = [];
+        let count = 0;
+        while (this.queue.length > 0 && (batch.length === 0 || count + this.queue[0].events.length <= this.maxEventsPerCommit)) {
+          const next = this.queue.shift()!;
+          batch.push(next);
+          count += next.events.length;
+        }
+        try {
+          await this.commitBatch(batch);
+        } catch (err) {
+          if (batch.length === 1) {
+            batch[0].reject(err);
+          } else {
+            // One bad append (e.g. a duplicate event id) must not fail its neighbours: retry alone.
+            for (const p of batch) {
+              await this.commitBatch([p]).catch((e) => p.reject(e));
+            }
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async commitBatch(batch: PendingAppend[]): Promise<void> {
+    const started = performance.now();
+    const outcomes = await this.sql.transaction(async (tx) => {
+      const [head] = await tx.query<{ position: number }>(`SELECT position FROM ${this.t('head')} WHERE id = 1 FOR UPDATE`);
+      let position = Number(head.position);
+      const streamIds = [...new Set(batch.map((p) => p.streamId))];
+      const current = new Map<string, number>();
+      const rows = await tx.query<{ stream_id: string; revision: number }>(
+        `SELECT stream_id, revision FROM ${this.t('streams')} WHERE stream_id = ANY($1::text[])`,
+        [streamIds],
+      );
+      for (const r of rows) current.set(r.stream_id, Number(r.revision));
+
+      const outcomes: Array<AppendResult | WrongExpectedRevisionError> = [];
+      const inserts: unknown[][] = [];
+      const touched = new Map<string, number>();
+      for (const p of batch) {
+        const actual = current.has(p.streamId) ? current.get(p.streamId)! : 'no_stream';
+        const ok =
+          p.expected === 'any' ||
+          (p.expected === 'no_stream' && actual === 'no_stream') ||
+          (typeof p.expected === 'number' && actual === p.expected);
+        if (!ok) {
+          outcomes.push(new WrongExpectedRevisionError(p.streamId, p.expected, actual));
+          continue;
+        }
+        let revision = actual === 'no_stream' ? -1 : actual;
+        for (const e of p.events) {
+          revision++;
+          position++;
+          inserts.push([position, e.id, p.streamId, revision, e.type, JSON.stringify(e.data), JSON.stringify(e.metadata)]);
+        }
+        current.set(p.streamId, revision);
+        touched.set(p.streamId, revision);
+        outcomes.push({ nextRevision: revision, position });
+      }
+      if (inserts.length > 0) {
+        await this.insertEvents(tx, inserts);
+        const ids = [...touched.keys()];
+        await tx.query(
+          `INSERT INTO ${this.t('streams')} (stream_id, revision)
+           SELECT * FROM unnest($1::text[], $2::bigint[])
+           ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision`,
+          [ids, ids.map((id) => touched.get(id)!)],
+        );
+        await tx.query(`UPDATE ${this.t('head')} SET position = $1 WHERE id = 1`, [position]);
+        await tx.query(`SELECT pg_notify($1, $2)`, [this.channel, String(position)]);
+      }
+      return { outcomes, written: inserts.length };
+    });
+    if (outcomes.written > 0) this.onAppendCommitted?.(outcomes.written, performance.now() - started);
+    batch.forEach((p, i) => {
+      const o = outcomes.outcomes[i];
+      if (o instanceof WrongExpectedRevisionError) p.reject(o);
+      else p.resolve(o);
+    });
+    if (outcomes.written > 0) this.wakeSubscriptions();
+  }
+
+  private async insertEvents(tx: SqlExecutor, rows: unknown[][]): Promise<void> {
+    const perInsert = Math.floor(MAX_PARAMS_PER_INSERT / 7);
+    for (let i = 0; i < rows.length; i += perInsert) {
+      const chunk = rows.slice(i, i + perInsert);
+      const params: unknown[] = [];
+      const values = chunk.map((r) => {
+        const b = params.length;
+        params.push(...r);
+        return `($${b + 1}, $${b + 2}::uuid, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::jsonb, $${b + 7}::jsonb)`;
+      });
+      await tx.query(
+        `INSERT INTO ${this.t('events')} (position, event_id, stream_id, revision, type, data, metadata) VALUES ${values.join(',')}`,
+        params,
+      );
+    }
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const rows = await this.sql.query<EventRow>(
+      `SELECT * FROM ${this.t('events')} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      [streamId, options.fromRevision ?? 0, options.maxCount ?? 1_000_000],
+    );
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const rows = await this.sql.query<EventRow>(
+      `SELECT * FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT $2`,
+      [options.fromPosition, options.maxCount],
+    );
+    return rows.map(toRecorded);
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    const sub = new CatchUpSubscription(this, options, this.options.pollIntervalMs ?? 250);
+    this.subscriptions.add(sub);
+    const stop = sub.stop.bind(sub);
+    sub.stop = async () => {
+      this.subscriptions.delete(sub);
+      await stop();
+    };
+    return sub;
+  }
+
+  private wakeSubscriptions(): void {
+    for (const s of this.subscriptions) s.notify();
+  }
+
+  async headPosition(): Promise<number> {
+    const [row] = await this.sql.query<{ position: number }>(`SELECT position FROM ${this.t('head')} WHERE id = 1`);
+    return Number(row?.position ?? 0);
+  }
+
+  async ping(): Promise<void> {
+    await this.sql.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.unlisten?.();
+    await this.sql.close();
+  }
+
+  /** Drops the schema: tests only. */
+  async dropSchema(): Promise<void> {
+    await this.sql.query(`DROP SCHEMA IF EXISTS "${this.schema}" CASCADE`);
+  }
+}
+
+function toRecorded(r: EventRow): RecordedEvent {
+  return {
+    id: r.event_id,
+    type: r.type,
+    streamId: r.stream_id,
+    revision: Number(r.revision),
+    position: Number(r.position),
+    data: r.data,
+    metadata: r.metadata,
+    recordedAt: (r.recorded_at instanceof Date ? r.recorded_at : new Date(r.recorded_at)).toISOString(),
+  };
+}

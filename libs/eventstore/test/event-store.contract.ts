@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { EventStore, NewEvent, RecordedEvent } from '../src/event-store.port';
+import { WrongExpectedRevisionError } from '../src/event-store.port';
+
+export interface EventStoreFixture {
+  /** Opens a store; every call in one test must share the same underlying log (separate connections). */
+  open(): Promise<EventStore>;
+  cleanup(): Promise<void>;
+}
+
+export function ev(type: string, data: Record<string, unknown> = {}): NewEvent {
+  return { id: randomUUID(), type, data, metadata: { schemaVersion: 1, requestId: 'test' } };
+}
+
+function collect(store: EventStore, fromPosition: number) {
+  const received: RecordedEvent[] = [];
+  const sub = store.subscribeToAll({
+    fromPosition,
+    batchSize: 100,
+    onEvents: async (events) => {
+      received.push(...events);
+    },
+  });
+  return { received, sub };
+}
+
+async function until(cond: () => boolean, timeoutMs = 20000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** One contract suite for every EventStore adapter. */
+export function testEventStore(name: string, makeFixture: () => Promise<EventStoreFixture>, opts: { parallelStores: number }) {
+  describe(`EventStore contract: ${name}`, () => {
+    let fixture: EventStoreFixture;
+    let store: EventStore;
+    const extra: EventStore[] = [];
+
+    beforeEach(async () => {
+      fixture = await makeFixture();
+      store = await fixture.open();
+    });
+    afterEach(async () => {
+      await Promise.all(extra.splice(0).map((s) => s.close()));
+      await store.close();
+      await fixture.cleanup();
+    });
+
+    it('appends to a new stream with no_stream and reads it back in order', async () => {
+      const s = `order-${randomUUID()}`;
+      const r = await store.append(s, [ev('A', { n: 1 }), ev('B', { n: 2 }), ev('C', { n: 3 })], { expectedRevision: 'no_stream' });
+      expect(r.nextRevision).toBe(2);
+      const events = await store.readStream(s);
+      expect(events.map((e) => [e.type, e.revision, e.data.n])).toEqual([['A', 0, 1], ['B', 1, 2], ['C', 2, 3]]);
+      expect(events[2].position).toBe(r.position);
+      expect(events[0].position).toBeLessThan(events[1].position);
+      expect(events[0].metadata).toMatchObject({ schemaVersion: 1, requestId: 'test' });
+      expect(Date.parse(events[0].recordedAt)).not.toBeNaN();
+      expect(await store.headPosition()).toBe(r.position);
+    });
+
+    it('rejects no_stream on an existing stream and a stale revision, with the actual revision', async () => {
+      const s = `occ-${randomUUID()}`;
+      await store.append(s, [ev('A')], { expectedRevision: 'no_stream' });
+      await expect(store.append(s, [ev('B')], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await store.append(s, [ev('B')], { expectedRevision: 0 });
+      const err = await store.append(s, [ev('C')], { expectedRevision: 0 }).catch((e) => e);
+      expect(err).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((err as WrongExpectedRevisionError).actual).toBe(1);
+      await expect(store.append(`missing-${randomUUID()}`, [ev('X')], { expectedRevision: 3 })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      const r = await store.append(s, [ev('D')], { expectedRevision: 'any' });
+      expect(r.nextRevision).toBe(2);
+      expect((await store.readStream(s)).map((e) => e.type)).toEqual(['A', 'B', 'D']);
+    });
+
+    it('lets exactly one of two racing writers win, across separate connections', async () => {
+      const other = await fixture.open();
+      extra.push(other);
+      for (let round = 0; round < 10; round++) {
+        const s = `race-${randomUUID()}`;
+        await store.append(s, [ev('Created')], { expectedRevision: 'no_stream' });
+        const results = await Promise.allSettled([
+          store.append(s, [ev('Left')], { expectedRevision: 0 }),
+          other.append(s, [ev('Right')], { expectedRevision: 0 }),
+          store.append(s, [ev('Left2')], { expectedRevision: 0 }),
+        ]);
+        expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+        const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+        expect(rejected).toHaveLength(2);
+        rejected.forEach((r) => expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError));
+        expect(await store.readStream(s)).toHaveLength(2);
+      }
+    });
+
+    it('reads a stream from a revision with a max count', async () => {
+      const s = `page-${randomUUID()}`;
+      await store.append(s, Array.from({ length: 10 }, (_, i) => ev('N', { i })), { expectedRevision: 'no_stream' });
+      const page = await store.readStream(s, { fromRevision: 4, maxCount: 3 });
+      expect(page.map((e) => e.data.i)).toEqual([4, 5, 6]);
+      expect(await store.readStream(`none-${randomUUID()}`)).toEqual([]);
+    });
+
+    it('reads the global log from a position, exclusive, across streams', async () => {
+      const start = await store.headPosition();
+      const a = `a-${randomUUID()}`;
+      const b = `b-${randomUUID()}`;
+      await store.append(a, [ev('A1'), ev('A2')], { expectedRevision: 'no_stream' });
+      await store.append(b, [ev('B1')], { expectedRevision: 'no_stream' });
+      await store.append(a, [ev('A3')], { expectedRevision: 1 });
+      const all = await store.readAll({ fromPosition: start, maxCount: 100 });
+      expect(all.map((e) => e.type)).toEqual(['A1', 'A2', 'B1', 'A3']);
+      const positions = all.map((e) => e.position);
+      expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+      const rest = await store.readAll({ fromPosition: all[1].position, maxCount: 1 });
+      expect(rest.map((e) => e.type)).toEqual(['B1']);
+    });
+
+    it('delivers history first, then live events, to a subscription', async () => {
+      const start = await store.headPosition();
+      const s = `live-${randomUUID()}`;
+      await store.append(s, [ev('Old1'), ev('Old2')], { expectedRevision: 'no_stream' });
+      const { received, sub } = collect(store, start);
+      await until(() => received.length >= 2);
+      await store.append(s, [ev('New1')], { expectedRevision: 1 });
+      await store.append(s, [ev('New2')], { expectedRevision: 2 });
+      await until(() => received.length >= 4);
+      await sub.stop();
+      expect(received.map((e) => e.type)).toEqual(['Old1', 'Old2', 'New1', 'New2']);
+      expect(sub.position).toBe(received[3].position);
+    });
+
+    it('retries a failing batch from the same position, so nothing is skipped', async () => {
+      const start = await store.headPosition();
+      const s = `retry-${randomUUID()}`;
+      await store.append(s, [ev('E1'), ev('E2')], { expectedRevision: 'no_stream' });
+      const seen: string[] = [];
+      let failOnce = true;
+      const sub = store.subscribeToAll({
+        fromPosition: start,
+        onEvents: async (events) => {
+          if (failOnce) {
+            failOnce = false;
+            throw new Error('handler crashed');
+          }
+          seen.push(...events.map((e) => e.type));
+        },
+      });
+      await until(() => seen.length >= 2);
+      await sub.stop();
+      expect(seen).toEqual(['E1', 'E2']);
+    });
+
+    it('delivers every committed event exactly once, in position order, under many concurrent appenders', async () => {
+      const stores = [store];
+      for (let i = 1; i < opts.parallelStores; i++) {
+        const s = await fixture.open();
+        extra.push(s);
+        stores.push(s);
+      }
+      const start = await store.headPosition();
+      const listener = opts.parallelStores > 1 ? await fixture.open() : store;
+      if (listener !== store) extra.push(listener);
+      const { received, sub } = collect(listener, start);
+
+      const writers = 32;
+      const appendsPerWriter = 25;
+      const committed = new Set<string>();
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          const target = stores[w % stores.length];
+          const stream = `conc-${w}-${randomUUID()}`;
+          for (let i = 0; i < appendsPerWriter; i++) {
+            const batch = i % 5 === 0 ? [ev('Many', { w, i }), ev('Many', { w, i })] : [ev('One', { w, i })];
+            await target.append(stream, batch, { expectedRevision: 'any' });
+            batch.forEach((e) => committed.add(e.id));
+          }
+        }),
+      );
+      await until(() => received.length >= committed.size);
+      await new Promise((r) => setTimeout(r, 300));
+      await sub.stop();
+
+      const ids = received.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length); // no duplicates
+      expect(ids.length).toBe(committed.size); // nothing skipped, nothing extra
+      expect(ids.every((id) => committed.has(id))).toBe(true);
+      for (let i = 1; i < received.length; i++) expect(received[i].position).toBeGreaterThan(received[i - 1].position);
+      // Per-stream order is kept inside the global order.
+      const lastRevision = new Map<string, number>();
+      for (const e of received) {
+        expect(e.revision).toBe((lastRevision.get(e.streamId) ?? -1) + 1);
+        lastRevision.set(e.streamId, e.revision);
+      }
+    });
+  });
+}

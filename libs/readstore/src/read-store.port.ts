@@ -1,0 +1,77 @@
+/**
+ * The read-model port. Documents are plain JSON objects with a string `id` and `_position`, the
+ * global event-store position the document reflects (projections are idempotent by it).
+ * Only the query subset below is allowed so that MongoDB, FerretDB and the in-memory adapter agree.
+ */
+export type Scalar = string | number | boolean | null;
+
+export interface ReadDoc {
+  id: string;
+  _position: number;
+  [key: string]: unknown;
+}
+
+/** Field conditions; dotted paths are allowed. All conditions of a filter must hold (AND). */
+export type Condition =
+  | Scalar
+  | { $eq: Scalar }
+  | { $ne: Scalar }
+  | { $in: Scalar[] }
+  | { $nin: Scalar[] }
+  | { $gt: Scalar }
+  | { $gte: Scalar }
+  | { $lt: Scalar }
+  | { $lte: Scalar }
+  | { $exists: boolean };
+
+export type Filter = Record<string, Condition>;
+
+export interface SortKey {
+  field: string;
+  direction: 1 | -1;
+}
+
+export interface FindQuery {
+  filter?: Filter;
+  /** Applied in order; `id` ascending is always appended as the final tie-breaker. */
+  sort?: SortKey[];
+  skip?: number;
+  limit?: number;
+}
+
+export interface FindResult<T> {
+  items: T[];
+  total: number;
+}
+
+export type WriteOp<T extends ReadDoc> = { kind: 'put'; doc: T } | { kind: 'delete'; id: string };
+
+export interface IndexSpec {
+  fields: SortKey[];
+  unique?: boolean;
+}
+
+export interface ReadCollection<T extends ReadDoc = ReadDoc> {
+  readonly name: string;
+  get(id: string): Promise<T | null>;
+  getMany(ids: string[]): Promise<T[]>;
+  findOne(filter: Filter): Promise<T | null>;
+  find(query: FindQuery): Promise<FindResult<T>>;
+  /** Applies the ops in order (replace-or-insert by id, or delete). Not required to be atomic. */
+  write(ops: WriteOp<T>[]): Promise<void>;
+  ensureIndexes(indexes: IndexSpec[]): Promise<void>;
+  drop(): Promise<void>;
+}
+
+export interface ReadStore {
+  readonly kind: 'mongodb' | 'memory';
+  /** A physical collection by its exact name (see ProjectionCollections for logical names). */
+  collection<T extends ReadDoc = ReadDoc>(physicalName: string): ReadCollection<T>;
+  /** Small key-value area for checkpoints and the logical→physical collection map. */
+  getMeta<T = unknown>(key: string): Promise<T | null>;
+  setMeta<T = unknown>(key: string, value: T): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const READ_STORE = Symbol('READ_STORE');
