@@ -1,0 +1,37 @@
+/** pino logger with secret redaction, and URL scrubbing for request logs. */
+import pino from 'pino';
+
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-service-api-key"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers["x-service-api-key"]',
+  'headers.cookie',
+  'apiKey', 'key', 'secret', 'password', 'credentials',
+  '*.apiKey', '*.key', '*.secret', '*.password', '*.credentials',
+  '*.*.apiKey', '*.*.key', '*.*.secret', '*.*.password', '*.*.credentials',
+];
+
+export interface LoggerOptions { level?: string; name?: string; destination?: pino.DestinationStream }
+
+export function createLogger(options: LoggerOptions = {}): pino.Logger {
+  const opts: pino.LoggerOptions = {
+    level: options.level ?? 'info',
+    name: options.name,
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+  };
+  return options.destination ? pino(opts, options.destination) : pino(opts);
+}
+
+const SECRET_PARAM = /(key|token|secret|password|signature|credential)/i;
+
+/** The URL with the values of secret-looking query parameters replaced. */
+export function scrubUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  for (const k of [...new Set(params.keys())]) if (SECRET_PARAM.test(k)) params.set(k, '[REDACTED]');
+  return `${url.slice(0, q)}?${params.toString()}`;
+}

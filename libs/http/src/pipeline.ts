@@ -1,0 +1,192 @@
+/** Fastify hooks applying the conventions to every request (auth, limits, validation, idempotency, headers, logs). */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type pino from 'pino';
+import { Authenticator, authorize, principalScope, readCredential } from './auth';
+import { applySparseFields } from './envelope';
+import { ApiError, badRequest, httpsRequired, invalidQuery, unauthorized, unavailable, ApiErrorItem } from './errors';
+import { IDEMPOTENCY_TTL_MS, IdempotencyStore, MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from './idempotency';
+import { listResponse, parseFields, parseListQuery, stripListParams } from './list-query';
+import { ListResult } from './list-result';
+import { scrubUrl } from './logging';
+import { recordHttpRequest } from './metrics';
+import { RateLimiter, rateLimitHeaders, rateLimited } from './rate-limit';
+import { findRoute, RegisteredRoute } from './route';
+import { unwrapBody } from './body-shape';
+import { zodBodyError, zodParamsError, zodQueryError } from './validation';
+import './request-state';
+
+export interface PipelineOptions {
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  idempotencyStore: IdempotencyStore;
+  logger: pino.Logger;
+  trustProxy: boolean;
+  tlsEnabled: boolean;
+  idempotencyLockMs?: number;
+}
+
+const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
+export function requestIdFor(header: string | string[] | undefined): string {
+  const v = Array.isArray(header) ? header[0] : header;
+  return v && SANE_ID.test(v) ? v : randomUUID();
+}
+
+const firstHeader = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim().toLowerCase();
+
+function checkHttps(req: FastifyRequest, o: PipelineOptions): void {
+  if (!o.trustProxy) return;
+  const proto = firstHeader(req.headers['x-forwarded-proto']);
+  if (proto ? proto !== 'https' : !o.tlsEnabled) throw httpsRequired();
+}
+
+async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o: PipelineOptions): Promise<void> {
+  const credential = readCredential(req.headers);
+  req.credentialSent = !!credential;
+  if (credential) {
+    try {
+      req.principal = await o.authenticator.authenticate(credential, req);
+    } catch (e) {
+      req.log.error({ err: e }, 'authenticator failed');
+      throw unavailable('Authentication is temporarily unavailable');
+    }
+  }
+  const r = await o.rateLimiter.consume(req.principal, req.ip);
+  req.rateLimit = r.state;
+  for (const [k, v] of Object.entries(rateLimitHeaders(r.state))) reply.header(k, v);
+  if (r.exceeded) throw rateLimited(r.retryAfter);
+}
+
+function validate(req: FastifyRequest, route: RegisteredRoute): void {
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  let params: unknown = req.params;
+  if (route.params) {
+    const r = route.params.safeParse(req.params);
+    if (!r.success) throw zodParamsError(r.error);
+    params = r.data;
+  }
+  let parsedQuery: unknown;
+  let list;
+  if (route.list) {
+    list = parseListQuery(query, route.list, route.query);
+    parsedQuery = list.filters;
+    req.sparseFields = list.fields;
+  } else {
+    const errors: ApiErrorItem[] = [];
+    req.sparseFields = parseFields(query, errors);
+    if (errors.length) throw invalidQuery(errors);
+    parsedQuery = query;
+    if (route.query) {
+      const r = route.query.safeParse(stripListParams(query));
+      if (!r.success) throw zodQueryError(r.error);
+      parsedQuery = r.data;
+    }
+  }
+  let body: unknown = req.body;
+  if (route.body) {
+    const { value, pointerPrefix } = unwrapBody(req.body, route.type);
+    const r = route.body.safeParse(value);
+    if (!r.success) throw zodBodyError(r.error, pointerPrefix);
+    body = r.data;
+  }
+  req.parsed = { body, query: parsedQuery, params, list };
+}
+
+async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: PipelineOptions): Promise<FastifyReply | undefined> {
+  const raw = req.headers['idempotency-key'];
+  if (raw === undefined || !req.apiRoute?.idempotent) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (!key || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw badRequest([{ detail: `Idempotency-Key must be 1-${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, source: { header: 'Idempotency-Key' } }]);
+  }
+  if (!req.principal) return undefined;
+  const scope = principalScope(req.principal);
+  const fingerprint = requestFingerprint(req.method, req.url.split('?')[0], req.body);
+  let res;
+  try {
+    res = await o.idempotencyStore.begin(scope, key, fingerprint, o.idempotencyLockMs ?? 5 * 60_000);
+  } catch (e) {
+    req.log.error({ err: e }, 'idempotency store failed');
+    throw unavailable('Idempotency store unavailable');
+  }
+  if (res.state === 'acquired') {
+    req.idempotency = { scope, key, token: res.token, fingerprint };
+    return undefined;
+  }
+  if (res.fingerprint !== fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
+  if (res.state === 'in-progress') throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed');
+  reply.code(res.response.status).header('Idempotent-Replayed', 'true');
+  if (res.response.contentType) reply.header('content-type', res.response.contentType);
+  return reply.send(res.response.body);
+}
+
+async function settleIdempotency(req: FastifyRequest, reply: FastifyReply, payload: unknown, o: PipelineOptions): Promise<void> {
+  const claim = req.idempotency;
+  if (!claim) return;
+  req.idempotency = undefined;
+  try {
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined;
+    if (reply.statusCode >= 500 || body === undefined) await o.idempotencyStore.release(claim.scope, claim.key, claim.token);
+    else {
+      const contentType = reply.getHeader('content-type');
+      await o.idempotencyStore.complete(claim.scope, claim.key, claim.token, claim.fingerprint, { status: reply.statusCode, body, contentType: contentType === undefined ? undefined : String(contentType) }, IDEMPOTENCY_TTL_MS);
+    }
+  } catch (e) {
+    req.log.error({ err: e }, 'idempotency store failed while settling');
+  }
+}
+
+const wantsJsonApi = (accept: string | undefined): boolean => !!accept && /application\/vnd\.api\+json/i.test(accept);
+
+export function installPipeline(fastify: FastifyInstance, o: PipelineOptions): void {
+  fastify.decorateRequest('principal', null);
+  fastify.decorateRequest('credentialSent', false);
+  fastify.decorateRequest('apiRoute', null);
+  fastify.decorateRequest('parsed', undefined);
+  fastify.decorateRequest('sparseFields', undefined);
+  fastify.decorateRequest('rateLimit', undefined);
+  fastify.decorateRequest('idempotency', undefined);
+  fastify.decorateRequest('startedAt', BigInt(0));
+
+  fastify.addHook('onRequest', async (req, reply) => {
+    req.startedAt = process.hrtime.bigint();
+    reply.header('X-Request-Id', req.id);
+    checkHttps(req, o);
+    await authenticateAndLimit(req, reply, o);
+    const pattern = req.routeOptions.url;
+    if (pattern === undefined) return; // 404 / 405 handled by the exception filter
+    req.apiRoute = findRoute(req.method, pattern) ?? null;
+    if (req.apiRoute) authorize(req.apiRoute, req.method, req.principal, req.credentialSent);
+    else if (!req.routeOptions.config?.public && !req.principal) throw unauthorized(req.credentialSent ? 'Invalid credentials' : 'Missing credentials');
+  });
+
+  fastify.addHook('preHandler', async (req, reply) => {
+    if (!req.apiRoute) return;
+    validate(req, req.apiRoute);
+    return claimIdempotency(req, reply, o);
+  });
+
+  fastify.addHook('preSerialization', async (req, _reply, payload: unknown) => {
+    let out = payload;
+    if (out instanceof ListResult) {
+      const list = req.parsed?.list ?? { page: 1, limit: out.items.length || 1, fields: req.sparseFields };
+      out = listResponse(req, list, out.items, out.total);
+    }
+    return applySparseFields(out, req.sparseFields);
+  });
+
+  fastify.addHook('onSend', async (req, reply, payload) => {
+    reply.header('X-Request-Id', req.id);
+    if (req.rateLimit) for (const [k, v] of Object.entries(rateLimitHeaders(req.rateLimit))) reply.header(k, v);
+    const ct = reply.getHeader('content-type');
+    if (typeof ct === 'string' && ct.startsWith('application/json') && wantsJsonApi(req.headers.accept)) reply.header('content-type', 'application/vnd.api+json');
+    await settleIdempotency(req, reply, payload, o);
+    return payload;
+  });
+
+  fastify.addHook('onResponse', async (req, reply) => {
+    const seconds = Number(process.hrtime.bigint() - req.startedAt) / 1e9;
+    recordHttpRequest(req.method, req.routeOptions.url, reply.statusCode, seconds);
+    req.log.info({ method: req.method, url: scrubUrl(req.url), statusCode: reply.statusCode, durationMs: Math.round(seconds * 1e6) / 1e3 }, 'request completed');
+  });
+}

@@ -1,0 +1,109 @@
+/** `@ApiRoute(...)`: declarative route (Nest mapping + auth + zod validation + OpenAPI registry). */
+import { Delete, Get, HttpCode, Patch, Post, Put, applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { z } from 'zod';
+import type { ListQuery, ListSpec } from './list-query';
+import type { Principal } from './auth';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type RouteAuth = 'project' | 'admin' | 'none';
+
+export interface ApiRouteOptions {
+  method: HttpMethod;
+  /** Full path, e.g. '/v1/instances/:id' (or '{id}'). Use `@Controller()` without a prefix. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** 'project': a project key/JWT; 'admin': the platform-admin credential; 'none': public. */
+  auth: RouteAuth;
+  /** `resource:action`, e.g. 'api-keys:write' (see auth.ts for the role rules). */
+  permission?: string;
+  /** JSON:API type of the request body resource (checked when the client sends `data.type`). */
+  type?: string;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  /** Status → response body schema (`null` for no body, e.g. 204). The lowest 2xx is the default status. */
+  responses: Record<number, z.ZodType | null>;
+  /** Honour `Idempotency-Key` (every create and action route). */
+  idempotent?: boolean;
+  /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */
+  list?: ListSpec;
+}
+
+export interface RegisteredRoute extends ApiRouteOptions {
+  /** Path in Fastify/Nest syntax (`:id`). */
+  routePath: string;
+  controller: string;
+  handler: string;
+}
+
+const registry: RegisteredRoute[] = [];
+const byKey = new Map<string, RegisteredRoute>();
+
+export const toRoutePath = (p: string): string => p.replace(/\{([^}]+)\}/g, ':$1');
+export const toOpenApiPath = (p: string): string => p.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+export function routeRegistry(): readonly RegisteredRoute[] {
+  return registry;
+}
+
+/** Route declared for this method and Fastify route pattern (what `request.routeOptions.url` holds). */
+export function findRoute(method: string, routePattern: string | undefined): RegisteredRoute | undefined {
+  if (!routePattern) return undefined;
+  return byKey.get(key(method === 'HEAD' ? 'GET' : method, routePattern));
+}
+
+const MAPPERS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete } as const;
+
+export function ApiRoute(options: ApiRouteOptions): MethodDecorator {
+  const routePath = toRoutePath(options.path);
+  const statuses = Object.keys(options.responses).map(Number).filter((s) => s >= 200 && s < 300).sort();
+  const nest = applyDecorators(MAPPERS[options.method](routePath), ...(statuses.length ? [HttpCode(statuses[0])] : []));
+  return (target, propertyKey, descriptor) => {
+    const entry: RegisteredRoute = {
+      ...options,
+      routePath,
+      controller: (target as { constructor: { name: string } }).constructor.name,
+      handler: String(propertyKey),
+    };
+    const k = key(options.method, routePath);
+    const existing = byKey.get(k);
+    if (existing) registry.splice(registry.indexOf(existing), 1);
+    registry.push(entry);
+    byKey.set(k, entry);
+    return nest(target, propertyKey, descriptor);
+  };
+}
+
+// ---------------------------------------------------------------- what handlers receive
+export interface ParsedRequest<B = unknown, Q = unknown, P = unknown> {
+  body: B;
+  query: Q;
+  params: P;
+  list?: ListQuery<unknown>;
+}
+
+/** The request fields this library adds (set by the hooks in pipeline.ts). */
+export interface HttpRequestState {
+  id: string;
+  parsed?: ParsedRequest;
+  principal?: Principal | null;
+}
+
+const reqOf = (ctx: ExecutionContext) => ctx.switchToHttp().getRequest<HttpRequestState>();
+
+/** `@Parsed()` → `{body, query, params, list}`; `@Parsed('body')` → the validated body. */
+export const Parsed = createParamDecorator((part: keyof ParsedRequest | undefined, ctx: ExecutionContext) => {
+  const parsed = reqOf(ctx).parsed;
+  return part ? parsed?.[part] : parsed;
+});
+export const ParsedBody = () => Parsed('body');
+export const ParsedQuery = () => Parsed('query');
+export const ParsedParams = () => Parsed('params');
+/** The parsed list query (`{page, limit, skip, sort, fields, filters}`) of a list route. */
+export const ListParams = () => Parsed('list');
+
+/** The authenticated principal (null on `auth: 'none'` routes without a credential). */
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext) => reqOf(ctx).principal ?? null);

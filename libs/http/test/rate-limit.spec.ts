@@ -1,0 +1,99 @@
+import type Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { MemoryRateLimitStore, RateLimiter, RateLimitStore, RedisRateLimitStore } from '../src';
+import { call, startApp } from './fixtures';
+import { connectRedis, deadRedis } from './redis-helper';
+
+const LIMITS = { perIp: 5, perKey: 4, perProject: 6 };
+
+function suite(name: string, makeStore: () => Promise<RateLimitStore>) {
+  describe(`rate limits with ${name}`, () => {
+    let app: Awaited<ReturnType<typeof startApp>>;
+    beforeAll(async () => {
+      app = await startApp({ rateLimiter: new RateLimiter(await makeStore(), LIMITS) });
+    });
+    afterAll(async () => app?.http.close());
+    // fixed one-minute windows: do not start a counting test in the last seconds of a window
+    beforeEach(async () => {
+      const left = 60_000 - (Date.now() % 60_000);
+      if (left < 5_000) await new Promise((r) => setTimeout(r, left + 50));
+    });
+
+    it('sends X-RateLimit-* on every response and 429 with Retry-After = meta.retryAfter per IP', async () => {
+      const seen: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await call(`${app.url}/v1/public/ping`);
+        expect(r.status).toBe(200);
+        expect(r.headers['x-ratelimit-limit']).toBe('5');
+        seen.push(Number(r.headers['x-ratelimit-remaining']));
+        const reset = Number(r.headers['x-ratelimit-reset']);
+        expect(reset).toBeGreaterThan(Date.now() / 1000);
+        expect(reset).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000) + 60);
+      }
+      expect(seen).toEqual([4, 3, 2, 1, 0]);
+      // invalid credentials count as unauthenticated (per IP), and 404s carry the headers too
+      const bad = await call(`${app.url}/nope`, { headers: { 'X-Service-API-Key': 'svc_test_wrong' } });
+      expect(bad.status).toBe(429);
+      expect(bad.headers['x-ratelimit-remaining']).toBe('0');
+      expect(bad.json.errors[0]).toMatchObject({ status: '429', code: 'RATE_LIMITED' });
+      const retry = Number(bad.headers['retry-after']);
+      expect(retry).toBeGreaterThanOrEqual(1);
+      expect(retry).toBeLessThanOrEqual(60);
+      expect(bad.json.meta.retryAfter).toBe(retry);
+    });
+
+    it('authenticated requests use the per-key limit (tightest) and then the per-project limit', async () => {
+      const k1 = { 'X-Service-API-Key': 'svc_test_owner' };
+      const k2 = { 'X-Service-API-Key': 'svc_test_owner2' };
+      for (let i = 0; i < 4; i++) {
+        const r = await call(`${app.url}/v1/widgets?limit=1`, { headers: k1 });
+        expect(r.status).toBe(200);
+        expect(r.headers['x-ratelimit-limit']).toBe('4');
+        expect(r.headers['x-ratelimit-remaining']).toBe(String(3 - i));
+      }
+      expect((await call(`${app.url}/v1/widgets?limit=1`, { headers: k1 })).status).toBe(429);
+      // same project (6/min): 5 used by k1 so far, k2 gets one, then the project limit bites
+      const a = await call(`${app.url}/v1/widgets?limit=1`, { headers: k2 });
+      expect(a.status).toBe(200);
+      expect(a.headers['x-ratelimit-limit']).toBe('6');
+      expect(a.headers['x-ratelimit-remaining']).toBe('0');
+      const b = await call(`${app.url}/v1/widgets?limit=1`, { headers: k2 });
+      expect(b.status).toBe(429);
+      expect(b.headers['retry-after']).toBe(String(b.json.meta.retryAfter));
+      // another project is unaffected
+      expect((await call(`${app.url}/v1/widgets?limit=1`, { headers: { 'X-Service-API-Key': 'svc_test_other' } })).status).toBe(200);
+    });
+  });
+}
+
+suite('MemoryRateLimitStore', async () => new MemoryRateLimitStore());
+
+let redis: Redis | undefined;
+suite('RedisRateLimitStore', async () => {
+  redis = await connectRedis();
+  return new RedisRateLimitStore(redis, `rl:test:${randomUUID()}:`);
+});
+afterAll(() => redis?.disconnect());
+
+describe('rate-limit store down', () => {
+  let app: Awaited<ReturnType<typeof startApp>>;
+  const dead = deadRedis();
+  beforeAll(async () => {
+    app = await startApp({ rateLimiter: new RateLimiter(new RedisRateLimitStore(dead, 'rl:', 300), LIMITS) });
+  });
+  afterAll(async () => {
+    dead.disconnect();
+    await app?.http.close();
+  });
+
+  it('lets authenticated requests through and answers unauthenticated ones 503 UNAVAILABLE', async () => {
+    const ok = await call(`${app.url}/v1/widgets?limit=1`, { headers: { 'X-Service-API-Key': 'svc_test_owner' } });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['x-ratelimit-limit']).toBe('4');
+    const anon = await call(`${app.url}/v1/public/ping`);
+    expect(anon.status).toBe(503);
+    expect(anon.json.errors[0]).toMatchObject({ status: '503', code: 'UNAVAILABLE' });
+    const invalid = await call(`${app.url}/v1/widgets`, { headers: { 'X-Service-API-Key': 'svc_test_bogus' } });
+    expect(invalid.status).toBe(503);
+  });
+});
