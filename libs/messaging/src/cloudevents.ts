@@ -1,0 +1,193 @@
+import type { RecordedEvent } from '../../eventstore/src/event-store.port';
+
+/**
+ * CloudEvents 1.0 structured-mode JSON for one recorded event.
+ * Extension attribute names follow the spec: lower-case a-z and 0-9 only.
+ */
+export interface CloudEvent<D = Record<string, unknown>> {
+  specversion: '1.0';
+  id: string;
+  type: string;
+  source: string;
+  subject: string;
+  time: string;
+  datacontenttype: 'application/json';
+  data: D;
+  /** Global position in the event store's log. */
+  position: number;
+  /** Revision of the event inside its stream (0-based). */
+  streamrevision: number;
+  correlationid?: string;
+  causationid?: string;
+}
+
+/** Stream category (the part of the stream id before the first '-') → bounded context. */
+export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.freeze({
+  // identity
+  project: 'identity',
+  apikey: 'identity',
+  user: 'identity',
+  member: 'identity',
+  organization: 'identity',
+  // compute
+  instance: 'compute',
+  server: 'compute',
+  provider: 'compute',
+  batch: 'compute',
+  // jobs
+  job: 'jobs',
+  // catalog
+  catalog: 'catalog',
+  // networking
+  network: 'networking',
+  vpc: 'networking',
+  subnet: 'networking',
+  firewall: 'networking',
+  floatingip: 'networking',
+  loadbalancer: 'networking',
+  // storage
+  volume: 'storage',
+  snapshot: 'storage',
+  bucket: 'storage',
+  // kubernetes
+  cluster: 'kubernetes',
+  nodepool: 'kubernetes',
+  // billing
+  wallet: 'billing',
+  invoice: 'billing',
+  // files
+  file: 'files',
+  // support
+  ticket: 'support',
+  // notifications
+  notification: 'notifications',
+  webhook: 'notifications',
+  // ai
+  model: 'ai',
+  // admin
+  admin: 'admin',
+});
+
+/** Context used for stream categories that are not in the table. */
+export const FALLBACK_CONTEXT = 'platform';
+
+/** Every context the relay can publish to (the table's values plus the fallback), sorted. */
+export const ALL_CONTEXTS: readonly string[] = Object.freeze(
+  [...new Set([...Object.values(CONTEXT_BY_CATEGORY), FALLBACK_CONTEXT])].sort(),
+);
+
+/** Bounded context of an event (or of a stream id). */
+export function contextOf(event: Pick<RecordedEvent, 'streamId'> | string): string {
+  const streamId = typeof event === 'string' ? event : event.streamId;
+  const dash = streamId.indexOf('-');
+  const category = (dash === -1 ? streamId : streamId.slice(0, dash)).toLowerCase();
+  return Object.prototype.hasOwnProperty.call(CONTEXT_BY_CATEGORY, category) ? CONTEXT_BY_CATEGORY[category] : FALLBACK_CONTEXT;
+}
+
+/** Topic of a context: `<prefix>.<context>.events.v1`. */
+export function topicForContext(context: string, topicPrefix = 'cloud'): string {
+  return `${topicPrefix}.${context}.events.v1`;
+}
+
+/** Topic an event is published to: `<prefix>.<contextOf(event)>.events.v1`. */
+export function topicOf(event: Pick<RecordedEvent, 'streamId'> | string, topicPrefix = 'cloud'): string {
+  return topicForContext(contextOf(event), topicPrefix);
+}
+
+/** Every topic the relay may write with this prefix. */
+export function allTopics(topicPrefix = 'cloud'): string[] {
+  return ALL_CONTEXTS.map((c) => topicForContext(c, topicPrefix));
+}
+
+/**
+ * Keys never copied downstream, compared case-insensitively. Events should not hold secrets at all;
+ * this is defence in depth.
+ */
+export const SECRET_KEYS: ReadonlySet<string> = new Set(
+  [
+    'apiKey',
+    'key',
+    'secret',
+    'password',
+    'credentials',
+    'token',
+    'keyHash',
+    'accessToken',
+    'refreshToken',
+    'clientSecret',
+    'privateKey',
+    'secretKey',
+    'passwordHash',
+  ].map((k) => k.toLowerCase()),
+);
+
+export function isSecretKey(name: string): boolean {
+  return SECRET_KEYS.has(name.toLowerCase());
+}
+
+/**
+ * `value` without any object key named like a secret (at any depth, inside arrays too). Returns the
+ * value itself when it holds no such key (the common case: events never hold secrets), a stripped
+ * deep copy otherwise; the input is never modified.
+ */
+export function stripSecrets<T>(value: T): T {
+  return hasSecret(value, 0) ? (strip(value, 0) as T) : value;
+}
+
+function hasSecret(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > 64) return true; // let strip() cut pathological nesting
+  if (Array.isArray(value)) {
+    for (const v of value) if (hasSecret(v, depth + 1)) return true;
+    return false;
+  }
+  if (value instanceof Date) return false;
+  for (const k in value as Record<string, unknown>) {
+    if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+    if (isSecretKey(k) || hasSecret((value as Record<string, unknown>)[k], depth + 1)) return true;
+  }
+  return false;
+}
+
+function strip(value: unknown, depth: number): unknown {
+  if (depth > 64) return null; // pathological nesting: drop rather than recurse forever
+  if (Array.isArray(value)) return value.map((v) => strip(v, depth + 1));
+  if (value !== null && typeof value === 'object') {
+    if (value instanceof Date) return value.toISOString();
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (isSecretKey(k)) continue;
+      out[k] = strip(v, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Maps a recorded event to a CloudEvents 1.0 structured JSON object. */
+export function toCloudEvent(event: RecordedEvent): CloudEvent {
+  const metadata = stripSecrets(event.metadata ?? { schemaVersion: 1 });
+  const projectId = typeof metadata.projectId === 'string' && metadata.projectId.length > 0 ? metadata.projectId : null;
+  const ce: CloudEvent = {
+    specversion: '1.0',
+    id: event.id,
+    type: event.type,
+    source: projectId ? `/v1/projects/${encodeURIComponent(projectId)}` : '/cloud-api',
+    subject: event.streamId,
+    time: event.recordedAt,
+    datacontenttype: 'application/json',
+    data: stripSecrets(event.data ?? {}),
+    position: event.position,
+    streamrevision: event.revision,
+  };
+  if (typeof metadata.correlationId === 'string' && metadata.correlationId) ce.correlationid = metadata.correlationId;
+  if (typeof metadata.causationId === 'string' && metadata.causationId) ce.causationid = metadata.causationId;
+  return ce;
+}
+
+/** The CloudEvents JSON text of an event (the Kafka message value). */
+export function serializeCloudEvent(event: RecordedEvent): string {
+  return JSON.stringify(toCloudEvent(event));
+}
+
+export const CLOUDEVENTS_CONTENT_TYPE = 'application/cloudevents+json';

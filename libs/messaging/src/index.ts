@@ -1,0 +1,3 @@
+export * from './cloudevents';
+export * from './kafka-relay';
+export * from './bench-relay';
