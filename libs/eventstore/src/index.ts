@@ -3,3 +3,4 @@ export * from './catch-up-subscription';
 export * from './sql/sql-client';
 export * from './sql/sql-event-store';
 export * from './esdb/esdb-event-store';
+export * from './handle-command';

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import type { Platform } from './platform/platform';
+import { IDENTITY, IdentityService } from './identity/identity.service';
+import { ApiKeysController } from './identity/api-keys.controller';
+import { AdminProjectsController } from './identity/admin-projects.controller';
+import { HealthController } from './health/health.controller';
+import { PLATFORM, REDIS_PING } from './tokens';
+
+@Module({})
+export class AppModule {
+  static forRoot(platform: Platform, identity: IdentityService, redisPing: (() => Promise<unknown>) | null): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CqrsModule.forRoot()],
+      controllers: [HealthController, ApiKeysController, AdminProjectsController],
+      providers: [
+        { provide: PLATFORM, useValue: platform },
+        { provide: IDENTITY, useValue: identity },
+        { provide: REDIS_PING, useValue: redisPing },
+      ],
+    };
+  }
+}

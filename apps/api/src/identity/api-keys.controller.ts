@@ -1,0 +1,112 @@
+import { Controller, Inject, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
+import { listResult } from '../../../../libs/http/src/list-result';
+import { notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
+import { IDENTITY, IdentityService } from './identity.service';
+import { commandContext } from './request-context';
+
+const roles = ['owner', 'admin', 'developer', 'viewer'] as const;
+
+export const apiKeyAttributes = z.object({
+  name: z.string(),
+  prefix: z.string().describe('First 12 characters of the key'),
+  role: z.enum(roles),
+  expiresAt: z.string().nullable(),
+  revoked: z.boolean(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});
+
+const createBody = z.object({
+  name: z.string().min(1).max(64),
+  expiresAt: z.iso.datetime({ offset: true }).optional().describe('ISO 8601; must be in the future'),
+  role: z.enum(roles).optional().describe('Role the key acts with (default admin)'),
+  environment: z.enum(['live', 'test']).optional().describe('svc_live_ (default) or svc_test_ key'),
+});
+
+const idParams = z.object({ id: z.string().min(1).max(64) });
+
+export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = {}) {
+  return {
+    id: doc.id,
+    type: 'api-keys',
+    attributes: {
+      name: doc.name,
+      prefix: doc.prefix,
+      role: doc.role,
+      expiresAt: doc.expiresAt,
+      revoked: doc.revoked,
+      createdAt: doc.createdAt,
+      lastUsedAt: doc.lastUsedAt,
+      ...extra,
+    },
+  };
+}
+
+const projectOf = (p: Principal) => (p.kind === 'project-key' ? p.projectId : '');
+
+@Controller()
+export class ApiKeysController {
+  constructor(@Inject(IDENTITY) private readonly identity: IdentityService) {}
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/api-keys',
+    summary: 'List the project API keys (revoked ones included, with revoked: true)',
+    tag: 'Identity',
+    auth: 'project',
+    permission: 'api-keys:read',
+    list: { type: 'api-keys', sortFields: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] },
+    query: z.object({ revoked: z.enum(['true', 'false']).optional() }),
+    responses: { 200: collectionSchema('api-keys', apiKeyAttributes) },
+  })
+  async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ revoked?: 'true' | 'false' }>) {
+    const filter: Record<string, string | boolean> = { projectId: projectOf(principal), scope: 'project' };
+    if (list.filters.revoked) filter.revoked = list.filters.revoked === 'true';
+    const { items, total } = await (await this.identity.keys()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(items.map((d) => apiKeyResource(d)), total);
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/api-keys',
+    summary: 'Create a project API key; the full key is in this response only',
+    tag: 'Identity',
+    auth: 'project',
+    permission: 'api-keys:write',
+    type: 'api-keys',
+    body: createBody,
+    idempotent: true,
+    responses: { 201: resourceSchema('api-keys', apiKeyAttributes.extend({ key: z.string() })) },
+  })
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
+    const issued = await this.identity.issueKey(
+      { projectId: projectOf(principal), name: body.name, role: body.role ?? 'admin', expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' },
+      commandContext(req, principal),
+    );
+    const r = apiKeyResource(issued.doc, { key: issued.key });
+    return resource(r.type, r.id, r.attributes);
+  }
+
+  @ApiRoute({
+    method: 'DELETE',
+    path: '/v1/api-keys/{id}',
+    summary: 'Revoke an API key immediately and permanently',
+    tag: 'Identity',
+    auth: 'project',
+    permission: 'api-keys:write',
+    params: idParams,
+    responses: { 204: null },
+  })
+  async revoke(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    const doc = await (await this.identity.keys()).get(params.id);
+    if (!doc || doc.projectId !== projectOf(principal) || doc.scope !== 'project') throw notFound('API key not found');
+    await this.identity.revokeKey(projectOf(principal), params.id, commandContext(req, principal));
+  }
+}

@@ -1,0 +1,141 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { WrongExpectedRevisionError } from '../../../../libs/eventstore/src/event-store.port';
+import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
+import { projectDecider } from '../../../../libs/domain/identity/project.decider';
+import { apiKeyStream, projectStream, type ProjectRole } from '../../../../libs/domain/identity/events';
+import { DomainError } from '../../../../libs/domain/shared/domain-error';
+import type { Principal, Credential, Authenticator } from '../../../../libs/http/src/auth';
+import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
+import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
+import type { Platform } from '../platform/platform';
+import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN, newAdminKey, newProjectKey } from './api-key-secrets';
+
+export interface IssuedKey {
+  doc: ApiKeyDoc;
+  /** The full key: returned once, never stored. */
+  key: string;
+}
+
+const USE_RECORD_INTERVAL_MS = 60_000;
+
+/** Projects, project API keys and platform-admin keys (spec 2.5, 4.11; DECISIONS 3). */
+export class IdentityService implements Authenticator {
+  readonly hasher: KeyHasher;
+
+  constructor(private readonly platform: Platform) {
+    this.hasher = KeyHasher.fromConfig(platform.config.dataDir, platform.config.apiKeyPepper);
+  }
+
+  private now(): string {
+    return new Date().toISOString();
+  }
+
+  async createProject(name: string, ctx: CommandContext): Promise<{ project: ProjectDoc; key: IssuedKey }> {
+    const projectId = uuidv7();
+    const created = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, now: this.now() }, ctx);
+    const key = await this.issueKey({ projectId, name: 'default', role: 'owner', expiresAt: null, mode: 'test' }, ctx);
+    await this.platform.waitForProjections(created.position, ['projects']);
+    const project = (await this.projects().then((c) => c.get(projectId)))!;
+    return { project, key };
+  }
+
+  async issueKey(
+    input: { projectId: string | null; name: string; role: ProjectRole; expiresAt: string | null; mode: 'live' | 'test' | 'admin' },
+    ctx: CommandContext,
+  ): Promise<IssuedKey> {
+    const keyId = uuidv7();
+    const key = input.mode === 'admin' ? newAdminKey() : newProjectKey(input.mode);
+    const result = await handleCommand(
+      this.platform.events,
+      apiKeyStream(keyId),
+      apiKeyDecider,
+      {
+        type: 'IssueApiKey',
+        keyId,
+        projectId: input.projectId,
+        scope: input.mode === 'admin' ? 'platform-admin' : 'project',
+        name: input.name,
+        prefix: key.slice(0, 12),
+        keyHash: this.hasher.hash(key),
+        role: input.role,
+        expiresAt: input.expiresAt,
+        now: this.now(),
+      },
+      ctx,
+    );
+    await this.platform.waitForProjections(result.position, ['api_keys']);
+    const doc = await (await this.keys()).get(keyId);
+    if (!doc) throw new Error('api key projection did not catch up within the consistency wait');
+    return { doc, key };
+  }
+
+  async revokeKey(projectId: string, keyId: string, ctx: CommandContext): Promise<void> {
+    const result = await handleCommand(this.platform.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.now() }, ctx);
+    await this.platform.waitForProjections(result.position, ['api_keys']);
+  }
+
+  keys() {
+    return this.platform.projections.collection(apiKeysProjection);
+  }
+
+  projects() {
+    return this.platform.projections.collection(projectsProjection);
+  }
+
+  async authenticate(credential: Credential): Promise<Principal | null> {
+    const key = credential.apiKey ?? credential.bearer;
+    if (!key || !(PROJECT_KEY_PATTERN.test(key) || ADMIN_KEY_PATTERN.test(key))) return null;
+    const doc = await (await this.keys()).findOne({ keyHash: this.hasher.hash(key) });
+    if (!doc || doc.revoked) return null;
+    const now = Date.now();
+    if (doc.expiresAt && Date.parse(doc.expiresAt) <= now) return null;
+    if (!doc.lastUsedAt || now - Date.parse(doc.lastUsedAt) >= USE_RECORD_INTERVAL_MS) this.recordUse(doc.id);
+    if (doc.scope === 'platform-admin') return { kind: 'platform-admin', keyId: doc.id };
+    return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role };
+  }
+
+  /** Coarse lastUsedAt (at most once a minute per key), off the request's critical path. */
+  private recordUse(keyId: string): void {
+    handleCommand(
+      this.platform.events,
+      apiKeyStream(keyId),
+      apiKeyDecider,
+      { type: 'RecordApiKeyUse', keyId, now: this.now(), minIntervalMs: USE_RECORD_INTERVAL_MS },
+      { metadata: { actor: `apikey:${keyId}` } },
+    ).catch((err) => {
+      if (!(err instanceof DomainError)) this.platform.logger.warn({ err: String(err), keyId }, 'could not record API key use');
+    });
+  }
+
+  /**
+   * First start: creates a project, a `svc_test_` key for it and a platform-admin key, and writes
+   * them to `<dataDir>/bootstrap.json` (0600). The `platform-bootstrap` stream makes this happen once
+   * per event store even when several processes start together.
+   */
+  async bootstrap(): Promise<{ file: string; created: boolean }> {
+    const file = path.join(this.platform.config.dataDir, 'bootstrap.json');
+    const ctx: CommandContext = { metadata: { actor: 'system:bootstrap' } };
+    const projectId = uuidv7();
+    try {
+      await this.platform.events.append(
+        'platform-bootstrap',
+        [{ id: uuidv7(), type: 'platform.Bootstrapped.v1', data: { projectId, at: this.now() }, metadata: { schemaVersion: 1, actor: 'system:bootstrap' } }],
+        { expectedRevision: 'no_stream' },
+      );
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError) return { file, created: false };
+      throw err;
+    }
+    await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name: 'default', now: this.now() }, ctx);
+    const apiKey = await this.issueKey({ projectId, name: 'bootstrap', role: 'owner', expiresAt: null, mode: 'test' }, ctx);
+    const adminKey = await this.issueKey({ projectId: null, name: 'platform-admin', role: 'owner', expiresAt: null, mode: 'admin' }, ctx);
+    fs.writeFileSync(file, JSON.stringify({ projectId, apiKey: apiKey.key, adminKey: adminKey.key }, null, 2) + '\n', { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    return { file, created: true };
+  }
+}
+
+export const IDENTITY = Symbol('IDENTITY');

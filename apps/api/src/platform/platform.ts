@@ -1,0 +1,199 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type pino from 'pino';
+import { Gauge, Histogram } from 'prom-client';
+import type { AppConfig } from '../../../../libs/config/src/config';
+import type { EventStore } from '../../../../libs/eventstore/src/event-store.port';
+import { SqlEventStore } from '../../../../libs/eventstore/src/sql/sql-event-store';
+import { EsdbEventStore } from '../../../../libs/eventstore/src/esdb/esdb-event-store';
+import type { ReadStore } from '../../../../libs/readstore/src/read-store.port';
+import { MemoryReadStore } from '../../../../libs/readstore/src/memory-read-store';
+import { MongoReadStore } from '../../../../libs/readstore/src/mongo-read-store';
+import { ReadStoreCheckpointStore } from '../../../../libs/subscriptions/src/checkpoint-store';
+import { ProjectionEngine } from '../../../../libs/subscriptions/src/projection-engine';
+import { SubscriptionRunner } from '../../../../libs/subscriptions/src/subscription-runner';
+import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import { KafkaRelay } from '../../../../libs/messaging/src/kafka-relay';
+import { metricsRegistry } from '../../../../libs/http/src/metrics';
+import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
+import { projectsProjection } from '../../../../projections/projects/projects.projection';
+
+/** Every read model the API serves. */
+export const PROJECTIONS: DocumentProjection[] = [apiKeysProjection as unknown as DocumentProjection, projectsProjection as unknown as DocumentProjection];
+
+const appendLatency = new Histogram({
+  name: 'eventstore_append_duration_seconds',
+  help: 'Event store group-commit latency per transaction',
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+  registers: [metricsRegistry],
+});
+
+/** Platforms of this process whose subscriptions the lag gauges report (tests run several). */
+const livePlatforms = new Set<Platform>();
+
+async function lagStatuses() {
+  const out = [];
+  for (const p of livePlatforms) for (const r of p.allRunners()) out.push(await r.status());
+  return out;
+}
+
+new Gauge({
+  name: 'subscription_lag_events',
+  help: 'Events between the event store head and the subscription checkpoint (projections, sagas, relays)',
+  labelNames: ['subscription'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const s of await lagStatuses()) this.set({ subscription: s.name }, s.lagEvents);
+  },
+});
+
+new Gauge({
+  name: 'subscription_lag_milliseconds',
+  help: 'Age of the newest handled event while a subscription is behind (0 when caught up)',
+  labelNames: ['subscription'],
+  registers: [metricsRegistry],
+  async collect() {
+    this.reset();
+    for (const s of await lagStatuses()) this.set({ subscription: s.name }, s.lagMs);
+  },
+});
+
+/**
+ * The engines behind the API: event store, read store, projections, relays. One object so the HTTP
+ * layer, the worker and the tests assemble the same thing.
+ */
+export class Platform {
+  readonly projections: ProjectionEngine;
+  private readonly relays: SubscriptionRunner[] = [];
+  private kafkaRelay: KafkaRelay | null = null;
+  private started = false;
+
+  private constructor(
+    readonly config: AppConfig,
+    readonly logger: pino.Logger,
+    readonly events: EventStore,
+    readonly reads: ReadStore,
+  ) {
+    const checkpoints = new ReadStoreCheckpointStore(reads);
+    this.projections = new ProjectionEngine(events, reads, checkpoints, PROJECTIONS, (name, err) =>
+      logger.error({ err, subscription: name }, 'subscription batch failed; retrying'),
+    );
+    if (config.kafka) {
+      this.kafkaRelay = new KafkaRelay({ brokers: config.kafka.brokers, clientId: 'cloud-api', topicPrefix: config.kafka.topicPrefix, logger });
+      this.relays.push(
+        new SubscriptionRunner(events, checkpoints, this.kafkaRelay, (name, err) => logger.warn({ err: String(err), subscription: name }, 'relay batch failed; retrying')),
+      );
+    }
+  }
+
+  static async open(config: AppConfig, logger: pino.Logger): Promise<Platform> {
+    fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    const events = await openEventStore(config);
+    const reads = await openReadStore(config);
+    return new Platform(config, logger, events, reads);
+  }
+
+  /** Starts projections and relays (unless this process is an API-only node of a split deployment). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    if (this.config.role === 'api') {
+      // Reads still need the physical collection names, resolved from the shared read store.
+      for (const p of PROJECTIONS) await this.projections.catalog.resolve(p);
+      return;
+    }
+    await this.projections.start();
+    if (this.kafkaRelay) {
+      try {
+        await this.kafkaRelay.start();
+      } catch (err) {
+        this.logger.warn({ err: String(err) }, 'Kafka is not reachable yet; the relay retries in the background');
+      }
+    }
+    for (const r of this.relays) await r.start();
+    this.registerLagMetrics();
+  }
+
+  async close(): Promise<void> {
+    livePlatforms.delete(this);
+    await this.projections.stop();
+    for (const r of this.relays) await r.stop();
+    await this.kafkaRelay?.stop().catch(() => undefined);
+    await this.events.close();
+    await this.reads.close();
+  }
+
+  allRunners(): SubscriptionRunner[] {
+    return [...this.projections.allRunners(), ...this.relays];
+  }
+
+  /** Readiness of the downstream bus: null when this profile runs without Kafka. */
+  async checkQueue(): Promise<boolean | null> {
+    if (!this.config.kafka) return null;
+    const now = Date.now();
+    if (this.queueCheck && now - this.queueCheck.at < 2000) return this.queueCheck.ok;
+    const { Kafka, logLevel } = await import('kafkajs');
+    const admin = new Kafka({ clientId: 'cloud-api-health', brokers: this.config.kafka.brokers, connectionTimeout: 1000, requestTimeout: 1500, retry: { retries: 0 }, logLevel: logLevel.NOTHING }).admin();
+    let ok = false;
+    try {
+      await admin.connect();
+      await admin.describeCluster();
+      ok = true;
+    } catch {
+      ok = false;
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
+    this.queueCheck = { at: now, ok };
+    return ok;
+  }
+  private queueCheck: { at: number; ok: boolean } | null = null;
+
+  /**
+   * Read-your-writes (DECISIONS §12): resolves once the named projections have passed `position`,
+   * or after the bounded wait. Returns whether they caught up.
+   */
+  async waitForProjections(position: number | null, names: string[]): Promise<boolean> {
+    if (position === null) return true;
+    const timeout = this.config.consistencyWaitMs;
+    if (this.config.role !== 'api') {
+      const results = await Promise.all(names.map((n) => this.projections.runner(n).waitFor(position, timeout)));
+      return results.every(Boolean);
+    }
+    // Split deployment: the worker owns the runners; poll their checkpoints in the read store.
+    const deadline = Date.now() + timeout;
+    const checkpoints = new ReadStoreCheckpointStore(this.reads);
+    for (;;) {
+      const positions = await Promise.all(
+        names.map((n) => {
+          const p = PROJECTIONS.find((x) => x.name === n)!;
+          return checkpoints.load(`projection:${p.name}:v${p.version}`);
+        }),
+      );
+      if (positions.every((p) => p >= position)) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  private registerLagMetrics(): void {
+    livePlatforms.add(this);
+  }
+
+}
+
+async function openEventStore(config: AppConfig): Promise<EventStore> {
+  const es = config.eventStore;
+  let store: EventStore;
+  if (es.kind === 'postgres') store = await SqlEventStore.postgres(es.pgUrl!, { schema: es.pgSchema, poolSize: 10 });
+  else if (es.kind === 'eventstoredb') store = EsdbEventStore.connect(es.esdbUrl!);
+  else store = await SqlEventStore.pglite(path.join(config.dataDir, 'eventstore'), { schema: es.pgSchema });
+  if (store instanceof SqlEventStore) store.onAppendCommitted = (_n, ms) => appendLatency.observe(ms / 1000);
+  return store;
+}
+
+async function openReadStore(config: AppConfig): Promise<ReadStore> {
+  if (config.readStore.kind === 'mongodb') return MongoReadStore.connect(config.readStore.mongoUrl!, config.readStore.mongoDb);
+  return new MemoryReadStore();
+}

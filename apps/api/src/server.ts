@@ -1,0 +1,68 @@
+import * as fs from 'node:fs';
+import Redis from 'ioredis';
+import type pino from 'pino';
+import type { AppConfig } from '../../../libs/config/src/config';
+import { createHttpApp, type HttpApp } from '../../../libs/http/src/http-app';
+import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../../libs/http/src/rate-limit';
+import { MemoryIdempotencyStore, RedisIdempotencyStore } from '../../../libs/http/src/idempotency';
+import { AppModule } from './app.module';
+import { IdentityService } from './identity/identity.service';
+import { Platform } from './platform/platform';
+
+export interface RunningServer {
+  url: string;
+  httpUrl?: string;
+  platform: Platform;
+  identity: IdentityService;
+  http: HttpApp;
+  bootstrapFile: string;
+  close(): Promise<void>;
+}
+
+/** Assembles engines, identity and the HTTP surface; used by main.ts, the tests and the bench. */
+export async function startServer(config: AppConfig, logger: pino.Logger): Promise<RunningServer> {
+  const platform = await Platform.open(config, logger);
+  await platform.start();
+  const identity = new IdentityService(platform);
+  const boot = await identity.bootstrap();
+  if (boot.created) logger.info({ file: boot.file }, 'first start: project, API key and platform-admin key written to bootstrap file (mode 0600)');
+
+  let redis: Redis | null = null;
+  if (config.redisUrl) {
+    redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
+    redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  }
+  const rateLimiter = new RateLimiter(
+    redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
+    { perProject: config.rateLimits.perProject, perKey: config.rateLimits.perKey, perIp: config.rateLimits.perIp },
+    (err) => logger.warn({ err: String(err) }, 'rate-limit store unavailable'),
+  );
+  const idempotencyStore = redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore();
+
+  const http = await createHttpApp(AppModule.forRoot(platform, identity, redis ? () => redis!.ping() : null), {
+    port: config.port,
+    host: config.host,
+    dataDir: config.dataDir,
+    tls: config.tls ? { cert: fs.readFileSync(config.tls.certFile, 'utf8'), key: fs.readFileSync(config.tls.keyFile, 'utf8') } : undefined,
+    httpPort: config.httpPort,
+    trustProxy: config.trustProxy,
+    logger,
+    rateLimiter,
+    idempotencyStore,
+    authenticator: identity,
+  });
+  const { url, httpUrl } = await http.listen();
+  return {
+    url,
+    httpUrl,
+    platform,
+    identity,
+    http,
+    bootstrapFile: boot.file,
+    async close() {
+      await http.close();
+      await platform.close();
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export const PLATFORM = Symbol('PLATFORM');
+export const REDIS_PING = Symbol('REDIS_PING');

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import * as path from 'node:path';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * One validated configuration object, read once at start. `PROFILE=server` switches every port to
+ * its server engine (PostgreSQL, MongoDB, Redis, Kafka) with the loopback URLs of scripts/engines.sh.
+ */
+export const configSchema = z
+  .object({
+    PROFILE: z.enum(['embedded', 'server']).default('embedded'),
+    HOST: z.string().default('127.0.0.1'),
+    PORT: port.default(8443),
+    HTTP_PORT: port.optional(),
+    TRUST_PROXY: bool.default(false),
+    TLS_CERT_FILE: z.string().optional(),
+    TLS_KEY_FILE: z.string().optional(),
+    DATA_DIR: z.string().default('./.data'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    EVENT_STORE: z.enum(['pglite', 'postgres', 'eventstoredb']).optional(),
+    READ_STORE: z.enum(['memory', 'mongodb']).optional(),
+    PG_URL: z.string().optional(),
+    PG_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('eventstore'),
+    ESDB_URL: z.string().optional(),
+    MONGO_URL: z.string().optional(),
+    MONGO_DB: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+    REDIS_URL: z.string().optional(),
+    KAFKA_BROKERS: z.string().optional(),
+    KAFKA_TOPIC_PREFIX: z.string().regex(/^[a-zA-Z0-9._-]+$/).default('cloud'),
+    /** api: HTTP only (a worker runs subscriptions); worker: subscriptions only; all: both. */
+    ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+    CONSISTENCY_WAIT_MS: positiveInt.default(2000),
+    RATE_LIMIT_PROJECT_PER_MIN: positiveInt.default(1000),
+    RATE_LIMIT_KEY_PER_MIN: positiveInt.default(100),
+    RATE_LIMIT_IP_PER_MIN: positiveInt.default(100),
+    API_KEY_PEPPER: z.string().min(32).optional(),
+  })
+  .transform((c) => {
+    const server = c.PROFILE === 'server';
+    const eventStore = c.EVENT_STORE ?? (c.ESDB_URL ? 'eventstoredb' : server || c.PG_URL ? 'postgres' : 'pglite');
+    const readStore = c.READ_STORE ?? (server || c.MONGO_URL ? 'mongodb' : 'memory');
+    return {
+      profile: c.PROFILE,
+      host: c.HOST,
+      port: c.PORT,
+      httpPort: c.HTTP_PORT,
+      trustProxy: c.TRUST_PROXY,
+      tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : null,
+      dataDir: path.resolve(c.DATA_DIR),
+      logLevel: c.LOG_LEVEL,
+      role: c.ROLE,
+      eventStore: {
+        kind: eventStore,
+        pgUrl: c.PG_URL ?? (server ? 'postgres://cloud:cloud@127.0.0.1:55432/cloud' : undefined),
+        pgSchema: c.PG_SCHEMA,
+        esdbUrl: c.ESDB_URL,
+      },
+      readStore: { kind: readStore, mongoUrl: c.MONGO_URL ?? (server ? 'mongodb://127.0.0.1:57017/cloud' : undefined), mongoDb: c.MONGO_DB },
+      redisUrl: c.REDIS_URL ?? (server ? 'redis://127.0.0.1:56379' : undefined),
+      kafka: (c.KAFKA_BROKERS ?? (server ? '127.0.0.1:59092' : undefined))
+        ? { brokers: (c.KAFKA_BROKERS ?? '127.0.0.1:59092').split(',').map((b) => b.trim()), topicPrefix: c.KAFKA_TOPIC_PREFIX }
+        : null,
+      consistencyWaitMs: c.CONSISTENCY_WAIT_MS,
+      rateLimits: { perProject: c.RATE_LIMIT_PROJECT_PER_MIN, perKey: c.RATE_LIMIT_KEY_PER_MIN, perIp: c.RATE_LIMIT_IP_PER_MIN },
+      apiKeyPepper: c.API_KEY_PEPPER,
+    };
+  })
+  .superRefine((c, ctx) => {
+    if (c.eventStore.kind === 'postgres' && !c.eventStore.pgUrl) ctx.addIssue({ code: 'custom', path: ['PG_URL'], message: 'required when EVENT_STORE=postgres' });
+    if (c.eventStore.kind === 'eventstoredb' && !c.eventStore.esdbUrl) ctx.addIssue({ code: 'custom', path: ['ESDB_URL'], message: 'required when EVENT_STORE=eventstoredb' });
+    if (c.readStore.kind === 'mongodb' && !c.readStore.mongoUrl) ctx.addIssue({ code: 'custom', path: ['MONGO_URL'], message: 'required when READ_STORE=mongodb' });
+  });
+
+export type AppConfig = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Reads the environment; a bad value stops the process with a message naming it. */
+export function loadConfig(env: Record<string, string | undefined> = process.env, overrides: Record<string, string> = {}): AppConfig {
+  const source: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.in.shape)) {
+    const v = overrides[key] ?? env[key];
+    if (v !== undefined && v !== '') source[key] = v;
+  }
+  const parsed = configSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(config)'}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,3 @@
+export * from './events';
+export * from './project.decider';
+export * from './api-key.decider';

@@ -1,0 +1,53 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
+import { DomainError } from '../../domain/shared/domain-error';
+import type { EventMetadata, EventStore, NewEvent } from './event-store.port';
+import { WrongExpectedRevisionError } from './event-store.port';
+
+export interface CommandContext {
+  metadata: Omit<EventMetadata, 'schemaVersion'>;
+}
+
+export interface CommandResult<S> {
+  state: S;
+  /** Position of the last appended event, or null when the command decided nothing. */
+  position: number | null;
+  events: DomainEvent[];
+}
+
+/**
+ * The whole write path: read the stream, fold it, decide, append with the expected revision.
+ * A lost race is retried on fresh state a few times, then reported as 409 CONFLICT.
+ */
+export async function handleCommand<C, E extends DomainEvent, S>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<C, E, S>,
+  command: C,
+  context: CommandContext,
+  attempts = 4,
+): Promise<CommandResult<S>> {
+  for (let attempt = 1; ; attempt++) {
+    const history = await store.readStream(streamId);
+    let state = decider.initialState();
+    for (const e of history) state = decider.evolve(state, { type: e.type, data: e.data } as E);
+    const decided = decider.decide(command, state);
+    if (decided.length === 0) return { state, position: null, events: [] };
+    const expected = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+    try {
+      const result = await store.append(streamId, decided.map((e) => toNewEvent(e, context)), { expectedRevision: expected });
+      for (const e of decided) state = decider.evolve(state, e);
+      return { state, position: result.position, events: decided };
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError) {
+        if (attempt < attempts) continue;
+        throw new DomainError('CONFLICT', `Concurrent modification of ${streamId}; retry the request`);
+      }
+      throw err;
+    }
+  }
+}
+
+export function toNewEvent(e: DomainEvent, context: CommandContext): NewEvent {
+  return { id: uuidv7(), type: e.type, data: e.data as Record<string, unknown>, metadata: { ...context.metadata, schemaVersion: 1 } };
+}

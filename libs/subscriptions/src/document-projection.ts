@@ -1,0 +1,101 @@
+import type { RecordedEvent } from '../../eventstore/src/event-store.port';
+import type { IndexSpec, ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
+import type { SubscriptionHandler } from './subscription-runner';
+
+/**
+ * A read model where each event touches at most one document: declare how to find the document
+ * and how an event changes it; the runner does loading, idempotency (by `_position`) and batching.
+ */
+export interface DocumentProjection<D extends ReadDoc = ReadDoc> {
+  /** Logical collection name, e.g. `api_keys`. */
+  readonly name: string;
+  /** Bump when the document shape changes: a new version is rebuilt into a fresh collection. */
+  readonly version: number;
+  readonly eventTypes: readonly string[];
+  readonly indexes?: IndexSpec[];
+  documentId(event: RecordedEvent): string | null;
+  /** Returns the new document, or null to delete it. `current` is null when none exists. */
+  evolve(current: D | null, event: RecordedEvent): D | null;
+}
+
+/** Resolves a projection's logical name to the physical collection currently serving reads. */
+export class ProjectionCatalog {
+  private readonly active = new Map<string, string>();
+
+  constructor(private readonly store: ReadStore) {}
+
+  static physicalName(p: DocumentProjection, suffix = ''): string {
+    return `${p.name}_v${p.version}${suffix}`;
+  }
+
+  async resolve(p: DocumentProjection): Promise<string> {
+    const cached = this.active.get(p.name);
+    if (cached) return cached;
+    const stored = await this.store.getMeta<{ collection: string; version: number }>(`collection:${p.name}`);
+    const physical = stored && stored.version === p.version ? stored.collection : ProjectionCatalog.physicalName(p);
+    if (!stored || stored.version !== p.version) await this.store.setMeta(`collection:${p.name}`, { collection: physical, version: p.version });
+    this.active.set(p.name, physical);
+    return physical;
+  }
+
+  async switchTo(p: DocumentProjection, physical: string): Promise<void> {
+    await this.store.setMeta(`collection:${p.name}`, { collection: physical, version: p.version });
+    this.active.set(p.name, physical);
+  }
+
+  /** Forgets cached names so that another process's switch is picked up. */
+  refresh(): void {
+    this.active.clear();
+  }
+
+  collectionFor<D extends ReadDoc>(p: DocumentProjection<D>): Promise<import('../../readstore/src/read-store.port').ReadCollection<D>> {
+    return this.resolve(p as unknown as DocumentProjection).then((name) => this.store.collection<D>(name));
+  }
+}
+
+/** Subscription handler applying a DocumentProjection to one physical collection. */
+export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler {
+  readonly batchSize: number;
+  private readonly types: Set<string>;
+
+  constructor(
+    readonly projection: DocumentProjection<D>,
+    private readonly store: ReadStore,
+    private readonly physicalName: () => Promise<string>,
+    readonly name = `projection:${projection.name}:v${projection.version}`,
+    batchSize = 1000,
+  ) {
+    this.types = new Set(projection.eventTypes);
+    this.batchSize = batchSize;
+  }
+
+  async handle(events: RecordedEvent[]): Promise<void> {
+    const relevant: Array<{ id: string; event: RecordedEvent }> = [];
+    for (const event of events) {
+      if (!this.types.has(event.type)) continue;
+      const id = this.projection.documentId(event);
+      if (id) relevant.push({ id, event });
+    }
+    if (relevant.length === 0) return;
+    const collection = this.store.collection<D>(await this.physicalName());
+    const ids = [...new Set(relevant.map((r) => r.id))];
+    const docs = new Map<string, D | null>();
+    for (const doc of await collection.getMany(ids)) docs.set(doc.id, doc);
+    const dirty = new Set<string>();
+    for (const { id, event } of relevant) {
+      const current = docs.get(id) ?? null;
+      // Replays after a crash hand events again: a document that already reflects one skips it.
+      if (current && current._position >= event.position) continue;
+      const next = this.projection.evolve(current, event);
+      docs.set(id, next ? ({ ...next, id, _position: event.position } as D) : null);
+      dirty.add(id);
+    }
+    if (dirty.size === 0) return;
+    await collection.write(
+      [...dirty].map((id) => {
+        const doc = docs.get(id);
+        return doc ? { kind: 'put' as const, doc } : { kind: 'delete' as const, id };
+      }),
+    );
+  }
+}

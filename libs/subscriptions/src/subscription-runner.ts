@@ -1,0 +1,128 @@
+import type { EventStore, RecordedEvent, Subscription } from '../../eventstore/src/event-store.port';
+import type { CheckpointStore } from './checkpoint-store';
+
+export interface SubscriptionHandler {
+  /** Unique, stable name: it keys the checkpoint. */
+  readonly name: string;
+  /** Handles a batch in position order. Must be idempotent: after a crash the batch is handed again. */
+  handle(events: RecordedEvent[]): Promise<void>;
+  batchSize?: number;
+}
+
+export interface SubscriptionStatus {
+  name: string;
+  position: number;
+  lagEvents: number;
+  lagMs: number;
+  errors: number;
+  lastError: string | null;
+}
+
+interface Waiter {
+  position: number;
+  resolve: (caughtUp: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Runs one handler from its checkpoint: catch-up then live, batch by batch, and saves the checkpoint
+ * only after the handler resolved (at-least-once; handlers are idempotent by position).
+ */
+export class SubscriptionRunner {
+  private subscription: Subscription | null = null;
+  private current = 0;
+  private waiters: Waiter[] = [];
+  private errors = 0;
+  private lastError: string | null = null;
+  private lastEventRecordedAt = 0;
+  private head = 0;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly checkpoints: CheckpointStore,
+    readonly handler: SubscriptionHandler,
+    private readonly onError: (name: string, err: unknown) => void = () => undefined,
+  ) {}
+
+  get name(): string {
+    return this.handler.name;
+  }
+
+  get position(): number {
+    return this.current;
+  }
+
+  async start(): Promise<void> {
+    if (this.subscription) return;
+    this.current = await this.checkpoints.load(this.handler.name);
+    this.subscription = this.store.subscribeToAll({
+      fromPosition: this.current,
+      batchSize: this.handler.batchSize ?? 500,
+      onEvents: async (events) => {
+        await this.handler.handle(events);
+        const last = events[events.length - 1];
+        await this.checkpoints.save(this.handler.name, last.position);
+        this.current = last.position;
+        this.lastEventRecordedAt = Date.parse(last.recordedAt);
+        this.releaseWaiters();
+      },
+      onError: (err) => {
+        this.errors++;
+        this.lastError = err instanceof Error ? err.message : String(err);
+        this.onError(this.handler.name, err);
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    const sub = this.subscription;
+    this.subscription = null;
+    await sub?.stop();
+    for (const w of this.waiters.splice(0)) {
+      clearTimeout(w.timer);
+      w.resolve(this.current >= w.position);
+    }
+  }
+
+  /** Resolves true once the handler has passed `position`, false after `timeoutMs`. */
+  waitFor(position: number, timeoutMs: number): Promise<boolean> {
+    if (this.current >= position) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        position,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(false);
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private releaseWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (this.current >= w.position) {
+        clearTimeout(w.timer);
+        w.resolve(true);
+      } else still.push(w);
+    }
+    this.waiters = still;
+  }
+
+  /** Lag against the store's head; `head` is refreshed by the caller (metrics scrape, health). */
+  async status(): Promise<SubscriptionStatus> {
+    this.head = await this.store.headPosition();
+    const lagEvents = Math.max(0, this.head - this.current);
+    return {
+      name: this.handler.name,
+      position: this.current,
+      lagEvents,
+      lagMs: lagEvents === 0 || this.lastEventRecordedAt === 0 ? 0 : Math.max(0, Date.now() - this.lastEventRecordedAt),
+      errors: this.errors,
+      lastError: this.lastError,
+    };
+  }
+}
