@@ -7,4 +7,6 @@ module.exports = {
   testMatch: ['<rootDir>/{apps,libs,projections,sagas,test}/**/*.spec.ts'],
   testTimeout: 60000,
   slowTestThreshold: 30,
+  // Drivers (pg, kafkajs, ioredis) may keep sockets for a moment after close(); never let that hang CI.
+  forceExit: true,
 };

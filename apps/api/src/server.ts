@@ -31,6 +31,15 @@ export async function startServer(config: AppConfig, logger: pino.Logger): Promi
   if (config.redisUrl) {
     redis = new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000 });
     redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+    // Commands fail fast while disconnected (no offline queue), so give the first connect a moment.
+    const r = redis;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      r.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
   const rateLimiter = new RateLimiter(
     redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),

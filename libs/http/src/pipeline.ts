@@ -51,6 +51,7 @@ async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o:
       throw unavailable('Authentication is temporarily unavailable');
     }
   }
+  if (findRoute(req.method, req.routeOptions.url)?.rateLimit === false) return;
   const r = await o.rateLimiter.consume(req.principal, req.ip);
   req.rateLimit = r.state;
   for (const [k, v] of Object.entries(rateLimitHeaders(r.state))) reply.header(k, v);

@@ -25,6 +25,8 @@ export interface ApiRouteOptions {
   params?: z.ZodType;
   /** Status → response body schema (`null` for no body, e.g. 204). The lowest 2xx is the default status. */
   responses: Record<number, z.ZodType | null>;
+  /** false exempts the route from rate limits (health probes and scrapers must always get an answer). */
+  rateLimit?: boolean;
   /** Honour `Idempotency-Key` (every create and action route). */
   idempotent?: boolean;
   /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */

@@ -37,6 +37,7 @@ export class HealthController {
     summary: 'Liveness',
     tag: 'Health',
     auth: 'none',
+    rateLimit: false,
     responses: { 200: z.object({ status: z.string(), service: z.string(), uptime: z.number(), timestamp: z.string() }) },
   })
   health() {
@@ -49,6 +50,7 @@ export class HealthController {
     summary: 'Readiness: real checks of the database, redis and queue; 503 when one is down',
     tag: 'Health',
     auth: 'none',
+    rateLimit: false,
     responses: {
       200: z.object({ ready: z.boolean(), checks: z.object({ database: z.string(), redis: z.string(), queue: z.string() }), timestamp: z.string() }),
       503: z.object({ ready: z.boolean(), checks: z.object({ database: z.string(), redis: z.string(), queue: z.string() }), timestamp: z.string() }),
@@ -71,6 +73,7 @@ export class HealthController {
     summary: 'Prometheus metrics: requests, latencies, event-store appends, subscription and relay lag',
     tag: 'Health',
     auth: 'none',
+    rateLimit: false,
     responses: { 200: z.string() },
   })
   async metrics(@Res() reply: FastifyReply) {

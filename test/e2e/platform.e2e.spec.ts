@@ -1,0 +1,104 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { startTestServer, type TestServer } from '../support/test-server';
+import { client } from '../support/http-client';
+import { requireEngine } from '../engines';
+
+describe('server profile: conventions, health, metrics and the Kafka relay on the real API', () => {
+  let srv: TestServer;
+
+  beforeAll(async () => {
+    srv = await startTestServer('server', { HTTP_PORT: '0' });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('serves health, a ready check of every engine, and Prometheus metrics', async () => {
+    const health = await srv.anonymous.get('/v1/health/health');
+    expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'ok', service: 'cloud-provisioning-api' });
+    expect(typeof health.body.uptime).toBe('number');
+    const ready = await srv.anonymous.get('/v1/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ ready: true, checks: { database: 'ok', redis: 'ok', queue: 'ok' } });
+
+    await srv.as(srv.bootstrap.apiKey).get('/v1/api-keys');
+    const metrics = await srv.anonymous.get('/v1/health/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['content-type']).toContain('text/plain');
+    expect(metrics.text).toMatch(/http_requests_total\{method="GET",route="\/v1\/api-keys",status="200"\} \d+/);
+    expect(metrics.text).toContain('http_request_duration_seconds_bucket');
+    expect(metrics.text).toContain('eventstore_append_duration_seconds_count');
+    expect(metrics.text).toMatch(/subscription_lag_events\{subscription="projection:api_keys:v1"\} \d+/);
+    expect(metrics.text).toMatch(/subscription_lag_events\{subscription="relay:kafka"\} \d+/);
+    expect(metrics.text).toContain('subscription_lag_milliseconds');
+  });
+
+  it('answers the plain-HTTP port with 403 HTTPS_REQUIRED and every response with X-Request-Id', async () => {
+    const res = await fetch(`${srv.httpUrl}/v1/api-keys`);
+    expect(res.status).toBe(403);
+    expect((await res.json()).errors[0].code).toBe('HTTPS_REQUIRED');
+    const echoed = await srv.anonymous.get('/v1/health/health', { 'X-Request-Id': 'trace-abc-123' });
+    expect(echoed.headers['x-request-id']).toBe('trace-abc-123');
+    const missing = await srv.anonymous.get('/v1/nope');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['x-request-id']).toBeTruthy();
+    const wrongMethod = await srv.as(srv.bootstrap.apiKey).send('PUT', '/v1/api-keys', {});
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body.errors[0].code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('publishes the OpenAPI document of the real routes and the reference page', async () => {
+    const doc = await srv.anonymous.get('/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toMatch(/^3\.1/);
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v1/api-keys', '/v1/api-keys/{id}', '/v1/health/ready', '/v1/admin/projects']));
+    expect(doc.body.paths['/v1/api-keys'].post.requestBody).toBeDefined();
+    const page = await srv.anonymous.get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<html');
+  });
+
+  it('relays identity events to cloud.<context>.events.v1 as CloudEvents, without key material', async () => {
+    const created = await srv.as(srv.bootstrap.apiKey).post('/v1/api-keys', { name: 'relayed' });
+    expect(created.status).toBe(201);
+    const key = created.body.data.attributes.key as string;
+    const topic = `${srv.env.KAFKA_TOPIC_PREFIX}.identity.events.v1`;
+    const kafka = new Kafka({ clientId: 'e2e', brokers: requireEngine('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `e2e-${srv.env.KAFKA_TOPIC_PREFIX}` });
+    const seen: Array<{ key: string; value: any }> = [];
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({ eachMessage: async ({ message }) => void seen.push({ key: message.key!.toString(), value: JSON.parse(message.value!.toString()) }) });
+      const deadline = Date.now() + 30000;
+      while (!seen.some((m) => m.value.subject === `apikey-${created.body.data.id}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      await consumer.disconnect();
+    }
+    const issued = seen.find((m) => m.value.subject === `apikey-${created.body.data.id}`);
+    expect(issued).toBeDefined();
+    expect(issued!.key).toBe(`apikey-${created.body.data.id}`);
+    expect(issued!.value).toMatchObject({ specversion: '1.0', type: 'identity.ApiKeyIssued.v1', source: `/v1/projects/${srv.bootstrap.projectId}` });
+    expect(typeof issued!.value.position).toBe('number');
+    const all = JSON.stringify(seen);
+    expect(all).not.toContain(key);
+    expect(all).not.toContain('keyHash');
+  });
+});
+
+describe('readiness with a dependency down', () => {
+  it('answers 503 with the failing check named when Redis is unreachable', async () => {
+    const srv = await startTestServer('server', { REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const ready = await client(srv.url).get('/v1/health/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toMatchObject({ ready: false, checks: { database: 'ok', redis: 'down', queue: 'ok' } });
+      // Authenticated requests still pass when the rate-limit store is down (DECISIONS §4).
+      expect((await srv.as(srv.bootstrap.apiKey).get('/v1/api-keys')).status).toBe(200);
+      expect((await srv.anonymous.get('/v1/api-keys')).status).toBe(503);
+    } finally {
+      await srv.stop();
+    }
+  });
+});
