@@ -37,7 +37,7 @@ describe('server profile: conventions, health, metrics and the Kafka relay on th
   it('answers the plain-HTTP port with 403 HTTPS_REQUIRED and every response with X-Request-Id', async () => {
     const res = await fetch(`${srv.httpUrl}/v1/api-keys`);
     expect(res.status).toBe(403);
-    expect((await res.json()).errors[0].code).toBe('HTTPS_REQUIRED');
+    expect(((await res.json()) as { errors: Array<{ code: string }> }).errors[0].code).toBe('HTTPS_REQUIRED');
     const echoed = await srv.anonymous.get('/v1/health/health', { 'X-Request-Id': 'trace-abc-123' });
     expect(echoed.headers['x-request-id']).toBe('trace-abc-123');
     const missing = await srv.anonymous.get('/v1/nope');
