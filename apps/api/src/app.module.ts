@@ -5,6 +5,7 @@ import { IDENTITY, IdentityService } from './identity/identity.service';
 import { ApiKeysController } from './identity/api-keys.controller';
 import { AdminProjectsController } from './identity/admin-projects.controller';
 import { HealthController } from './health/health.controller';
+import { AdminProjectionsController } from './admin/admin-projections.controller';
 import { PLATFORM, REDIS_PING } from './tokens';
 
 @Module({})
@@ -13,7 +14,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ApiKeysController, AdminProjectsController],
+      controllers: [HealthController, ApiKeysController, AdminProjectsController, AdminProjectionsController],
       providers: [
         { provide: PLATFORM, useValue: platform },
         { provide: IDENTITY, useValue: identity },

@@ -1,0 +1,59 @@
+import { Controller, Inject } from '@nestjs/common';
+import { z } from 'zod';
+import { ApiRoute, Parsed } from '../../../../libs/http/src/route';
+import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import { Platform } from '../platform/platform';
+import { PLATFORM } from '../tokens';
+
+const statusSchema = z.object({
+  name: z.string(),
+  position: z.number().int(),
+  lagEvents: z.number().int(),
+  lagMs: z.number(),
+  errors: z.number().int(),
+  lastError: z.string().nullable(),
+});
+const nameParams = z.object({ name: z.string().regex(/^[a-z_]{1,64}$/) });
+
+/** Operator extension: subscription status and zero-downtime projection rebuilds. */
+@Controller()
+export class AdminProjectionsController {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/admin/subscriptions',
+    summary: 'Checkpoint position and lag of every projection and relay (platform admin)',
+    tag: 'Admin',
+    auth: 'admin',
+    responses: { 200: z.object({ data: z.array(z.object({ id: z.string(), type: z.literal('subscriptions'), attributes: statusSchema })) }) },
+  })
+  async list() {
+    const statuses = await Promise.all(this.platform.allRunners().map((r) => r.status()));
+    return { data: statuses.map((s) => ({ id: s.name, type: 'subscriptions', attributes: s })) };
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/admin/projections/{name}/rebuild',
+    summary: 'Replay the whole event log into a fresh collection, then switch reads to it without downtime',
+    tag: 'Admin',
+    auth: 'admin',
+    params: nameParams,
+    responses: {
+      200: z.object({
+        data: z.object({
+          id: z.string(),
+          type: z.literal('projection-rebuilds'),
+          attributes: z.object({ collection: z.string(), events: z.number().int(), ms: z.number(), eventsPerSec: z.number() }),
+        }),
+      }),
+    },
+  })
+  async rebuild(@Parsed('params') params: z.infer<typeof nameParams>) {
+    if (this.platform.config.role === 'api') throw new ApiError('CONFLICT', 'Projections run on the worker in this deployment; rebuild there');
+    if (!this.platform.projections.projections.some((p) => p.name === params.name)) throw notFound(`Unknown projection ${params.name}`);
+    const report = await this.platform.projections.rebuild(params.name);
+    return { data: { id: report.projection, type: 'projection-rebuilds', attributes: { collection: report.collection, events: report.events, ms: report.ms, eventsPerSec: report.eventsPerSec } } };
+  }
+}
