@@ -1,0 +1,200 @@
+/**
+ * ReadStore on the official `mongodb` driver. Stays inside the subset FerretDB v1.24 implements:
+ * CRUD, ordered bulkWrite, find with sort/skip/limit, countDocuments, createIndex (incl. unique).
+ * No collation, $expr, transactions, change streams or non-trivial aggregation.
+ *
+ * Documents are stored with `_id` = doc.id and without the `id` field; reads map `_id` back to `id`.
+ */
+import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document, type MongoClientOptions } from 'mongodb';
+import { DuplicateKeyError, InvalidQueryError } from './errors';
+import { indexName, normalizeQuery, validateDoc, validateFilter, validateIndexSpec } from './filter';
+import { META_COLLECTION } from './filter';
+import type { Filter, FindQuery, FindResult, IndexSpec, ReadCollection, ReadDoc, ReadStore, SortKey, WriteOp } from './read-store.port';
+
+type Stored = Document & { _id: string };
+
+function toMongoPath(field: string): string {
+  return field === 'id' ? '_id' : field;
+}
+
+/** Port filter -> MongoDB filter (validated; `id` becomes `_id`). */
+export function toMongoFilter(filter: Filter | undefined): Document {
+  const f = validateFilter(filter);
+  const out: Document = {};
+  for (const [path, cond] of Object.entries(f)) out[toMongoPath(path)] = cond;
+  return out;
+}
+
+export function toMongoSort(sort: SortKey[]): [string, 1 | -1][] {
+  return sort.map((k) => [toMongoPath(k.field), k.direction]);
+}
+
+function toStored(doc: ReadDoc): Stored {
+  const { id, ...rest } = doc;
+  return { _id: id, ...rest };
+}
+
+function fromStored<T extends ReadDoc>(stored: Document): T {
+  const { _id, ...rest } = stored;
+  return { id: _id, ...rest } as T;
+}
+
+function isDuplicateKey(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; message?: unknown; writeErrors?: unknown; errorResponse?: { code?: unknown } };
+  if (e.code === 11000 || e.code === 11001 || e.errorResponse?.code === 11000) return true;
+  if (Array.isArray(e.writeErrors) && e.writeErrors.some((w: { code?: unknown }) => w?.code === 11000)) return true;
+  // FerretDB v1.24 reports a unique index build over existing duplicates as InternalError (code 1)
+  // carrying PostgreSQL's unique_violation SQLSTATE instead of E11000.
+  return typeof e.message === 'string' && (e.message.includes('E11000') || e.message.includes('SQLSTATE 23505'));
+}
+
+/** Maps E11000 (from any driver call) to DuplicateKeyError; rethrows everything else. */
+function mapError(collection: string, err: unknown): never {
+  if (isDuplicateKey(err)) {
+    const msg = err instanceof Error ? err.message : String(err);
+    const idx = /index: (\S+)/.exec(msg)?.[1];
+    throw new DuplicateKeyError(collection, msg, idx, { cause: err });
+  }
+  throw err;
+}
+
+export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCollection<T> {
+  private readonly coll: Collection<Stored>;
+
+  constructor(db: Db, readonly name: string) {
+    this.coll = db.collection<Stored>(name);
+  }
+
+  async get(id: string): Promise<T | null> {
+    const d = await this.coll.findOne({ _id: id });
+    return d ? fromStored<T>(d) : null;
+  }
+
+  async getMany(ids: string[]): Promise<T[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return [];
+    const found = await this.coll.find({ _id: { $in: unique } }).toArray();
+    const byId = new Map(found.map((d) => [d._id, d]));
+    const out: T[] = [];
+    for (const id of unique) {
+      const d = byId.get(id);
+      if (d) out.push(fromStored<T>(d));
+    }
+    return out;
+  }
+
+  async findOne(filter: Filter): Promise<T | null> {
+    const d = await this.coll.findOne(toMongoFilter(filter), { sort: [['_id', 1]] });
+    return d ? fromStored<T>(d) : null;
+  }
+
+  async find(query: FindQuery): Promise<FindResult<T>> {
+    const q = normalizeQuery(query);
+    const filter = toMongoFilter(q.filter);
+    const countP = this.coll.countDocuments(filter);
+    if (q.limit === 0) return { items: [], total: await countP };
+    let cursor = this.coll.find(filter, { sort: toMongoSort(q.sort) });
+    if (q.skip > 0) cursor = cursor.skip(q.skip);
+    if (q.limit !== undefined) cursor = cursor.limit(q.limit);
+    const [docs, total] = await Promise.all([cursor.toArray(), countP]);
+    return { items: docs.map((d) => fromStored<T>(d)), total };
+  }
+
+  async write(ops: WriteOp<T>[]): Promise<void> {
+    if (ops.length === 0) return;
+    const bulk: AnyBulkWriteOperation<Stored>[] = ops.map((op) => {
+      if (op.kind === 'put') {
+        validateDoc(op.doc);
+        return { replaceOne: { filter: { _id: op.doc.id }, replacement: toStored(op.doc), upsert: true } };
+      }
+      if (op.kind === 'delete') return { deleteOne: { filter: { _id: op.id } } };
+      throw new Error(`unknown write op ${JSON.stringify((op as { kind?: unknown }).kind)}`);
+    });
+    try {
+      await this.coll.bulkWrite(bulk, { ordered: true });
+    } catch (err) {
+      mapError(this.name, err);
+    }
+  }
+
+  async ensureIndexes(indexes: IndexSpec[]): Promise<void> {
+    for (const spec of indexes) {
+      validateIndexSpec(spec);
+      if (spec.fields.length === 1 && spec.fields[0]!.field === 'id') continue; // _id is always indexed
+      const key: Document = {};
+      for (const f of spec.fields) key[toMongoPath(f.field)] = f.direction;
+      try {
+        await this.coll.createIndex(key, { name: indexName(spec.fields), ...(spec.unique ? { unique: true } : {}) });
+      } catch (err) {
+        mapError(this.name, err);
+      }
+    }
+  }
+
+  async drop(): Promise<void> {
+    try {
+      await this.coll.drop();
+    } catch (err) {
+      // "ns not found" (code 26): dropping a collection that does not exist is fine
+      if ((err as { code?: unknown })?.code !== 26) throw err;
+    }
+  }
+}
+
+export class MongoReadStore implements ReadStore {
+  readonly kind = 'mongodb' as const;
+  private readonly meta: Collection<{ _id: string; value: unknown }>;
+
+  private constructor(
+    private readonly client: MongoClient,
+    readonly db: Db,
+  ) {
+    this.meta = db.collection(META_COLLECTION);
+  }
+
+  /**
+   * Connects and pings. `dbName` defaults to the database in the URL (e.g. `/cloud`).
+   * Throws an error naming the URL (credentials masked) when the server cannot be reached.
+   */
+  static async connect(url: string, dbName?: string, options: MongoClientOptions = {}): Promise<MongoReadStore> {
+    const client = new MongoClient(url, { ignoreUndefined: true, serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, ...options });
+    try {
+      await client.connect();
+      const store = new MongoReadStore(client, client.db(dbName));
+      await store.ping();
+      return store;
+    } catch (err) {
+      await client.close().catch(() => undefined);
+      const shown = url.replace(/\/\/[^@/]*@/, '//***@');
+      throw new Error(`MongoReadStore: cannot reach MongoDB at ${shown}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  collection<T extends ReadDoc = ReadDoc>(physicalName: string): ReadCollection<T> {
+    if (physicalName === META_COLLECTION) throw new InvalidQueryError(`collection name ${META_COLLECTION} is reserved for meta data`);
+    return new MongoReadCollection<T>(this.db, physicalName);
+  }
+
+  async getMeta<T = unknown>(key: string): Promise<T | null> {
+    const d = await this.meta.findOne({ _id: key });
+    return d ? ((d.value ?? null) as T) : null;
+  }
+
+  async setMeta<T = unknown>(key: string, value: T): Promise<void> {
+    await this.meta.replaceOne({ _id: key }, { value: value === undefined ? null : value }, { upsert: true });
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  /** Drops the whole database (tests). */
+  async dropDatabase(): Promise<void> {
+    await this.db.dropDatabase();
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Runs the ReadStore contract against a real MongoDB-compatible server (FerretDB v1.24 in CI/dev:
+ * `bash scripts/engines.sh up mongo`). Fails loudly - never skips - when MONGO_URL is unreachable.
+ */
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { benchWrite } from '../src/bench-write';
+import { MongoReadStore } from '../src/mongo-read-store';
+import { testReadStore } from './read-store.contract';
+
+const MONGO_URL = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:57017/cloud';
+const SHOWN_URL = MONGO_URL.replace(/\/\/[^@/]*@/, '//***@');
+
+async function connectOrExplain(dbName: string): Promise<MongoReadStore> {
+  try {
+    return await MongoReadStore.connect(MONGO_URL, dbName);
+  } catch (err) {
+    throw new Error(
+      `MongoDB/FerretDB is not reachable at MONGO_URL=${SHOWN_URL}${process.env.MONGO_URL ? '' : ' (default; MONGO_URL is not set)'}. ` +
+        `Start it with "bash scripts/engines.sh up mongo" or point MONGO_URL at a server. Cause: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
+const freshDbName = () => `rs_test_${randomBytes(5).toString('hex')}`;
+
+testReadStore('MongoReadStore', async () => {
+  const store = await connectOrExplain(freshDbName());
+  return {
+    store,
+    cleanup: async () => {
+      try {
+        await store.dropDatabase();
+      } finally {
+        await store.close();
+      }
+    },
+  };
+});
+
+describe('MongoReadStore (adapter specifics)', () => {
+  let store: MongoReadStore;
+  let raw: MongoClient;
+  const dbName = freshDbName();
+
+  beforeAll(async () => {
+    store = await connectOrExplain(dbName);
+    raw = new MongoClient(MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+    await raw.connect();
+  });
+
+  afterAll(async () => {
+    await store?.dropDatabase().catch(() => undefined);
+    await store?.close();
+    await raw?.close();
+  });
+
+  it('stores id as _id (no id field) and meta in _meta', async () => {
+    const c = store.collection('shape');
+    await c.write([{ kind: 'put', doc: { id: 'vm-1', _position: 3, name: 'web' } }]);
+    const docs = await raw.db(dbName).collection('shape').find({}).toArray();
+    expect(docs).toEqual([{ _id: 'vm-1', _position: 3, name: 'web' }]);
+    await store.setMeta('checkpoint', { position: 9 });
+    expect(await raw.db(dbName).collection('_meta').findOne({ _id: 'checkpoint' as never })).toEqual({ _id: 'checkpoint', value: { position: 9 } });
+  });
+
+  it('creates the requested indexes', async () => {
+    const c = store.collection('indexed');
+    await c.ensureIndexes([
+      { fields: [{ field: 'email', direction: 1 }], unique: true },
+      { fields: [{ field: 'tenant', direction: 1 }, { field: 'createdAt', direction: -1 }] },
+    ]);
+    const idx = await raw.db(dbName).collection('indexed').indexes();
+    const byName = new Map(idx.map((i) => [i.name, i]));
+    expect(byName.get('email_1')).toMatchObject({ key: { email: 1 }, unique: true });
+    expect(byName.get('tenant_1_createdAt_-1')).toMatchObject({ key: { tenant: 1, createdAt: -1 } });
+  });
+
+  it('connect() names the URL when the server is unreachable', async () => {
+    await expect(MongoReadStore.connect('mongodb://127.0.0.1:1/x', undefined, { serverSelectionTimeoutMS: 300 })).rejects.toThrow(/cannot reach MongoDB at mongodb:\/\/127\.0\.0\.1:1\/x/);
+  });
+
+  it('benchWrite writes and drops its collection', async () => {
+    const r = await benchWrite(store, 1000);
+    expect(r.docsPerSec).toBeGreaterThan(0);
+    const names = (await raw.db(dbName).listCollections().toArray()).map((x) => x.name);
+    expect(names.filter((n) => n.startsWith('bench_write_'))).toEqual([]);
+  });
+});
