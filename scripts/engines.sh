@@ -209,7 +209,7 @@ write_pg_conf() {
 listen_addresses = '127.0.0.1'
 port = $PG_PORT
 unix_socket_directories = '$PGSOCK'
-max_connections = 200
+max_connections = 400
 shared_buffers = 256MB
 fsync = on
 synchronous_commit = on
@@ -499,6 +499,9 @@ ferretdb_pg_url() {
   local u="${PG_URL:-$DEFAULT_PG_URL}" q=""
   [[ "$u" == *\?* ]] && q="?${u#*\?}" && u="${u%%\?*}"
   local scheme="${u%%://*}" rest="${u#*://}"
+  # FerretDB v1 holds one pool connection per statement of a command until the command ends: a
+  # small pool deadlocks under bulk writes and concurrent tests, so give it a large one.
+  if [[ -z "$q" ]]; then q="?pool_max_conns=200"; elif [[ "$q" != *pool_max_conns* ]]; then q="${q}&pool_max_conns=200"; fi
   echo "${scheme}://${rest%%/*}/ferretdb${q}"
 }
 

@@ -59,6 +59,9 @@ function mapError(collection: string, err: unknown): never {
   throw err;
 }
 
+const UPDATE_CHUNK = 32;
+const INSERT_CHUNK = 1000;
+
 export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCollection<T> {
   private readonly coll: Collection<Stored>;
 
@@ -103,18 +106,52 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
 
   async write(ops: WriteOp<T>[]): Promise<void> {
     if (ops.length === 0) return;
-    const bulk: AnyBulkWriteOperation<Stored>[] = ops.map((op) => {
+    // Each id appears at most once in a call from a projector, but keep the caller's order for
+    // anything else by only batching runs of the same kind.
+    const inserts: Stored[] = [];
+    const updates: AnyBulkWriteOperation<Stored>[] = [];
+    for (const op of ops) {
       if (op.kind === 'put') {
         validateDoc(op.doc);
-        return { replaceOne: { filter: { _id: op.doc.id }, replacement: toStored(op.doc), upsert: true } };
+        if (op.isNew) inserts.push(toStored(op.doc));
+        else updates.push({ replaceOne: { filter: { _id: op.doc.id }, replacement: toStored(op.doc), upsert: true } });
+      } else if (op.kind === 'delete') {
+        updates.push({ deleteOne: { filter: { _id: op.id } } });
+      } else {
+        throw new Error(`unknown write op ${JSON.stringify((op as { kind?: unknown }).kind)}`);
       }
-      if (op.kind === 'delete') return { deleteOne: { filter: { _id: op.id } } };
-      throw new Error(`unknown write op ${JSON.stringify((op as { kind?: unknown }).kind)}`);
-    });
+    }
     try {
-      await this.coll.bulkWrite(bulk, { ordered: true });
+      await this.insertNew(inserts);
+      // FerretDB v1 holds one backend connection per statement of a command until the command ends,
+      // so large update batches deadlock its pool: keep each bulkWrite well under it.
+      for (let i = 0; i < updates.length; i += UPDATE_CHUNK) {
+        await this.coll.bulkWrite(updates.slice(i, i + UPDATE_CHUNK), { ordered: true });
+      }
     } catch (err) {
       mapError(this.name, err);
+    }
+  }
+
+  /** Inserts documents believed new; any that already exist (a wrong hint) are replaced instead. */
+  private async insertNew(docs: Stored[]): Promise<void> {
+    for (let i = 0; i < docs.length; i += INSERT_CHUNK) {
+      const chunk = docs.slice(i, i + INSERT_CHUNK);
+      try {
+        await this.coll.insertMany(chunk, { ordered: false });
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // Retry exactly the documents that failed as replacements: a document that already existed
+        // (a wrong hint) is replaced, and a real unique-index violation surfaces again from replaceOne.
+        const writeErrors = (err as { writeErrors?: Array<{ index?: number }> }).writeErrors;
+        const failed = Array.isArray(writeErrors) && writeErrors.every((w) => typeof w.index === 'number') ? writeErrors.map((w) => chunk[w.index!]) : chunk;
+        for (let j = 0; j < failed.length; j += UPDATE_CHUNK) {
+          await this.coll.bulkWrite(
+            failed.slice(j, j + UPDATE_CHUNK).map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })),
+            { ordered: true },
+          );
+        }
+      }
     }
   }
 

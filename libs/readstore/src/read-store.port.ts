@@ -44,7 +44,12 @@ export interface FindResult<T> {
   total: number;
 }
 
-export type WriteOp<T extends ReadDoc> = { kind: 'put'; doc: T } | { kind: 'delete'; id: string };
+/**
+ * `isNew` is a hint from a writer that knows the document did not exist when it read it (a projector
+ * that loaded the batch's documents): adapters may insert instead of replace, which FerretDB does far
+ * faster. A wrong hint is still handled correctly (falls back to replace).
+ */
+export type WriteOp<T extends ReadDoc> = { kind: 'put'; doc: T; isNew?: boolean } | { kind: 'delete'; id: string };
 
 export interface IndexSpec {
   fields: SortKey[];

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
-import type { IndexSpec, ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
+import type { IndexSpec, ReadDoc, ReadStore, WriteOp } from '../../readstore/src/read-store.port';
 import type { SubscriptionHandler } from './subscription-runner';
 
 /**
@@ -81,6 +81,7 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
     const ids = [...new Set(relevant.map((r) => r.id))];
     const docs = new Map<string, D | null>();
     for (const doc of await collection.getMany(ids)) docs.set(doc.id, doc);
+    const existed = new Set(docs.keys());
     const dirty = new Set<string>();
     for (const { id, event } of relevant) {
       const current = docs.get(id) ?? null;
@@ -91,11 +92,12 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
       dirty.add(id);
     }
     if (dirty.size === 0) return;
-    await collection.write(
-      [...dirty].map((id) => {
-        const doc = docs.get(id);
-        return doc ? { kind: 'put' as const, doc } : { kind: 'delete' as const, id };
-      }),
-    );
+    const ops: WriteOp<D>[] = [];
+    for (const id of dirty) {
+      const doc = docs.get(id);
+      if (doc) ops.push({ kind: 'put', doc, isNew: !existed.has(id) });
+      else if (existed.has(id)) ops.push({ kind: 'delete', id });
+    }
+    if (ops.length > 0) await collection.write(ops);
   }
 }

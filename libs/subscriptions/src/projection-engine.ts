@@ -1,5 +1,6 @@
 import type { EventStore } from '../../eventstore/src/event-store.port';
 import type { ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
+import { MemoryReadStore } from '../../readstore/src/memory-read-store';
 import type { CheckpointStore } from './checkpoint-store';
 import { DocumentProjection, DocumentProjector, ProjectionCatalog } from './document-projection';
 import { SubscriptionRunner } from './subscription-runner';
@@ -71,24 +72,36 @@ export class ProjectionEngine {
     const target = this.store.collection(physical);
     await target.drop();
     await target.ensureIndexes(p.indexes ?? []);
-    const projector = new DocumentProjector(p, this.store, async () => physical, `rebuild:${physical}`, options.batchSize ?? 5000);
+    // A server read store is slow at per-document replaces but fast at bulk inserts: fold the log
+    // into memory first, then insert every document once. The memory store folds in place.
+    const staging = this.store.kind === 'memory' ? null : new MemoryReadStore();
+    const stagingStore = staging ?? this.store;
+    const projector = new DocumentProjector(p, stagingStore, async () => physical, `rebuild:${physical}`, options.batchSize ?? 5000);
 
     const started = performance.now();
     let position = 0;
     let count = 0;
-    const catchUp = async () => {
+    const catchUp = async (via: DocumentProjector<ReadDoc>) => {
       for (;;) {
-        const batch = await this.events.readAll({ fromPosition: position, maxCount: projector.batchSize });
+        const batch = await this.events.readAll({ fromPosition: position, maxCount: via.batchSize });
         if (batch.length === 0) return;
-        await projector.handle(batch);
+        await via.handle(batch);
         position = batch[batch.length - 1].position;
         count += batch.length;
       }
     };
-    await catchUp();
+    await catchUp(projector);
+    if (staging) {
+      const { items } = await staging.collection(physical).find({});
+      for (let i = 0; i < items.length; i += 5000) {
+        await target.write(items.slice(i, i + 5000).map((doc) => ({ kind: 'put' as const, doc, isNew: true })));
+      }
+      await staging.close();
+    }
+    const direct = new DocumentProjector(p, this.store, async () => physical, `rebuild:${physical}`, options.batchSize ?? 5000);
     const live = this.runners.get(name);
     await live?.stop();
-    await catchUp();
+    await catchUp(direct);
     const old = await this.catalog.resolve(p);
     await this.catalog.switchTo(p, physical);
     const liveName = live?.handler.name ?? `projection:${p.name}:v${p.version}`;
