@@ -59,13 +59,28 @@ function mapError(collection: string, err: unknown): never {
   throw err;
 }
 
-const UPDATE_CHUNK = 32;
+const UPDATE_CHUNK = 16;
 const INSERT_CHUNK = 1000;
+
+/** Runs one write at a time (FIFO); shared by every collection of a store. */
+export class WriteGate {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
 
 export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCollection<T> {
   private readonly coll: Collection<Stored>;
 
-  constructor(db: Db, readonly name: string) {
+  constructor(
+    db: Db,
+    readonly name: string,
+    private readonly writeGate: WriteGate = new WriteGate(),
+  ) {
     this.coll = db.collection<Stored>(name);
   }
 
@@ -124,9 +139,10 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
     try {
       await this.insertNew(inserts);
       // FerretDB v1 holds one backend connection per statement of a command until the command ends,
-      // so large update batches deadlock its pool: keep each bulkWrite well under it.
+      // so large or concurrent update batches exhaust its pool and deadlock it: small chunks, and one
+      // multi-statement write at a time per store (the write gate).
       for (let i = 0; i < updates.length; i += UPDATE_CHUNK) {
-        await this.coll.bulkWrite(updates.slice(i, i + UPDATE_CHUNK), { ordered: true });
+        await this.writeGate.run(() => this.coll.bulkWrite(updates.slice(i, i + UPDATE_CHUNK), { ordered: true }));
       }
     } catch (err) {
       mapError(this.name, err);
@@ -138,7 +154,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
     for (let i = 0; i < docs.length; i += INSERT_CHUNK) {
       const chunk = docs.slice(i, i + INSERT_CHUNK);
       try {
-        await this.coll.insertMany(chunk, { ordered: false });
+        await this.writeGate.run(() => this.coll.insertMany(chunk, { ordered: false }));
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
         // Retry exactly the documents that failed as replacements: a document that already existed
@@ -146,10 +162,8 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
         const writeErrors = (err as { writeErrors?: Array<{ index?: number }> }).writeErrors;
         const failed = Array.isArray(writeErrors) && writeErrors.every((w) => typeof w.index === 'number') ? writeErrors.map((w) => chunk[w.index!]) : chunk;
         for (let j = 0; j < failed.length; j += UPDATE_CHUNK) {
-          await this.coll.bulkWrite(
-            failed.slice(j, j + UPDATE_CHUNK).map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } })),
-            { ordered: true },
-          );
+          const ops = failed.slice(j, j + UPDATE_CHUNK).map((d) => ({ replaceOne: { filter: { _id: d._id }, replacement: d, upsert: true } }));
+          await this.writeGate.run(() => this.coll.bulkWrite(ops, { ordered: true }));
         }
       }
     }
@@ -180,6 +194,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
 }
 
 export class MongoReadStore implements ReadStore {
+  private readonly writeGate = new WriteGate();
   readonly kind = 'mongodb' as const;
   private readonly meta: Collection<{ _id: string; value: unknown }>;
 
@@ -210,7 +225,7 @@ export class MongoReadStore implements ReadStore {
 
   collection<T extends ReadDoc = ReadDoc>(physicalName: string): ReadCollection<T> {
     if (physicalName === META_COLLECTION) throw new InvalidQueryError(`collection name ${META_COLLECTION} is reserved for meta data`);
-    return new MongoReadCollection<T>(this.db, physicalName);
+    return new MongoReadCollection<T>(this.db, physicalName, this.writeGate);
   }
 
   async getMeta<T = unknown>(key: string): Promise<T | null> {
