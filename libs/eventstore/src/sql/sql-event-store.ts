@@ -91,6 +91,15 @@ export class SqlEventStore implements EventStore {
     return store;
   }
 
+  /** The SQL connection, for stores that keep their own tables beside the events (e.g. the credential vault). */
+  get sqlClient(): SqlClient {
+    return this.sql;
+  }
+
+  get schemaName(): string {
+    return this.schema;
+  }
+
   private t(name: string): string {
     return `"${this.schema}".${name}`;
   }

@@ -1,0 +1,66 @@
+import { DomainError } from '../../../../libs/domain/shared/domain-error';
+import type { ProviderKind } from '../../../../libs/domain/providers/events';
+import type { CatalogImage, CatalogOs, CatalogPlan, CatalogRegion } from '../../../../libs/providers/src/catalog.types';
+import type { Platform } from '../platform/platform';
+import { loadCatalog } from './catalog.service';
+
+const matches = (x: { id: string; slug: string }, ref: string) => x.id === ref || x.slug === ref || x.slug.toLowerCase() === ref.toLowerCase();
+
+export interface ValidatedCompute {
+  plan: CatalogPlan;
+  region: CatalogRegion;
+  image: CatalogImage | null;
+}
+
+/**
+ * Checks a compute request against the projected catalog (slug or id everywhere; regions also by
+ * site code). Throws 422 INVALID_REGION / INVALID_PLAN / INVALID_OS (DECISIONS 1, 13).
+ */
+export class CatalogValidation {
+  constructor(private readonly platform: Platform) {}
+
+  async validateCompute(input: { providerKind: ProviderKind; region: string; instanceType: string; image?: string | null }): Promise<ValidatedCompute> {
+    const [doc] = await loadCatalog(this.platform, [input.providerKind]);
+    const snap = doc?.snapshot;
+    const region = snap?.regions.find((r) => matches(r, input.region) || r.site.toLowerCase() === input.region.toLowerCase());
+    if (!snap || !region) throw new DomainError('INVALID_REGION', `Unknown region/site: ${input.region}`);
+    const plan = snap.plans.find((p) => matches(p, input.instanceType)) ?? snap.plans.find((p) => snap.instanceTypes.some((t) => t.id === input.instanceType && t.planSlug === p.slug));
+    if (!plan) throw new DomainError('INVALID_PLAN', `Unknown plan/instance type: ${input.instanceType}`);
+    if (!plan.regions.includes(region.slug)) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not available in region ${region.slug}`);
+    let image: CatalogImage | null = null;
+    if (input.image) {
+      image = snap.images.find((i) => matches(i, input.image!) || i.osSlug === input.image || snap.operatingSystems.some((o) => o.id === input.image && o.slug === i.osSlug)) ?? null;
+      if (!image) throw new DomainError('INVALID_OS', `Unknown operating system/image: ${input.image}`);
+    }
+    return { plan, region, image };
+  }
+
+  /** A plan of any provider by slug or id (servers). */
+  async resolvePlan(ref: string): Promise<CatalogPlan & { providerKind: ProviderKind }> {
+    for (const d of await loadCatalog(this.platform)) {
+      const p = d.snapshot.plans.find((x) => matches(x, ref));
+      if (p) return { ...p, providerKind: d.kind };
+    }
+    throw new DomainError('INVALID_PLAN', `Unknown plan: ${ref}`);
+  }
+
+  async resolveOs(ref: string): Promise<CatalogOs> {
+    for (const d of await loadCatalog(this.platform)) {
+      const o = d.snapshot.operatingSystems.find((x) => matches(x, ref));
+      if (o) return o;
+    }
+    throw new DomainError('INVALID_OS', `Unknown operating system: ${ref}`);
+  }
+
+  /** A region by site code, slug or id (servers use sites, e.g. `NYC`). */
+  async resolveSite(site: string): Promise<CatalogRegion & { providerKind: ProviderKind }> {
+    for (const d of await loadCatalog(this.platform)) {
+      const r = d.snapshot.regions.find((x) => x.site.toLowerCase() === site.toLowerCase() || matches(x, site));
+      if (r) return { ...r, providerKind: d.kind };
+    }
+    throw new DomainError('INVALID_REGION', `Unknown region/site: ${site}`);
+  }
+}
+
+/** Convenience wrappers for other features. */
+export const validateCompute = (platform: Platform, input: Parameters<CatalogValidation['validateCompute']>[0]) => new CatalogValidation(platform).validateCompute(input);

@@ -1,0 +1,18 @@
+import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
+import type { Platform } from '../platform/platform';
+
+/**
+ * The provider `providerId` of `projectId`, or null when it is missing, deleted, belongs to another
+ * project or (with `requireEnabled`) is disabled. Callers map null to 404 PROVIDER_NOT_FOUND / NOT_FOUND.
+ */
+export async function findProjectProvider(
+  platform: Platform,
+  projectId: string,
+  providerId: string,
+  opts: { requireEnabled?: boolean } = {},
+): Promise<ProviderDoc | null> {
+  const doc = await (await platform.projections.collection(providersProjection)).get(providerId);
+  if (!doc || doc.projectId !== projectId || doc.deletedAt !== null) return null;
+  if (opts.requireEnabled && !doc.enabled) return null;
+  return doc;
+}

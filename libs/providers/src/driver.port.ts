@@ -1,0 +1,74 @@
+/**
+ * Provider drivers: the only place that talks to a (real or simulated) cloud provider. Every
+ * mutating call carries an idempotency token (one per job attempt, `<jobId>:<attempt>`): a driver
+ * that sees the same token again returns the first outcome instead of acting twice.
+ */
+import type { CatalogSnapshot } from './catalog.types';
+
+export type ProviderKind = 'provider_baremetal' | 'provider_multicloud' | 'provider_publiccloud';
+
+export interface InstanceSpec {
+  instanceId: string;
+  name: string;
+  region: string;
+  instanceType: string;
+  image: string | null;
+  diskSizeGb: number | null;
+  workerCount: number;
+  spot: boolean;
+  sshKeys: string[];
+  accelerators: string | null;
+  ports: number[];
+  /** Tags may carry simulator directives, e.g. `simulate=fail:2` (see the README). */
+  tags: Record<string, string>;
+}
+
+export interface ProvisionedInstance {
+  externalId: string;
+  hostname: string;
+  ipv4: string;
+  ipv6: string | null;
+  vcpus: number;
+  ramMb: number;
+  diskGb: number;
+  gpus: number;
+  gpuType: string | null;
+  sshUser: string;
+  sshPort: number;
+}
+
+export type InstanceAction = 'start' | 'stop' | 'restart' | 'reinstall' | 'rescue' | 'terminate';
+export type LiveStatus = 'active' | 'stopped' | 'terminated' | 'error' | 'unknown';
+
+export interface UtilizationSample {
+  timestamp: string;
+  cpuPercent: number;
+  memoryPercent: number;
+  gpuPercent: number | null;
+  networkInMbps: number;
+  networkOutMbps: number;
+  diskReadMbps: number;
+  diskWriteMbps: number;
+}
+
+/** A driver failure. `retryable` false makes the job fail at once (no further attempts). */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable = true,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface ProviderDriver {
+  readonly kind: ProviderKind;
+  createInstance(token: string, spec: InstanceSpec): Promise<ProvisionedInstance>;
+  instanceAction(token: string, externalId: string, action: InstanceAction, spec: InstanceSpec): Promise<{ status: LiveStatus }>;
+  deleteInstance(token: string, externalId: string, spec: InstanceSpec): Promise<void>;
+  liveStatus(externalId: string): Promise<LiveStatus>;
+  metrics(externalId: string, now: Date, points: number): Promise<UtilizationSample[]>;
+  /** The provider's current offer (plans, regions, OS, instance types, images, availability); optional for drivers without one. */
+  fetchCatalog?(): Promise<CatalogSnapshot>;
+}

@@ -1,0 +1,2 @@
+export * from './simulator-driver';
+export * from './catalog-data';
