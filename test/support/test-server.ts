@@ -34,7 +34,17 @@ export interface TestServer extends RunningServer {
 export async function startTestServer(profile: Profile, env: Record<string, string> = {}): Promise<TestServer> {
   const id = randomUUID().replace(/-/g, '').slice(0, 12);
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-api-test-'));
-  const base: Record<string, string> = { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', PROFILE: profile };
+  // Suites poll the API; the limits themselves are tested in libs/http.
+  const base: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    PROFILE: profile,
+    RATE_LIMIT_PROJECT_PER_MIN: '1000000',
+    RATE_LIMIT_KEY_PER_MIN: '1000000',
+    RATE_LIMIT_IP_PER_MIN: '1000000',
+  };
   if (profile === 'server') {
     Object.assign(base, {
       PG_URL: requireEngine('PG_URL'),

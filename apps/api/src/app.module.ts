@@ -7,6 +7,11 @@ import { AdminProjectsController } from './identity/admin-projects.controller';
 import { HealthController } from './health/health.controller';
 import { AdminProjectionsController } from './admin/admin-projections.controller';
 import { PLATFORM, REDIS_PING } from './tokens';
+import { providersFeature } from './providers/providers.feature';
+import { catalogFeature } from './catalog/catalog.feature';
+import { sshKeysFeature } from './ssh-keys/ssh-keys.feature';
+import { templatesFeature } from './templates/templates.feature';
+import { instancesFeature } from './instances/instances.feature';
 
 @Module({})
 export class AppModule {
@@ -14,7 +19,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ApiKeysController, AdminProjectsController, AdminProjectionsController],
+      controllers: [HealthController, ApiKeysController, AdminProjectsController, AdminProjectionsController, ...providersFeature.controllers, ...catalogFeature.controllers, ...sshKeysFeature.controllers, ...templatesFeature.controllers, ...instancesFeature.controllers],
       providers: [
         { provide: PLATFORM, useValue: platform },
         { provide: IDENTITY, useValue: identity },

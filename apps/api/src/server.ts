@@ -8,6 +8,9 @@ import { MemoryIdempotencyStore, RedisIdempotencyStore } from '../../../libs/htt
 import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
 import { Platform } from './platform/platform';
+import { seedCatalog } from './catalog/catalog.service';
+import { InstancesService } from './instances/instances.service';
+import { DomainError } from '../../../libs/domain/shared/domain-error';
 
 export interface RunningServer {
   url: string;
@@ -22,7 +25,14 @@ export interface RunningServer {
 /** Assembles engines, identity and the HTTP surface; used by main.ts, the tests and the bench. */
 export async function startServer(config: AppConfig, logger: pino.Logger): Promise<RunningServer> {
   const platform = await Platform.open(config, logger);
+  const instances = new InstancesService(platform);
+  platform.onAutoStop = async (doc) => {
+    await instances.act(doc.projectId, doc.id, 'stop', { metadata: { projectId: doc.projectId, actor: 'system:auto-stop' } }).catch((err) => {
+      if (!(err instanceof DomainError && err.code === 'INVALID_STATE')) throw err;
+    });
+  };
   await platform.start();
+  await seedCatalog(platform);
   const identity = new IdentityService(platform);
   const boot = await identity.bootstrap();
   if (boot.created) logger.info({ file: boot.file }, 'first start: project, API key and platform-admin key written to bootstrap file (mode 0600)');

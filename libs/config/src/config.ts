@@ -39,6 +39,9 @@ export const configSchema = z
     RATE_LIMIT_KEY_PER_MIN: positiveInt.default(100),
     RATE_LIMIT_IP_PER_MIN: positiveInt.default(100),
     API_KEY_PEPPER: z.string().min(32).optional(),
+    /** Provider simulator latencies: realistic (default) or zero (tests, benches). */
+    SIMULATOR_LATENCY: z.enum(['realistic', 'zero']).default('realistic'),
+    JOB_CONCURRENCY: positiveInt.default(32),
   })
   .transform((c) => {
     const server = c.PROFILE === 'server';
@@ -68,6 +71,8 @@ export const configSchema = z
       consistencyWaitMs: c.CONSISTENCY_WAIT_MS,
       rateLimits: { perProject: c.RATE_LIMIT_PROJECT_PER_MIN, perKey: c.RATE_LIMIT_KEY_PER_MIN, perIp: c.RATE_LIMIT_IP_PER_MIN },
       apiKeyPepper: c.API_KEY_PEPPER,
+      simulatorLatency: c.SIMULATOR_LATENCY,
+      jobConcurrency: c.JOB_CONCURRENCY,
     };
   })
   .superRefine((c, ctx) => {

@@ -16,10 +16,21 @@ import type { DocumentProjection } from '../../../../libs/subscriptions/src/docu
 import { KafkaRelay } from '../../../../libs/messaging/src/kafka-relay';
 import { metricsRegistry } from '../../../../libs/http/src/metrics';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
+import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
+import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
+import { JobDispatcher } from '../../../../sagas/job-executor/job-dispatcher';
+import { JobExecutor } from '../../../../sagas/job-executor/job-executor';
+import { InstanceOperations } from '../../../../sagas/instance-operations/instance-operations';
+import { AutoStopper } from '../../../../sagas/auto-stop/auto-stopper';
+import { DriverRegistry } from './driver-registry';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
+import { providersFeature } from '../providers/providers.feature';
+import { catalogFeature } from '../catalog/catalog.feature';
+import { sshKeysFeature } from '../ssh-keys/ssh-keys.feature';
+import { templatesFeature } from '../templates/templates.feature';
 
 /** Every read model the API serves. */
-export const PROJECTIONS: DocumentProjection[] = [apiKeysProjection as unknown as DocumentProjection, projectsProjection as unknown as DocumentProjection];
+export const PROJECTIONS: DocumentProjection[] = [apiKeysProjection as unknown as DocumentProjection, projectsProjection as unknown as DocumentProjection, ...providersFeature.projections, ...catalogFeature.projections, ...sshKeysFeature.projections, ...templatesFeature.projections, instancesProjection as unknown as DocumentProjection, jobsProjection as unknown as DocumentProjection];
 
 const appendLatency = new Histogram({
   name: 'eventstore_append_duration_seconds',
@@ -66,8 +77,13 @@ new Gauge({
 export class Platform {
   readonly projections: ProjectionEngine;
   private readonly relays: SubscriptionRunner[] = [];
+  /** Process managers fed by checkpointed subscriptions (e.g. the job dispatcher). */
+  private readonly sagas: SubscriptionRunner[] = [];
+  /** Pollers over due-time indexes (job attempts and retries, auto-stop). */
+  private readonly workers: Array<{ start(): void; stop(): Promise<void> }> = [];
   private kafkaRelay: KafkaRelay | null = null;
   private started = false;
+  readonly drivers: DriverRegistry;
 
   private constructor(
     readonly config: AppConfig,
@@ -79,6 +95,15 @@ export class Platform {
     this.projections = new ProjectionEngine(events, reads, checkpoints, PROJECTIONS, (name, err) =>
       logger.error({ err, subscription: name }, 'subscription batch failed; retrying'),
     );
+    this.drivers = new DriverRegistry(config.simulatorLatency);
+    const onSagaError = (name: string, err: unknown) => logger.error({ err: String(err), subscription: name }, 'saga batch failed; retrying');
+    this.sagas.push(new SubscriptionRunner(events, checkpoints, new JobDispatcher(events), onSagaError));
+    const jobs = () => this.projections.collection(jobsProjection);
+    const executor = new JobExecutor(events, jobs, { instance: new InstanceOperations(events, (kind) => this.drivers.get(kind)) }, logger, {
+      concurrency: config.jobConcurrency,
+    });
+    this.workers.push(executor);
+    this.workers.push(new AutoStopper(() => this.projections.collection(instancesProjection), (doc) => this.onAutoStop?.(doc), logger));
     if (config.kafka) {
       this.kafkaRelay = new KafkaRelay({ brokers: config.kafka.brokers, clientId: 'cloud-api', topicPrefix: config.kafka.topicPrefix, logger });
       this.relays.push(
@@ -112,11 +137,15 @@ export class Platform {
       }
     }
     for (const r of this.relays) await r.start();
+    for (const r of this.sagas) await r.start();
+    for (const w of this.workers) w.start();
     this.registerLagMetrics();
   }
 
   async close(): Promise<void> {
     livePlatforms.delete(this);
+    for (const w of this.workers) await w.stop();
+    for (const r of this.sagas) await r.stop();
     await this.projections.stop();
     for (const r of this.relays) await r.stop();
     await this.kafkaRelay?.stop().catch(() => undefined);
@@ -125,7 +154,31 @@ export class Platform {
   }
 
   allRunners(): SubscriptionRunner[] {
-    return [...this.projections.allRunners(), ...this.relays];
+    return [...this.projections.allRunners(), ...this.sagas, ...this.relays];
+  }
+
+  /** Set by the application: what the auto-stop timer does to an idle instance (a system stop). */
+  onAutoStop?: (doc: InstanceDoc) => Promise<void>;
+
+  /**
+   * Read-your-writes across a process manager: waits for `saga` to pass `position`, then for the
+   * projections to pass the position of the newest event of `stream` (the saga's own write).
+   */
+  async waitForSaga(sagaName: string, position: number, stream: string, projections: string[]): Promise<boolean> {
+    const deadline = Date.now() + this.config.consistencyWaitMs;
+    const saga = this.sagas.find((r) => r.name === sagaName);
+    if (saga) {
+      if (!(await saga.waitFor(position, this.config.consistencyWaitMs))) return false;
+    } else {
+      const checkpoints = new ReadStoreCheckpointStore(this.reads);
+      while ((await checkpoints.load(sagaName)) < position) {
+        if (Date.now() > deadline) return false;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    const written = await this.events.readStream(stream);
+    const last = written[written.length - 1];
+    return last ? this.waitForProjections(last.position, projections) : false;
   }
 
   /** Readiness of the downstream bus: null when this profile runs without Kafka. */

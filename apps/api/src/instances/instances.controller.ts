@@ -1,0 +1,243 @@
+import { Controller, Inject, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
+import { listResult } from '../../../../libs/http/src/list-result';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import { commandContext } from '../identity/request-context';
+import { projectIdOf } from '../common/resource-lifecycle';
+import { Platform } from '../platform/platform';
+import { PLATFORM } from '../tokens';
+import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
+import { InstancesService } from './instances.service';
+import { jobResource, jobAttributes } from '../jobs/job-view';
+
+const tagsSchema = z.union([
+  z.record(z.string().min(1).max(128), z.string().max(256)),
+  z.array(z.object({ key: z.string().min(1).max(128), value: z.string().max(256) })),
+]);
+
+const createBody = z.object({
+  name: z.string().min(1).max(64),
+  providerId: z.string().min(1).max(64),
+  region: z.string().min(1).max(64),
+  instanceType: z.string().min(1).max(64),
+  workerCount: z.number().int().min(1).max(1000).optional(),
+  image: z.string().min(1).max(128).optional(),
+  diskSizeGb: z.number().int().min(1).max(1_000_000).optional(),
+  sshKeyId: z.string().min(1).max(64).optional(),
+  spot: z.boolean().optional(),
+  ports: z.array(z.number().int().min(1).max(65535)).max(100).optional(),
+  autoStopMinutes: z.number().int().min(0).max(525_600).optional(),
+  accelerators: z.string().regex(/^[A-Za-z0-9._-]+:[1-9][0-9]{0,2}$/, 'must be <GPU type>:<count>').optional(),
+  tags: tagsSchema.optional(),
+});
+const patchBody = z.object({ name: z.string().min(1).max(64).optional(), tags: tagsSchema.optional() });
+const actionBody = z.object({ action: z.enum(['start', 'stop', 'restart', 'terminate', 'reinstall', 'rescue']) });
+const idParams = z.object({ id: z.string().min(1).max(64) });
+const listFilters = z.object({
+  status: z.enum(['creating', 'active', 'stopping', 'stopped', 'error', 'terminated', 'terminating', 'starting', 'provisioning']).optional(),
+  provider: z.string().max(64).optional(),
+  region: z.string().max(64).optional(),
+});
+const accepted = resourceSchema('instances', instanceAttributes, { jobId: z.string() });
+
+@Controller()
+export class InstancesController {
+  private readonly service: InstancesService;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.service = new InstancesService(platform);
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/instances',
+    summary: 'Create an instance: 202 with the instance in creating and the id of its job',
+    tag: 'Instances',
+    auth: 'project',
+    permission: 'instances:write',
+    type: 'instances',
+    body: createBody,
+    idempotent: true,
+    responses: { 202: accepted },
+  })
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
+    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p));
+    return { data: instanceResource(doc, { expandPlan: true }), jobId };
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/instances',
+    summary: 'List instances (terminated ones only with status=terminated)',
+    tag: 'Instances',
+    auth: 'project',
+    query: listFilters,
+    list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
+    responses: { 200: collectionSchema('instances', instanceAttributes) },
+  })
+  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof listFilters>>) {
+    const filter: Filter = { projectId: projectIdOf(p), status: list.filters.status ?? { $ne: 'terminated' } };
+    if (list.filters.provider) filter.providerId = list.filters.provider;
+    if (list.filters.region) filter.region = list.filters.region;
+    const { items, total } = await (await this.service.instances()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(items.map((d) => instanceResource(d)), total);
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/instances/all',
+    summary: 'All active instances across enabled providers; refresh=true syncs live statuses from the drivers first',
+    tag: 'Instances',
+    auth: 'project',
+    query: z.object({ refresh: z.enum(['true', 'false']).optional() }),
+    responses: { 200: z.object({ data: z.array(z.object({ id: z.string(), type: z.literal('instances'), attributes: instanceAttributes.extend({ liveStatus: z.string().optional() }) })), meta: z.object({ total: z.number(), refreshed: z.boolean() }) }) },
+  })
+  async all(@CurrentPrincipal() p: Principal, @Parsed('query') q: { refresh?: 'true' | 'false' }) {
+    const { items } = await (await this.service.instances()).find({ filter: { projectId: projectIdOf(p), status: 'active' }, sort: [{ field: 'createdAt', direction: -1 }], limit: 10_000 });
+    const refresh = q.refresh === 'true';
+    const data = await Promise.all(
+      items.map(async (d) => {
+        const r = instanceResource(d);
+        if (!refresh || !d.externalId) return r;
+        const liveStatus = await this.platform.drivers.get(d.providerKind).liveStatus(d.externalId);
+        return { ...r, attributes: { ...r.attributes, liveStatus } };
+      }),
+    );
+    return { data, meta: { total: data.length, refreshed: refresh } };
+  }
+
+  @ApiRoute({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } })
+  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    return { data: instanceResource(await this.service.get(projectIdOf(p), params.id)) };
+  }
+
+  @ApiRoute({
+    method: 'PATCH',
+    path: '/v1/instances/{id}',
+    summary: 'Rename an instance or replace its tags',
+    tag: 'Instances',
+    auth: 'project',
+    permission: 'instances:write',
+    type: 'instances',
+    params: idParams,
+    body: patchBody,
+    responses: { 200: resourceSchema('instances', instanceAttributes) },
+  })
+  async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof patchBody>) {
+    return { data: instanceResource(await this.service.update(projectIdOf(p), params.id, body, commandContext(req, p))) };
+  }
+
+  @ApiRoute({
+    method: 'DELETE',
+    path: '/v1/instances/{id}',
+    summary: 'Terminate an instance (asynchronous): 202 with its job id',
+    tag: 'Instances',
+    auth: 'project',
+    permission: 'instances:write',
+    params: idParams,
+    idempotent: true,
+    responses: { 202: accepted },
+  })
+  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    const { doc, jobId } = await this.service.act(projectIdOf(p), params.id, 'terminate', commandContext(req, p), { viaDelete: true });
+    return { data: instanceResource(doc), jobId };
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/instances/{id}/actions',
+    summary: 'Start, stop, restart, terminate, reinstall or rescue an instance: 202 with the job id',
+    tag: 'Instances',
+    auth: 'project',
+    permission: 'instances:write',
+    type: 'actions',
+    params: idParams,
+    body: actionBody,
+    idempotent: true,
+    responses: { 202: accepted },
+  })
+  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof actionBody>) {
+    const { doc, jobId } = await this.service.act(projectIdOf(p), params.id, body.action, commandContext(req, p));
+    return { data: instanceResource(doc), jobId };
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/instances/{id}/events',
+    summary: "The instance's activity log, read from its event history",
+    tag: 'Instances',
+    auth: 'project',
+    params: idParams,
+    list: { type: 'instance-events', sortFields: ['createdAt'], defaultSort: 'createdAt' },
+    responses: { 200: collectionSchema('instance-events', z.object({ event: z.string(), revision: z.number(), data: z.record(z.string(), z.unknown()), actor: z.string().nullable(), createdAt: z.string() })) },
+  })
+  async events(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
+    await this.service.get(projectIdOf(p), params.id);
+    const history = await this.platform.events.readStream(`instance-${params.id}`);
+    const ordered = list.sort[0]?.direction === -1 ? [...history].reverse() : history;
+    const page = ordered.slice(list.skip, list.skip + list.limit);
+    return listResult(
+      page.map((e) => ({ id: e.id, type: 'instance-events', attributes: { event: e.type, revision: e.revision, data: e.data, actor: (e.metadata.actor as string) ?? null, createdAt: e.recordedAt } })),
+      history.length,
+    );
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/instances/{id}/jobs',
+    summary: "The instance's job history",
+    tag: 'Instances',
+    auth: 'project',
+    params: idParams,
+    list: { type: 'jobs', sortFields: ['createdAt', 'status'] },
+    responses: { 200: collectionSchema('jobs', jobAttributes) },
+  })
+  async jobs(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
+    await this.service.get(projectIdOf(p), params.id);
+    const { items, total } = await (await this.service.jobs()).find({ filter: { instanceId: params.id }, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(items.map(jobResource), total);
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/instances/{id}/ssh',
+    summary: 'SSH connection details',
+    tag: 'Instances',
+    auth: 'project',
+    params: idParams,
+    responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('ssh-details'), attributes: z.object({ host: z.string().nullable(), port: z.number(), username: z.string(), keyFingerprint: z.string().nullable(), command: z.string().nullable() }) }) }) },
+  })
+  async ssh(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    const doc = await this.service.get(projectIdOf(p), params.id);
+    const username = doc.sshUser ?? 'root';
+    const port = doc.sshPort ?? 22;
+    return {
+      data: {
+        id: doc.id,
+        type: 'ssh-details',
+        attributes: { host: doc.ipv4, port, username, keyFingerprint: null, command: doc.ipv4 ? `ssh -p ${port} ${username}@${doc.ipv4}` : null },
+      },
+    };
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/instances/{id}/metrics',
+    summary: 'CPU, memory, GPU, network and disk utilization from the provider driver',
+    tag: 'Instances',
+    auth: 'project',
+    params: idParams,
+    query: z.object({ points: z.coerce.number().int().min(1).max(1440).optional() }),
+    responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('instance-metrics'), attributes: z.object({ samples: z.array(z.record(z.string(), z.unknown())) }) }) }) },
+  })
+  async metrics(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('query') q: { points?: number }) {
+    const doc = await this.service.get(projectIdOf(p), params.id);
+    const samples = doc.externalId && doc.status === 'active' ? await this.platform.drivers.get(doc.providerKind).metrics(doc.externalId, new Date(), q.points ?? 60) : [];
+    return { data: { id: doc.id, type: 'instance-metrics', attributes: { samples } } };
+  }
+}

@@ -1,0 +1,160 @@
+import { v7 as uuidv7 } from 'uuid';
+import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
+import { instanceDecider } from '../../../../libs/domain/compute/instance.decider';
+import { instanceStream, type InstanceAction, type InstanceSpecData } from '../../../../libs/domain/compute/instance.events';
+import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
+import { jobStream } from '../../../../libs/domain/jobs/events';
+import type { ProviderKind } from '../../../../libs/domain/providers/events';
+import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
+import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { requireProjectProvider } from '../common/project-provider';
+import type { Platform } from '../platform/platform';
+
+export interface CreateInstanceInput {
+  name: string;
+  providerId: string;
+  region: string;
+  instanceType: string;
+  workerCount?: number;
+  image?: string;
+  diskSizeGb?: number;
+  sshKeyId?: string;
+  spot?: boolean;
+  ports?: number[];
+  autoStopMinutes?: number;
+  accelerators?: string;
+  tags?: Record<string, string> | Array<{ key: string; value: string }>;
+}
+
+export function normalizeTags(tags: CreateInstanceInput['tags']): Array<{ key: string; value: string }> {
+  const list = Array.isArray(tags) ? tags : Object.entries(tags ?? {}).map(([key, value]) => ({ key, value }));
+  const byKey = new Map(list.map((t) => [t.key, t.value]));
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, value]) => ({ key, value }));
+}
+
+const DISPATCHER = 'saga:job-dispatcher';
+
+/** Instance writes (spec 4.1, DECISIONS 6): each accepted request records an event that carries its job id. */
+export class InstancesService {
+  private readonly catalog: CatalogValidation;
+
+  constructor(private readonly platform: Platform) {
+    this.catalog = new CatalogValidation(platform);
+  }
+
+  instances() {
+    return this.platform.projections.collection(instancesProjection);
+  }
+
+  jobs() {
+    return this.platform.projections.collection(jobsProjection);
+  }
+
+  async get(projectId: string, id: string): Promise<InstanceDoc> {
+    const doc = await (await this.instances()).get(id);
+    if (!doc || doc.projectId !== projectId) throw notFound('Instance not found');
+    return doc;
+  }
+
+  async create(projectId: string, input: CreateInstanceInput, ctx: CommandContext): Promise<{ doc: InstanceDoc; jobId: string }> {
+    const provider = await requireProjectProvider(this.platform, projectId, input.providerId, { requireEnabled: true });
+    const kind = provider.name as ProviderKind;
+    const { plan, region, image } = await this.catalog.validateCompute({ providerKind: kind, region: input.region, instanceType: input.instanceType, image: input.image ?? null });
+    const instanceId = uuidv7();
+    const jobId = uuidv7();
+    const [gpuType, gpuCount] = input.accelerators ? input.accelerators.split(':') : [plan.gpuType, String(plan.gpuCount)];
+    const spec: InstanceSpecData = {
+      projectId,
+      providerId: provider.id,
+      providerKind: kind,
+      name: input.name,
+      hostname: `${input.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'instance'}.${region.slug}`,
+      region: region.slug,
+      site: region.site,
+      instanceType: plan.slug,
+      plan: { slug: plan.slug, name: plan.name },
+      image: image?.slug ?? null,
+      operatingSystem: image ? { slug: image.osSlug, name: image.name } : null,
+      diskSizeGb: input.diskSizeGb ?? null,
+      workerCount: input.workerCount ?? 1,
+      spot: input.spot ?? false,
+      ports: input.ports ?? [],
+      autoStopMinutes: input.autoStopMinutes ?? null,
+      accelerators: input.accelerators ?? null,
+      sshKeyId: input.sshKeyId ?? null,
+      tags: normalizeTags(input.tags),
+      vcpus: plan.cpuCores,
+      ramMb: plan.memoryGb * 1024,
+      diskGb: input.diskSizeGb ?? plan.diskGb,
+      gpus: Number(gpuCount ?? 0) || 0,
+      gpuType: gpuType ?? null,
+      hourlyPriceCents: plan.pricing?.USD?.hourlyCents ?? null,
+    };
+    const result = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, { type: 'RequestInstance', instanceId, jobId, spec, now: new Date().toISOString() }, ctx);
+    await this.settle(result.position, jobId);
+    return { doc: await this.get(projectId, instanceId), jobId };
+  }
+
+  async act(projectId: string, id: string, action: InstanceAction, ctx: CommandContext, opts: { viaDelete?: boolean } = {}): Promise<{ doc: InstanceDoc; jobId: string }> {
+    const current = await this.get(projectId, id);
+    const jobId = uuidv7();
+    const result = await handleCommand(
+      this.platform.events,
+      instanceStream(id),
+      instanceDecider,
+      {
+        type: 'RequestInstanceAction',
+        jobId,
+        action,
+        viaDelete: opts.viaDelete,
+        now: new Date().toISOString(),
+        requestedBy: String(ctx.metadata.actor ?? 'unknown'),
+        ...(action === 'rescue' ? { rescueImage: `rescue-${current.operatingSystem?.slug ?? 'linux'}` } : {}),
+      },
+      ctx,
+    );
+    await this.settle(result.position, jobId);
+    return { doc: await this.get(projectId, id), jobId };
+  }
+
+  async update(projectId: string, id: string, input: { name?: string; tags?: CreateInstanceInput['tags'] }, ctx: CommandContext): Promise<InstanceDoc> {
+    await this.get(projectId, id);
+    const result = await handleCommand(
+      this.platform.events,
+      instanceStream(id),
+      instanceDecider,
+      { type: 'UpdateInstance', name: input.name, tags: input.tags === undefined ? undefined : normalizeTags(input.tags), now: new Date().toISOString() },
+      ctx,
+    );
+    await this.platform.waitForProjections(result.position, ['instances']);
+    return this.get(projectId, id);
+  }
+
+  async retryJob(projectId: string | null, jobId: string, ctx: CommandContext): Promise<JobDoc> {
+    const job = await (await this.jobs()).get(jobId);
+    if (!job || (projectId !== null && job.projectId !== projectId)) throw notFound('Job not found');
+    const retried = await handleCommand(this.platform.events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: new Date().toISOString() }, ctx);
+    let position = retried.position;
+    if (job.resourceType === 'instance') {
+      const reset = await handleCommand(this.platform.events, instanceStream(job.resourceId), instanceDecider, { type: 'RetryInstanceOperation', jobId, now: new Date().toISOString() }, ctx);
+      position = reset.position ?? position;
+    }
+    await this.platform.waitForProjections(position, ['instances', 'jobs']);
+    return (await (await this.jobs()).get(jobId))!;
+  }
+
+  /** Read-your-writes for the instance and for the job the dispatcher creates from its event. */
+  private async settle(position: number | null, jobId: string): Promise<void> {
+    if (position === null) return;
+    const ok = await this.platform.waitForProjections(position, ['instances']);
+    const jobReady = ok && (await this.platform.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
+    if (!jobReady) this.platform.logger.warn({ jobId, position }, 'read models did not catch up within the consistency wait');
+  }
+}
+
+export function invalidAction(action: string): ApiError {
+  return new ApiError('BAD_REQUEST', `Unknown action ${action}`);
+}

@@ -1,0 +1,3 @@
+export * from './events';
+export * from './ssh-key.decider';
+export * from './openssh-public-key';

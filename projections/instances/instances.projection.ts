@@ -1,0 +1,114 @@
+import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+import { INSTANCE_EVENT_TYPES, type InstanceEvent, type InstanceSpecData, type InstanceStatus } from '../../libs/domain/compute/instance.events';
+
+export interface InstanceDoc extends ReadDoc, Omit<InstanceSpecData, 'tags'> {
+  projectId: string;
+  status: InstanceStatus;
+  tags: Array<{ key: string; value: string }>;
+  jobId: string;
+  externalId: string | null;
+  ipv4: string | null;
+  ipv6: string | null;
+  sshUser: string | null;
+  sshPort: number | null;
+  errorMessage: string | null;
+  rescueImage: string | null;
+  /** When the system stops this instance for inactivity (active instances with autoStopMinutes only). */
+  autoStopAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+const plusMinutes = (iso: string, minutes: number | null) => (minutes && minutes > 0 ? new Date(Date.parse(iso) + minutes * 60_000).toISOString() : null);
+
+/** Serves the instance routes, the auto-stop due-time index and the live-status sync. */
+export const instancesProjection: DocumentProjection<InstanceDoc> = {
+  name: 'instances',
+  version: 1,
+  eventTypes: INSTANCE_EVENT_TYPES,
+  indexes: [
+    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
+    { fields: [{ field: 'projectId', direction: 1 }, { field: 'status', direction: 1 }] },
+    { fields: [{ field: 'status', direction: 1 }, { field: 'autoStopAt', direction: 1 }] },
+  ],
+  documentId: (e) => (e.data as { instanceId: string }).instanceId,
+  evolve: (current, recorded: RecordedEvent) => {
+    const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
+    if (event.type === 'compute.InstanceRequested.v1') {
+      const { instanceId, jobId, requestedAt, ...spec } = event.data;
+      return {
+        ...spec,
+        id: instanceId,
+        _position: recorded.position,
+        status: 'creating',
+        jobId,
+        externalId: null,
+        ipv4: null,
+        ipv6: null,
+        sshUser: null,
+        sshPort: null,
+        errorMessage: null,
+        rescueImage: null,
+        autoStopAt: null,
+        createdAt: requestedAt,
+        updatedAt: requestedAt,
+        deletedAt: null,
+      };
+    }
+    if (!current) return null;
+    const at = 'at' in event.data ? event.data.at : recorded.recordedAt;
+    const base = { ...current, updatedAt: at };
+    switch (event.type) {
+      case 'compute.InstanceActionRequested.v1':
+        return {
+          ...base,
+          updatedAt: event.data.requestedAt,
+          status: event.data.to,
+          jobId: event.data.jobId,
+          errorMessage: null,
+          autoStopAt: null,
+          rescueImage: event.data.action === 'rescue' ? (event.data.rescueImage ?? null) : event.data.action === 'reinstall' ? null : current.rescueImage,
+        };
+      case 'compute.InstanceProvisioningStarted.v1':
+        return { ...base, status: 'provisioning' };
+      case 'compute.InstanceProvisioned.v1':
+        return {
+          ...base,
+          status: 'active',
+          externalId: event.data.externalId,
+          hostname: event.data.hostname,
+          ipv4: event.data.ipv4,
+          ipv6: event.data.ipv6,
+          sshUser: event.data.sshUser,
+          sshPort: event.data.sshPort,
+          autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes),
+        };
+      case 'compute.InstanceStopped.v1':
+        return { ...base, status: 'stopped', autoStopAt: null };
+      case 'compute.InstanceRebooting.v1':
+        return { ...base, status: 'starting' };
+      case 'compute.InstanceStarted.v1':
+        return { ...base, status: 'active', autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes) };
+      case 'compute.InstanceTerminated.v1':
+        return { ...base, status: 'terminated', deletedAt: event.data.at, autoStopAt: null };
+      case 'compute.InstanceOperationFailed.v1':
+        return { ...base, status: 'error', errorMessage: event.data.error, autoStopAt: null };
+      case 'compute.InstanceOperationRetried.v1':
+        return { ...base, status: event.data.status, errorMessage: null };
+      case 'compute.InstanceUpdated.v1':
+        return {
+          ...base,
+          ...(event.data.name ? { name: event.data.name } : {}),
+          ...(event.data.tags ? { tags: event.data.tags } : {}),
+          autoStopAt: current.status === 'active' ? plusMinutes(event.data.at, current.autoStopMinutes) : current.autoStopAt,
+        };
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+};

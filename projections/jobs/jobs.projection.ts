@@ -1,0 +1,86 @@
+import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+import { JobEventTypes, type JobEvent, type JobStatus, type JobType } from '../../libs/domain/jobs/events';
+
+export interface JobDoc extends ReadDoc {
+  projectId: string | null;
+  type: JobType;
+  status: JobStatus;
+  resourceType: string;
+  resourceId: string;
+  /** Set for instance jobs, for the `instanceId` filter. */
+  instanceId: string | null;
+  operation: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  maxAttempts: number;
+  /** Manual retries so far: part of each attempt's idempotency token. */
+  retries: number;
+  error: string | null;
+  /** Pending jobs: when the next attempt may start (the durable retry timer). */
+  dueAt: string | null;
+  result: Record<string, unknown> | null;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+/** Serves the job routes and is the executor's due-time index (pending jobs by dueAt). */
+export const jobsProjection: DocumentProjection<JobDoc> = {
+  name: 'jobs',
+  version: 1,
+  eventTypes: Object.values(JobEventTypes),
+  indexes: [
+    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
+    { fields: [{ field: 'status', direction: 1 }, { field: 'dueAt', direction: 1 }] },
+    { fields: [{ field: 'instanceId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
+  ],
+  documentId: (e) => (e.data as { jobId: string }).jobId,
+  evolve: (current, recorded: RecordedEvent) => {
+    const event = { type: recorded.type, data: recorded.data } as JobEvent;
+    if (event.type === 'jobs.JobEnqueued.v1') {
+      const d = event.data;
+      return {
+        id: d.jobId,
+        _position: recorded.position,
+        projectId: d.projectId,
+        type: d.type,
+        status: 'pending',
+        resourceType: d.resourceType,
+        resourceId: d.resourceId,
+        instanceId: d.resourceType === 'instance' ? d.resourceId : null,
+        operation: d.operation,
+        payload: d.payload,
+        attempts: 0,
+        maxAttempts: d.maxAttempts,
+        retries: 0,
+        error: null,
+        dueAt: d.enqueuedAt,
+        result: null,
+        createdAt: d.enqueuedAt,
+        updatedAt: d.enqueuedAt,
+        startedAt: null,
+        completedAt: null,
+      };
+    }
+    if (!current) return null;
+    switch (event.type) {
+      case 'jobs.JobAttemptStarted.v1':
+        return { ...current, status: 'processing', attempts: event.data.attempt, dueAt: null, startedAt: current.startedAt ?? event.data.startedAt, updatedAt: event.data.startedAt };
+      case 'jobs.JobAttemptFailed.v1':
+        return { ...current, status: event.data.retryAt ? 'pending' : current.status, error: event.data.error, dueAt: event.data.retryAt, updatedAt: event.data.failedAt };
+      case 'jobs.JobCompleted.v1':
+        return { ...current, status: 'completed', error: null, result: event.data.result, dueAt: null, completedAt: event.data.completedAt, updatedAt: event.data.completedAt };
+      case 'jobs.JobFailed.v1':
+        return { ...current, status: 'failed', error: event.data.error, dueAt: null, completedAt: event.data.failedAt, updatedAt: event.data.failedAt };
+      case 'jobs.JobRetried.v1':
+        return { ...current, status: 'pending', attempts: 0, retries: (current.retries ?? 0) + 1, maxAttempts: event.data.maxAttempts, dueAt: event.data.retriedAt, completedAt: null, updatedAt: event.data.retriedAt };
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+};

@@ -1,0 +1,47 @@
+import type pino from 'pino';
+import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
+import type { InstanceDoc } from '../../projections/instances/instances.projection';
+
+/**
+ * StopInstanceOnInactivity: the durable timer is the `autoStopAt` of the instances read model
+ * (projected from the events that make an instance active), so restarts re-arm it by themselves.
+ * Firing requests an ordinary stop, which emits the same events as a client's stop.
+ */
+export class AutoStopper {
+  private timer: NodeJS.Timeout | null = null;
+  private busy = false;
+  private stopped = false;
+
+  constructor(
+    private readonly instances: () => Promise<ReadCollection<InstanceDoc>>,
+    private readonly stopInstance: (doc: InstanceDoc) => Promise<void> | undefined,
+    private readonly logger: pino.Logger,
+    private readonly intervalMs = 1000,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    while (this.busy) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy || this.stopped) return;
+    this.busy = true;
+    try {
+      const due = await (await this.instances()).find({ filter: { status: 'active', autoStopAt: { $lte: new Date().toISOString() } }, sort: [{ field: 'autoStopAt', direction: 1 }], limit: 100 });
+      for (const doc of due.items) {
+        await Promise.resolve(this.stopInstance(doc)).catch((err) => this.logger.warn({ err: String(err), instanceId: doc.id }, 'auto-stop failed; retrying on the next tick'));
+      }
+    } catch (err) {
+      this.logger.warn({ err: String(err) }, 'auto-stop tick failed');
+    } finally {
+      this.busy = false;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { handleCommand } from '../../libs/eventstore/src/handle-command';
+import { jobDecider } from '../../libs/domain/jobs/job.decider';
+import { jobStream } from '../../libs/domain/jobs/events';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import type { InstanceActionRequested, InstanceRequested } from '../../libs/domain/compute/instance.events';
+import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
+
+export const MAX_ATTEMPTS = 3;
+
+/**
+ * EnqueueJobOnInstanceRequested / EnqueueJobOnInstanceActionRequested: the resource's event is the
+ * source of truth and carries the job id; this checkpointed reaction creates the job stream. A
+ * crash between the two leaves nothing stuck: the subscription replays and `no_stream` makes the
+ * enqueue happen exactly once.
+ */
+export class JobDispatcher implements SubscriptionHandler {
+  readonly name = 'saga:job-dispatcher';
+  readonly batchSize = 200;
+
+  constructor(private readonly events: EventStore) {}
+
+  async handle(batch: RecordedEvent[]): Promise<void> {
+    const work: Array<Promise<unknown>> = [];
+    for (const e of batch) {
+      const meta = { projectId: e.metadata.projectId, actor: 'system:job-dispatcher', correlationId: e.metadata.correlationId ?? e.id, causationId: e.id, requestId: e.metadata.requestId };
+      if (e.type === 'compute.InstanceRequested.v1') {
+        const d = e.data as InstanceRequested['data'];
+        const { jobId, instanceId, requestedAt, ...spec } = d;
+        work.push(this.enqueue(jobId, { jobId, projectId: d.projectId, type: 'instance.create', resourceType: 'instance', resourceId: instanceId, operation: 'create', payload: { ...spec }, maxAttempts: MAX_ATTEMPTS, enqueuedAt: requestedAt }, meta));
+      } else if (e.type === 'compute.InstanceActionRequested.v1') {
+        const d = e.data as InstanceActionRequested['data'];
+        work.push(
+          this.enqueue(
+            d.jobId,
+            {
+              jobId: d.jobId,
+              projectId: e.metadata.projectId ?? null,
+              type: d.jobType,
+              resourceType: 'instance',
+              resourceId: d.instanceId,
+              operation: d.action,
+              payload: { action: d.action, from: d.from, requestedBy: d.requestedBy, ...(d.rescueImage ? { rescueImage: d.rescueImage } : {}) },
+              maxAttempts: MAX_ATTEMPTS,
+              enqueuedAt: d.requestedAt,
+            },
+            meta,
+          ),
+        );
+      }
+    }
+    await Promise.all(work);
+  }
+
+  private async enqueue(jobId: string, job: Parameters<typeof jobDecider.decide>[0] extends infer C ? (C extends { type: 'EnqueueJob'; job: infer J } ? J : never) : never, metadata: Record<string, unknown>) {
+    try {
+      await handleCommand(this.events, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, { metadata });
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'CONFLICT') return; // enqueued before a crash: done
+      throw err;
+    }
+  }
+}

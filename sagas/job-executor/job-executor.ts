@@ -1,0 +1,139 @@
+import type pino from 'pino';
+import type { EventStore } from '../../libs/eventstore/src/event-store.port';
+import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { jobDecider } from '../../libs/domain/jobs/job.decider';
+import { jobStream } from '../../libs/domain/jobs/events';
+import { ProviderError } from '../../libs/providers/src/driver.port';
+import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
+import type { JobDoc } from '../../projections/jobs/jobs.projection';
+
+/** What a job does to its resource; one per resource type. */
+export interface JobOperationHandler {
+  /** Runs one attempt. The token is stable per attempt, so a re-run after a crash is idempotent. */
+  execute(job: JobDoc, attempt: number, token: string, ctx: CommandContext): Promise<Record<string, unknown>>;
+  /** Called once when the job has failed for good. */
+  onFailed(job: JobDoc, error: string, ctx: CommandContext): Promise<void>;
+}
+
+export interface JobExecutorOptions {
+  concurrency?: number;
+  pollIntervalMs?: number;
+}
+
+/**
+ * The job process manager. Its timers are the `dueAt` index of the jobs read model (projected from
+ * JobEnqueued / JobAttemptFailed.retryAt / JobRetried), so a restart re-arms every retry by
+ * itself. Each attempt is started with an optimistic append (only one executor wins it); an
+ * attempt found `processing` at start-up was cut off by a crash and is re-run with its token.
+ */
+export class JobExecutor {
+  private readonly inFlight = new Set<string>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private recovered = false;
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly jobs: () => Promise<ReadCollection<JobDoc>>,
+    private readonly handlers: Record<string, JobOperationHandler>,
+    private readonly logger: pino.Logger,
+    options: JobExecutorOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 32;
+    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.loop = this.run();
+  }
+
+  /** Hint that new jobs may be due (the jobs projection just moved). */
+  poke(): void {
+    const w = this.wake;
+    this.wake = null;
+    w?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.poke();
+    await this.loop;
+    while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.tick();
+      } catch (err) {
+        this.logger.warn({ err: String(err) }, 'job executor tick failed');
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.timer = setTimeout(resolve, this.pollIntervalMs);
+      });
+      if (this.timer) clearTimeout(this.timer);
+    }
+  }
+
+  private async tick(): Promise<void> {
+    const jobs = await this.jobs();
+    if (!this.recovered) {
+      // Attempts cut off by a crash: still `processing`, but nobody in this process runs them.
+      const stale = await jobs.find({ filter: { status: 'processing' }, sort: [{ field: 'updatedAt', direction: 1 }], limit: 10_000 });
+      for (const job of stale.items) this.launch(job, job.attempts, false);
+      this.recovered = true;
+    }
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const due = await jobs.find({
+      filter: { status: 'pending', dueAt: { $lte: new Date().toISOString() } },
+      sort: [{ field: 'dueAt', direction: 1 }],
+      limit: free + this.inFlight.size,
+    });
+    for (const job of due.items) {
+      if (this.inFlight.size >= this.concurrency) break;
+      this.launch(job, job.attempts + 1, true);
+    }
+  }
+
+  private launch(job: JobDoc, attempt: number, fresh: boolean): void {
+    if (this.inFlight.has(job.id) || this.stopped) return;
+    this.inFlight.add(job.id);
+    void this.attempt(job, attempt, fresh)
+      .catch((err) => this.logger.error({ err: String(err), jobId: job.id }, 'job attempt crashed; it will be recovered'))
+      .finally(() => {
+        this.inFlight.delete(job.id);
+        this.poke();
+      });
+  }
+
+  private async attempt(job: JobDoc, attempt: number, fresh: boolean): Promise<void> {
+    const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id } };
+    const now = () => new Date().toISOString();
+    if (fresh) {
+      const started = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'StartAttempt', attempt, now: now() }, ctx);
+      if (started.events.length === 0) return; // someone else started it, or it is not due yet
+    }
+    const handler = this.handlers[job.resourceType];
+    // Unique per attempt of each budget (a manual retry starts a new budget); ends in the attempt number.
+    const token = `${job.id}:r${job.retries ?? 0}:${attempt}`;
+    let result: Record<string, unknown>;
+    try {
+      if (!handler) throw new ProviderError(`No handler for ${job.resourceType} jobs`, false);
+      result = await handler.execute(job, attempt, token, ctx);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const retryable = !(err instanceof ProviderError) || err.retryable;
+      const failed = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'RecordAttemptFailure', attempt, error: message, retryable, now: now() }, ctx);
+      if (failed.state.status === 'failed' && handler) await handler.onFailed(job, message, ctx);
+      return;
+    }
+    await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'CompleteAttempt', attempt, now: now(), result }, ctx);
+  }
+}

@@ -1,0 +1,181 @@
+import { startTestServer, type Profile, type TestServer } from '../support/test-server';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (ok(v)) return v;
+    if (Date.now() > end) return v;
+    await sleep(50);
+  }
+}
+
+describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%s profile)', (profile) => {
+  let srv: TestServer;
+  let api: ReturnType<TestServer['as']>;
+  let providerId: string;
+  const base = { region: 'us-east-1', instanceType: 'pc-t3-medium' };
+
+  beforeAll(async () => {
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    api = srv.as(srv.bootstrap.apiKey);
+    const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-123' });
+    expect(provider.status).toBe(201);
+    providerId = provider.body.data.id;
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  const job = (id: string) => api.get(`/v1/jobs/${id}`);
+  const instance = (id: string) => api.get(`/v1/instances/${id}`);
+
+  it('accepts a create (202), is readable at once, and its job completes with the instance active', async () => {
+    const res = await api.post('/v1/instances', { ...base, name: 'web-1', providerId, tags: { team: 'core', env: 'prod' } });
+    expect(res.status).toBe(202);
+    expect(res.body.jobId).toEqual(expect.any(String));
+    expect(res.body.data.type).toBe('instances');
+    expect(res.body.data.attributes).toMatchObject({ name: 'web-1', providerId, region: 'us-east-1', plan: { slug: 'pc-t3-medium' }, role: 'VirtualMachine' });
+    expect(res.body.data.attributes.tags).toEqual([{ key: 'env', value: 'prod' }, { key: 'team', value: 'core' }]);
+    const id = res.body.data.id;
+    expect((await instance(id)).status).toBe(200);
+    const listed = await api.get('/v1/instances?sort=-createdAt');
+    expect(listed.body.data.map((d: { id: string }) => d.id)).toContain(id);
+    expect((await job(res.body.jobId)).body.data.attributes).toMatchObject({ type: 'instance.create', maxAttempts: 3 });
+
+    const done = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
+    expect(done.body.data.attributes).toMatchObject({ status: 'completed', attempts: 1, error: null });
+    const active = await eventually(() => instance(id), (r) => r.body.data.attributes.status === 'active');
+    expect(active.body.data.attributes.status).toBe('active');
+    expect(active.body.data.attributes.primary_ipv4).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    const history = await api.get(`/v1/instances/${id}/events`);
+    expect(history.body.data.map((e: { attributes: { event: string } }) => e.attributes.event)).toEqual([
+      'compute.InstanceRequested.v1',
+      'compute.InstanceProvisioningStarted.v1',
+      'compute.InstanceProvisioned.v1',
+    ]);
+    const ssh = await api.get(`/v1/instances/${id}/ssh`);
+    expect(ssh.body.data.attributes.host).toBe(active.body.data.attributes.primary_ipv4);
+    const metrics = await api.get(`/v1/instances/${id}/metrics?points=5`);
+    expect(metrics.body.data.attributes.samples).toHaveLength(5);
+  });
+
+  it('retries a failing provider twice and completes on the third attempt', async () => {
+    const res = await api.post('/v1/instances', { ...base, name: 'flaky', providerId, tags: { simulate: 'fail:2' } });
+    expect(res.status).toBe(202);
+    const pending = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.attempts === 1 && r.body.data.attributes.status === 'pending');
+    expect(pending.body.data.attributes.nextAttemptAt).toEqual(expect.any(String));
+    const done = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
+    expect(done.body.data.attributes).toMatchObject({ status: 'completed', attempts: 3 });
+    const events = (await api.get(`/v1/instances/${res.body.data.id}/events?limit=100`)).body.data.map((e: { attributes: { event: string } }) => e.attributes.event);
+    expect(events[events.length - 1]).toBe('compute.InstanceProvisioned.v1');
+    const jobEvents = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).map((e) => e.type);
+    expect(jobEvents.filter((t) => t === 'jobs.JobAttemptFailed.v1')).toHaveLength(2);
+    const failures = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).filter((e) => e.type === 'jobs.JobAttemptFailed.v1');
+    const gap = (i: number) => Date.parse(failures[i].data.retryAt as string) - Date.parse(failures[i].data.failedAt as string);
+    expect([gap(0), gap(1)]).toEqual([1000, 2000]);
+  });
+
+  it('fails for good after 3 attempts (instance error), and a manual retry starts it over', async () => {
+    const res = await api.post('/v1/instances', { ...base, name: 'doomed', providerId, tags: { simulate: 'fail:always' } });
+    const failed = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
+    expect(failed.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(failed.body.data.attributes.error).toEqual(expect.any(String));
+    const broken = await eventually(() => instance(res.body.data.id), (r) => r.body.data.attributes.status === 'error');
+    expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
+    expect((await api.get('/v1/jobs/failed')).body.data.map((j: { id: string }) => j.id)).toContain(res.body.jobId);
+
+    const retried = await api.post(`/v1/jobs/${res.body.jobId}/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.body.data).toEqual({ jobId: res.body.jobId, status: 'retrying' });
+    // Back to where the operation starts, with a fresh budget of attempts.
+    const restarted = await job(res.body.jobId);
+    expect(['pending', 'processing']).toContain(restarted.body.data.attributes.status);
+    expect(restarted.body.data.attributes.attempts).toBeLessThanOrEqual(1);
+    expect(['creating', 'provisioning']).toContain((await instance(res.body.data.id)).body.data.attributes.status);
+    const again = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed', 20000);
+    expect(again.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
+    const types = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).map((e) => e.type);
+    expect(types.filter((t) => t === 'jobs.JobAttemptStarted.v1')).toHaveLength(6);
+    expect(types.filter((t) => t === 'jobs.JobRetried.v1')).toHaveLength(1);
+
+    const ok = await api.post('/v1/instances', { ...base, name: 'ok2', providerId });
+    const notFailed = await api.post(`/v1/jobs/${ok.body.jobId}/retry`);
+    expect(notFailed.status).toBe(400);
+    expect(notFailed.body.errors[0].code).toBe('RETRY_FAILED');
+    expect((await api.post('/v1/jobs/00000000-0000-0000-0000-000000000000/retry')).status).toBe(404);
+  });
+
+  it('runs actions through their lifecycle and refuses wrong-status actions with 409 INVALID_STATE', async () => {
+    const res = await api.post('/v1/instances', { ...base, name: 'lifecycle', providerId });
+    const id = res.body.data.id;
+    await eventually(() => instance(id), (r) => r.body.data.attributes.status === 'active');
+    const wrong = await api.post(`/v1/instances/${id}/actions`, { data: { type: 'actions', attributes: { action: 'start' } } });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.errors[0]).toMatchObject({ code: 'INVALID_STATE' });
+    expect(wrong.body.errors[0].detail).toContain('active');
+
+    const stop = await api.post(`/v1/instances/${id}/actions`, { data: { type: 'actions', attributes: { action: 'stop' } } });
+    expect(stop.status).toBe(202);
+    expect(stop.body.data.attributes.status).toBe('stopping');
+    await eventually(() => instance(id), (r) => r.body.data.attributes.status === 'stopped');
+    const start = await api.post(`/v1/instances/${id}/actions`, { action: 'start' });
+    expect(start.status).toBe(202);
+    await eventually(() => instance(id), (r) => r.body.data.attributes.status === 'active');
+    const restart = await api.post(`/v1/instances/${id}/actions`, { action: 'restart' });
+    expect(restart.body.data.attributes.status).toBe('stopping');
+    await eventually(() => job(restart.body.jobId), (r) => r.body.data.attributes.status === 'completed');
+    expect((await instance(id)).body.data.attributes.status).toBe('active');
+
+    const patched = await api.patch(`/v1/instances/${id}`, { name: 'renamed', tags: [{ key: 'a', value: '1' }] });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.attributes).toMatchObject({ name: 'renamed', tags: [{ key: 'a', value: '1' }] });
+
+    const del = await api.delete(`/v1/instances/${id}`);
+    expect(del.status).toBe(202);
+    expect(del.body.data.attributes.status).toBe('terminating');
+    await eventually(() => instance(id), (r) => r.body.data.attributes.status === 'terminated');
+    const gone = (await instance(id)).body.data.attributes;
+    expect(gone.deletedAt).toEqual(expect.any(String));
+    expect((await api.get('/v1/instances?limit=100')).body.data.map((d: { id: string }) => d.id)).not.toContain(id);
+    expect((await api.get('/v1/instances?status=terminated&limit=100')).body.data.map((d: { id: string }) => d.id)).toContain(id);
+    expect((await api.delete(`/v1/instances/${id}`)).status).toBe(409);
+    const jobs = await api.get(`/v1/instances/${id}/jobs?limit=100`);
+    expect(jobs.body.data.map((j: { attributes: { type: string } }) => j.attributes.type).sort()).toEqual(['instance.action', 'instance.action', 'instance.action', 'instance.create', 'instance.delete']);
+  });
+
+  it('validates bodies and the catalog, and hides other projects', async () => {
+    const bad = await api.post('/v1/instances', { name: '', providerId, region: 'us-east-1', instanceType: 'pc-t3-medium', workerCount: 0 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual(['/name', '/workerCount']);
+    const region = await api.post('/v1/instances', { ...base, name: 'x', providerId, region: 'mars-1' });
+    expect(region.status).toBe(422);
+    expect(region.body.errors[0]).toMatchObject({ code: 'INVALID_REGION', detail: 'Unknown region/site: mars-1' });
+    expect((await api.post('/v1/instances', { ...base, name: 'x', providerId, instanceType: 'nope' })).body.errors[0].code).toBe('INVALID_PLAN');
+    expect((await api.post('/v1/instances', { ...base, name: 'x', providerId, image: 'beos-5' })).body.errors[0].code).toBe('INVALID_OS');
+    const missing = await api.post('/v1/instances', { ...base, name: 'x', providerId: 'nope' });
+    expect(missing.status).toBe(404);
+    expect(missing.body.errors[0].code).toBe('PROVIDER_NOT_FOUND');
+
+    const mine = await api.post('/v1/instances', { ...base, name: 'private', providerId });
+    const other = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: 'other' });
+    const stranger = srv.as(other.body.included[0].attributes.key);
+    expect((await stranger.get(`/v1/instances/${mine.body.data.id}`)).status).toBe(404);
+    expect((await stranger.post(`/v1/instances/${mine.body.data.id}/actions`, { action: 'stop' })).status).toBe(404);
+    expect((await stranger.get(`/v1/jobs/${mine.body.jobId}`)).status).toBe(404);
+    expect((await stranger.get('/v1/instances')).body.data).toEqual([]);
+    expect((await api.get('/v1/instances?sort=bogus')).status).toBe(400);
+  });
+
+  it('replays an idempotent create instead of creating a second instance', async () => {
+    const headers = { 'Idempotency-Key': `create-${profile}` };
+    const a = await api.post('/v1/instances', { ...base, name: 'once', providerId }, headers);
+    const b = await api.post('/v1/instances', { ...base, name: 'once', providerId }, headers);
+    expect(b.headers['idempotent-replayed']).toBe('true');
+    expect(b.body.data.id).toBe(a.body.data.id);
+    const named = (await api.get('/v1/instances?limit=100')).body.data.filter((d: { attributes: { name: string } }) => d.attributes.name === 'once');
+    expect(named).toHaveLength(1);
+  });
+});
