@@ -1,8 +1,8 @@
 /** Every suite runs against real engines started by scripts/engines.sh (see README). */
-const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2022', keepClassNames: true } }];
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
+  // Transpile only: `npm run typecheck` (tsc) is the type gate; tests should not pay for it twice.
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json', diagnostics: false }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: ['<rootDir>/{apps,libs,projections,sagas,test}/**/*.spec.ts'],
   testTimeout: 60000,
