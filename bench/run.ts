@@ -1,0 +1,90 @@
+/**
+ * `npm run bench` (scripts/bench.sh): server-profile figures, each beside a baseline measured in the
+ * same run. Prints a table and writes bench/results/latest.json.
+ *
+ * Knobs (env): BENCH_ONLY=1,2,4 (items to run), BENCH_DURATION_MS (HTTP load per run, default 10000),
+ * BENCH_ES_DURATION_MS (event-store runs, default 5000), BENCH_CONCURRENCY (HTTP, default 16),
+ * BENCH_KEYS (history keys for item 4, 5 events each, default 40000), BENCH_MONGO_KEYS (keys of the part
+ * rebuilt into FerretDB, default all of them), BENCH_RELAY_EVENTS (default 50000).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { benchEventStore } from './event-store.bench';
+import { benchHttp } from './http.bench';
+import { benchProjections } from './projection.bench';
+import { benchRelayItem } from './relay.bench';
+import { engines, formatTable, log, type Row } from './lib';
+
+const num = (name: string, dflt: number) => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v > 0 ? v : dflt;
+};
+
+async function main(): Promise<number> {
+  const e = engines();
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5').split(',').map((s) => s.trim()));
+  const started = performance.now();
+  const rows: Row[] = [];
+  const details: Record<string, unknown> = {};
+  const failures: Record<string, string> = {};
+
+  const step = async (name: string, fn: () => Promise<void>) => {
+    const t = performance.now();
+    log(`--- ${name}`);
+    try {
+      await fn();
+    } catch (err) {
+      failures[name] = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      log(`${name} FAILED: ${failures[name]}`);
+    }
+    details[`${name}Seconds`] = Math.round((performance.now() - t) / 100) / 10;
+  };
+
+  if (only.has('1')) {
+    await step('eventStore', async () => {
+      rows.push(...(await benchEventStore({ pgUrl: e.pgUrl, durationMs: num('BENCH_ES_DURATION_MS', 5000) })));
+    });
+  }
+  if (only.has('2') || only.has('3')) {
+    await step('http', async () => {
+      const r = await benchHttp({ engines: e, concurrency: num('BENCH_CONCURRENCY', 16), durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500, keys: 50 });
+      rows.push(...r.rows);
+      details.http = r.raw;
+    });
+  }
+  if (only.has('4')) {
+    await step('projections', async () => {
+      const r = await benchProjections({ engines: e, keys: num('BENCH_KEYS', 40_000), mongoKeys: Math.min(num('BENCH_MONGO_KEYS', 40_000), num('BENCH_KEYS', 40_000)), window: 1000, batchSize: 5000 });
+      rows.push(...r.rows);
+      Object.assign(details, r.details);
+    });
+  }
+  if (only.has('5')) {
+    await step('relay', async () => {
+      const r = await benchRelayItem({ engines: e, events: num('BENCH_RELAY_EVENTS', 50_000), batchSize: 2000 });
+      rows.push(...r.rows);
+      Object.assign(details, r.details);
+    });
+  }
+
+  const seconds = (performance.now() - started) / 1000;
+  const table = formatTable(rows);
+  process.stdout.write(`\n${table}\n\nbench took ${seconds.toFixed(0)} s on ${os.cpus().length} CPUs (node ${process.version})\n`);
+  if (Object.keys(failures).length > 0) process.stdout.write(`FAILED items: ${Object.keys(failures).join(', ')} (see bench/results/latest.json)\n`);
+
+  const outDir = path.join(__dirname, '..', '..', 'bench', 'results');
+  fs.mkdirSync(outDir, { recursive: true });
+  const json = { at: new Date().toISOString(), seconds: Math.round(seconds), host: { cpus: os.cpus().length, node: process.version }, engines: e, rows, table, details, failures };
+  fs.writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(json, null, 2) + '\n');
+  log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'latest.json'))}`);
+  return Object.keys(failures).length > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
