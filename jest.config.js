@@ -2,7 +2,7 @@
 module.exports = {
   testEnvironment: 'node',
   // Transpile only: `npm run typecheck` (tsc) is the type gate; tests should not pay for it twice.
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json', diagnostics: false }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: false }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: ['<rootDir>/{apps,libs,projections,sagas,test}/**/*.spec.ts'],
   testTimeout: 60000,

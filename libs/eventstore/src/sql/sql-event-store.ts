@@ -11,7 +11,7 @@ import type {
 } from '../event-store.port';
 import { WrongExpectedRevisionError } from '../event-store.port';
 import { CatchUpSubscription } from '../catch-up-subscription';
-import type { SqlClient, SqlExecutor } from './sql-client';
+import type { SqlClient } from './sql-client';
 import { PgliteSqlClient, PgSqlClient } from './sql-client';
 
 interface PendingAppend {
@@ -21,6 +21,10 @@ interface PendingAppend {
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
+
+/** recorded_at formatted by the server: no Date round trip per row on the read path. */
+const EVENT_COLUMNS = `position, event_id::text AS event_id, stream_id, revision, type, data, metadata,
+  to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`;
 
 interface EventRow {
   position: number;
@@ -42,7 +46,6 @@ export interface SqlEventStoreOptions {
   maxEventsPerCommit?: number;
 }
 
-const MAX_PARAMS_PER_INSERT = 7 * 4000;
 
 /**
  * PostgreSQL (and PGlite) event store.
@@ -167,6 +170,8 @@ export class SqlEventStore implements EventStore {
   private async commitBatch(batch: PendingAppend[]): Promise<void> {
     const started = performance.now();
     const outcomes = await this.sql.transaction(async (tx) => {
+      // Lock the head row first, in its own statement: commits are serialized in position order, and
+      // the revisions read next come from a snapshot taken after the previous commit became visible.
       const [head] = await tx.query<{ position: number }>(`SELECT position FROM ${this.t('head')} WHERE id = 1 FOR UPDATE`);
       let position = Number(head.position);
       const streamIds = [...new Set(batch.map((p) => p.streamId))];
@@ -201,16 +206,23 @@ export class SqlEventStore implements EventStore {
         outcomes.push({ nextRevision: revision, position });
       }
       if (inserts.length > 0) {
-        await this.insertEvents(tx, inserts);
+        // One round trip: events, stream revisions, head and the wake-up notification.
         const ids = [...touched.keys()];
+        const col = (i: number) => inserts.map((r) => r[i]);
         await tx.query(
-          `INSERT INTO ${this.t('streams')} (stream_id, revision)
-           SELECT * FROM unnest($1::text[], $2::bigint[])
-           ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision`,
-          [ids, ids.map((id) => touched.get(id)!)],
+          `WITH ins AS (
+             INSERT INTO ${this.t('events')} (position, event_id, stream_id, revision, type, data, metadata)
+             SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[], $7::jsonb[])
+           ), st AS (
+             INSERT INTO ${this.t('streams')} (stream_id, revision)
+             SELECT * FROM unnest($8::text[], $9::bigint[])
+             ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision
+           ), hd AS (
+             UPDATE ${this.t('head')} SET position = $10 WHERE id = 1
+           )
+           SELECT pg_notify($11, $12)`,
+          [col(0), col(1), col(2), col(3), col(4), col(5), col(6), ids, ids.map((id) => touched.get(id)!), position, this.channel, String(position)],
         );
-        await tx.query(`UPDATE ${this.t('head')} SET position = $1 WHERE id = 1`, [position]);
-        await tx.query(`SELECT pg_notify($1, $2)`, [this.channel, String(position)]);
       }
       return { outcomes, written: inserts.length };
     });
@@ -223,26 +235,9 @@ export class SqlEventStore implements EventStore {
     if (outcomes.written > 0) this.wakeSubscriptions();
   }
 
-  private async insertEvents(tx: SqlExecutor, rows: unknown[][]): Promise<void> {
-    const perInsert = Math.floor(MAX_PARAMS_PER_INSERT / 7);
-    for (let i = 0; i < rows.length; i += perInsert) {
-      const chunk = rows.slice(i, i + perInsert);
-      const params: unknown[] = [];
-      const values = chunk.map((r) => {
-        const b = params.length;
-        params.push(...r);
-        return `($${b + 1}, $${b + 2}::uuid, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}::jsonb, $${b + 7}::jsonb)`;
-      });
-      await tx.query(
-        `INSERT INTO ${this.t('events')} (position, event_id, stream_id, revision, type, data, metadata) VALUES ${values.join(',')}`,
-        params,
-      );
-    }
-  }
-
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const rows = await this.sql.query<EventRow>(
-      `SELECT * FROM ${this.t('events')} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      `SELECT ${EVENT_COLUMNS} FROM ${this.t('events')} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
       [streamId, options.fromRevision ?? 0, options.maxCount ?? 1_000_000],
     );
     return rows.map(toRecorded);
@@ -250,7 +245,7 @@ export class SqlEventStore implements EventStore {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const rows = await this.sql.query<EventRow>(
-      `SELECT * FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT $2`,
+      `SELECT ${EVENT_COLUMNS} FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT $2`,
       [options.fromPosition, options.maxCount],
     );
     return rows.map(toRecorded);
@@ -301,6 +296,6 @@ function toRecorded(r: EventRow): RecordedEvent {
     position: Number(r.position),
     data: r.data,
     metadata: r.metadata,
-    recordedAt: (r.recorded_at instanceof Date ? r.recorded_at : new Date(r.recorded_at)).toISOString(),
+    recordedAt: typeof r.recorded_at === 'string' ? r.recorded_at : r.recorded_at.toISOString(),
   };
 }
