@@ -15,4 +15,16 @@ export PG_URL REDIS_URL KAFKA_BROKERS MONGO_URL
 # PGlite (the embedded event store) loads its WASM through a dynamic import, which jest's VM needs
 # this flag for.
 export NODE_OPTIONS="${NODE_OPTIONS:-} --experimental-vm-modules --no-warnings"
-exec npx jest --maxWorkers=2 "$@"
+results="$(mktemp -t jest-results.XXXXXX.json)"
+set +e
+npx jest --maxWorkers=2 --json --outputFile="$results" "$@"
+status=$?
+set -e
+# One plain closing line for CI: "tests: N passed, N failed".
+node -e '
+  const r = require(process.argv[1]);
+  if (r.numTotalTests === 0) { console.error("test: no test ran"); process.exit(1); }
+  console.log(`tests: ${r.numPassedTests} passed, ${r.numFailedTests} failed`);
+' "$results" || status=1
+rm -f "$results"
+exit "$status"

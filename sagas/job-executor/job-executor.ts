@@ -47,6 +47,11 @@ export class JobExecutor {
     this.pollIntervalMs = options.pollIntervalMs ?? 100;
   }
 
+  /** Adds the handler of a resource type (application assembly, before start). */
+  register(resourceType: string, handler: JobOperationHandler): void {
+    this.handlers[resourceType] = handler;
+  }
+
   start(): void {
     if (this.loop) return;
     this.loop = this.run();

@@ -12,6 +12,7 @@ import { catalogFeature } from './catalog/catalog.feature';
 import { sshKeysFeature } from './ssh-keys/ssh-keys.feature';
 import { templatesFeature } from './templates/templates.feature';
 import { instancesFeature } from './instances/instances.feature';
+import { CatalogSyncController } from './catalog/catalog-sync';
 
 @Module({})
 export class AppModule {
@@ -19,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ApiKeysController, AdminProjectsController, AdminProjectionsController, ...providersFeature.controllers, ...catalogFeature.controllers, ...sshKeysFeature.controllers, ...templatesFeature.controllers, ...instancesFeature.controllers],
+      controllers: [HealthController, ApiKeysController, AdminProjectsController, AdminProjectionsController, ...providersFeature.controllers, ...catalogFeature.controllers, ...sshKeysFeature.controllers, ...templatesFeature.controllers, ...instancesFeature.controllers, CatalogSyncController],
       providers: [
         { provide: PLATFORM, useValue: platform },
         { provide: IDENTITY, useValue: identity },

@@ -9,6 +9,7 @@ import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
 import { Platform } from './platform/platform';
 import { seedCatalog } from './catalog/catalog.service';
+import { CatalogSyncOperation } from './catalog/catalog-sync';
 import { InstancesService } from './instances/instances.service';
 import { DomainError } from '../../../libs/domain/shared/domain-error';
 
@@ -31,6 +32,7 @@ export async function startServer(config: AppConfig, logger: pino.Logger): Promi
       if (!(err instanceof DomainError && err.code === 'INVALID_STATE')) throw err;
     });
   };
+  platform.executor.register('catalog', new CatalogSyncOperation(platform));
   await platform.start();
   await seedCatalog(platform);
   const identity = new IdentityService(platform);

@@ -34,8 +34,12 @@ export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.free
   server: 'compute',
   provider: 'compute',
   batch: 'compute',
-  // jobs
-  job: 'jobs',
+  sshkey: 'compute',
+  template: 'compute',
+  backup: 'compute',
+  // Jobs are the compute context's long-running operations: downstream consumers of
+  // cloud.compute.events.v1 see InstanceRequested and its JobEnqueued/JobFailed together.
+  job: 'compute',
   // catalog
   catalog: 'catalog',
   // networking

@@ -130,7 +130,8 @@ describe('contexts and topics', () => {
     ['server-1', 'compute'],
     ['provider-sim', 'compute'],
     ['batch-1', 'compute'],
-    ['job-1', 'jobs'],
+    ['job-1', 'compute'],
+    ['sshkey-1', 'compute'],
     ['catalog-global', 'catalog'],
     ['wallet-prj1-EUR', 'billing'],
     ['invoice-1', 'billing'],
@@ -151,7 +152,7 @@ describe('contexts and topics', () => {
 
   it('uses only the part before the first dash', () => {
     expect(contextOf('wallet-job-1')).toBe('billing');
-    expect(contextOf('job-wallet-1')).toBe('jobs');
+    expect(contextOf('job-wallet-1')).toBe('compute');
   });
 
   it('maps the context to cloud.<context>.events.v1, with a configurable prefix', () => {

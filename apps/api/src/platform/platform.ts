@@ -84,6 +84,8 @@ export class Platform {
   private kafkaRelay: KafkaRelay | null = null;
   private started = false;
   readonly drivers: DriverRegistry;
+  /** Runs job attempts; features register the handler of their resource type. */
+  readonly executor: JobExecutor;
 
   private constructor(
     readonly config: AppConfig,
@@ -103,6 +105,7 @@ export class Platform {
       concurrency: config.jobConcurrency,
     });
     this.workers.push(executor);
+    this.executor = executor;
     this.workers.push(new AutoStopper(() => this.projections.collection(instancesProjection), (doc) => this.onAutoStop?.(doc), logger));
     if (config.kafka) {
       this.kafkaRelay = new KafkaRelay({ brokers: config.kafka.brokers, clientId: 'cloud-api', topicPrefix: config.kafka.topicPrefix, logger });

@@ -1,0 +1,91 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { startTestServer, type TestServer } from '../support/test-server';
+import { requireEngine } from '../engines';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > end) return v;
+    await sleep(200);
+  }
+}
+
+describe('compute: auto-stop timer, live sync, catalog sync job and the compute topic (server profile)', () => {
+  let srv: TestServer;
+  let api: ReturnType<TestServer['as']>;
+  let providerId: string;
+
+  beforeAll(async () => {
+    srv = await startTestServer('server', { SIMULATOR_LATENCY: 'zero' });
+    api = srv.as(srv.bootstrap.apiKey);
+    providerId = (await api.post('/v1/providers', { name: 'provider_multicloud', apiKey: 'sk-timers' })).body.data.id;
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('stops an idle instance after autoStopMinutes with the same events as a requested stop', async () => {
+    const res = await api.post('/v1/instances', { name: 'idle', providerId, region: 'us-east', instanceType: 'mc-standard-2', autoStopMinutes: 1 });
+    expect(res.status).toBe(202);
+    const id = res.body.data.id;
+    const active = await eventually(() => api.get(`/v1/instances/${id}`), (r) => r.body.data.attributes.status === 'active', 20000);
+    expect(active.body.data.attributes.autoStopMinutes).toBe(1);
+    const stopped = await eventually(() => api.get(`/v1/instances/${id}`), (r) => r.body.data.attributes.status === 'stopped', 90000);
+    expect(stopped.body.data.attributes.status).toBe('stopped');
+    const events = (await srv.platform.events.readStream(`instance-${id}`)).map((e) => [e.type, e.metadata.actor, (e.data as { action?: string }).action]);
+    expect(events).toContainEqual(['compute.InstanceActionRequested.v1', 'system:auto-stop', 'stop']);
+    expect(events[events.length - 1][0]).toBe('compute.InstanceStopped.v1');
+    const jobs = await api.get(`/v1/instances/${id}/jobs`);
+    expect(jobs.body.data.map((j: { attributes: { type: string; status: string } }) => j.attributes.type).sort()).toEqual(['instance.action', 'instance.create']);
+  }, 120000);
+
+  it('lists active instances across providers, with live statuses on refresh=true', async () => {
+    const res = await api.post('/v1/instances', { name: 'live', providerId, region: 'us-east', instanceType: 'mc-standard-2' });
+    await eventually(() => api.get(`/v1/instances/${res.body.data.id}`), (r) => r.body.data.attributes.status === 'active', 20000);
+    const all = await api.get('/v1/instances/all?refresh=true');
+    expect(all.status).toBe(200);
+    expect(all.body.meta.refreshed).toBe(true);
+    const mine = all.body.data.find((d: { id: string }) => d.id === res.body.data.id);
+    expect(mine.attributes.liveStatus).toBe('active');
+    expect((await api.get('/v1/instances/all?refresh=maybe')).status).toBe(400);
+  });
+
+  it('runs a catalog sync as a job (platform admin only)', async () => {
+    const admin = srv.as(srv.bootstrap.adminKey);
+    const res = await admin.post('/v1/admin/catalog/sync/provider_baremetal');
+    expect(res.status).toBe(202);
+    expect(res.body.data.attributes).toMatchObject({ type: 'catalog.sync', resourceId: 'provider_baremetal' });
+    const stream = `job-${res.body.jobId}`;
+    const done = await eventually(() => srv.platform.events.readStream(stream), (e) => e.some((x) => x.type === 'jobs.JobCompleted.v1'), 20000);
+    expect(done.map((e) => e.type)).toContain('jobs.JobCompleted.v1');
+    expect((await api.post('/v1/admin/catalog/sync/provider_baremetal')).status).toBe(403);
+    expect((await admin.post('/v1/admin/catalog/sync/nope')).status).toBe(404);
+  });
+
+  it('publishes instance and job events together on cloud.compute.events.v1', async () => {
+    const res = await api.post('/v1/instances', { name: 'relayed', providerId, region: 'us-east', instanceType: 'mc-standard-2' });
+    const topic = `${srv.env.KAFKA_TOPIC_PREFIX}.compute.events.v1`;
+    const kafka = new Kafka({ clientId: 'e2e-compute', brokers: requireEngine('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `e2e-compute-${srv.env.KAFKA_TOPIC_PREFIX}` });
+    const types = new Map<string, string[]>();
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          const ce = JSON.parse(message.value!.toString());
+          types.set(ce.subject, [...(types.get(ce.subject) ?? []), ce.type]);
+        },
+      });
+      const deadline = Date.now() + 30000;
+      while (!(types.get(`job-${res.body.jobId}`) ?? []).includes('jobs.JobCompleted.v1') && Date.now() < deadline) await sleep(200);
+    } finally {
+      await consumer.disconnect();
+    }
+    expect(types.get(`instance-${res.body.data.id}`)).toEqual(expect.arrayContaining(['compute.InstanceRequested.v1', 'compute.InstanceProvisioned.v1']));
+    expect(types.get(`job-${res.body.jobId}`)).toEqual(expect.arrayContaining(['jobs.JobEnqueued.v1', 'jobs.JobAttemptStarted.v1', 'jobs.JobCompleted.v1']));
+  }, 90000);
+});
