@@ -1,4 +1,5 @@
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
+import { ed25519Key } from '../support/ssh-keys';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -167,6 +168,20 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect((await stranger.get(`/v1/jobs/${mine.body.jobId}`)).status).toBe(404);
     expect((await stranger.get('/v1/instances')).body.data).toEqual([]);
     expect((await api.get('/v1/instances?sort=bogus')).status).toBe(400);
+  });
+
+  it('injects a provider SSH key and reports its fingerprint; an unknown key is a 400 on /sshKeyId', async () => {
+    const key = await api.post(`/v1/ssh-keys?providerId=${providerId}`, { name: 'deploy', publicKey: ed25519Key('deploy@test') });
+    expect(key.status).toBe(201);
+    const res = await api.post('/v1/instances', { ...base, name: 'keyed', providerId, sshKeyId: key.body.data.id });
+    expect(res.status).toBe(202);
+    expect(res.body.data.attributes).toMatchObject({ ssh_keys: [key.body.data.id], sshKeyFingerprint: key.body.data.attributes.fingerprint });
+    await eventually(() => instance(res.body.data.id), (r) => r.body.data.attributes.status === 'active');
+    const ssh = await api.get(`/v1/instances/${res.body.data.id}/ssh`);
+    expect(ssh.body.data.attributes.keyFingerprint).toBe(key.body.data.attributes.fingerprint);
+    const bad = await api.post('/v1/instances', { data: { type: 'instances', attributes: { ...base, name: 'nokey', providerId, sshKeyId: 'missing' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].source.pointer).toBe('/data/attributes/sshKeyId');
   });
 
   it('replays an idempotent create instead of creating a second instance', async () => {

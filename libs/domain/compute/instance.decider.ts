@@ -107,6 +107,8 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
     const mine = (jobId: string) => job !== null && job.jobId === jobId;
     switch (command.type) {
       case 'RequestInstanceAction': {
+        // The same job requested again (a process manager replaying after a crash): already done.
+        if (job?.jobId === command.jobId) return [];
         if (!actionAllowed(command.action, state.status)) {
           throw new DomainError('INVALID_STATE', `Cannot ${command.action} an instance in status ${state.status}`);
         }

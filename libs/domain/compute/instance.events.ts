@@ -24,6 +24,8 @@ export type InstanceSpecData = {
   autoStopMinutes: number | null;
   accelerators: string | null;
   sshKeyId: string | null;
+  /** SHA256 fingerprint of that key (absent in events recorded before it was kept). */
+  sshKeyFingerprint?: string | null;
   tags: Array<{ key: string; value: string }>;
   vcpus: number;
   ramMb: number;

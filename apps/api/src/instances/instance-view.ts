@@ -71,7 +71,7 @@ export function instanceResource(doc: InstanceDoc, opts: { expandPlan?: boolean 
       primary_ipv4: doc.ipv4,
       primary_ipv6: doc.ipv6,
       ssh_keys: doc.sshKeyId ? [doc.sshKeyId] : [],
-      sshKeyFingerprint: null,
+      sshKeyFingerprint: doc.sshKeyFingerprint ?? null,
       tags: doc.tags,
       backups_enabled: false,
       credentials: { username: doc.sshUser, sshPort: doc.sshPort },

@@ -7,6 +7,7 @@ import { collectionSchema, resourceSchema } from '../../../../libs/http/src/enve
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf } from '../common/resource-lifecycle';
 import { Platform } from '../platform/platform';
@@ -66,7 +67,7 @@ export class InstancesController {
     responses: { 202: accepted },
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p));
+    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p), unwrapBody(req.body, 'instances').pointerPrefix);
     return { data: instanceResource(doc, { expandPlan: true }), jobId };
   }
 
@@ -220,7 +221,7 @@ export class InstancesController {
       data: {
         id: doc.id,
         type: 'ssh-details',
-        attributes: { host: doc.ipv4, port, username, keyFingerprint: null, command: doc.ipv4 ? `ssh -p ${port} ${username}@${doc.ipv4}` : null },
+        attributes: { host: doc.ipv4, port, username, keyFingerprint: doc.sshKeyFingerprint ?? null, command: doc.ipv4 ? `ssh -p ${port} ${username}@${doc.ipv4}` : null },
       },
     };
   }

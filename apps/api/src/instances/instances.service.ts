@@ -6,7 +6,8 @@ import { instanceStream, type InstanceAction, type InstanceSpecData } from '../.
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
-import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import { ApiError, badRequest, notFound } from '../../../../libs/http/src/errors';
+import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
@@ -59,8 +60,16 @@ export class InstancesService {
     return doc;
   }
 
-  async create(projectId: string, input: CreateInstanceInput, ctx: CommandContext): Promise<{ doc: InstanceDoc; jobId: string }> {
+  async create(projectId: string, input: CreateInstanceInput, ctx: CommandContext, pointerPrefix = ''): Promise<{ doc: InstanceDoc; jobId: string }> {
     const provider = await requireProjectProvider(this.platform, projectId, input.providerId, { requireEnabled: true });
+    let sshKeyFingerprint: string | null = null;
+    if (input.sshKeyId) {
+      const key = await (await this.platform.projections.collection(sshKeysProjection)).get(input.sshKeyId);
+      if (!key || key.projectId !== projectId || key.providerId !== provider.id) {
+        throw badRequest([{ detail: `SSH key ${input.sshKeyId} not found for provider ${provider.id}`, source: { pointer: `${pointerPrefix}/sshKeyId` } }]);
+      }
+      sshKeyFingerprint = key.fingerprint;
+    }
     const kind = provider.name as ProviderKind;
     const { plan, region, image } = await this.catalog.validateCompute({ providerKind: kind, region: input.region, instanceType: input.instanceType, image: input.image ?? null });
     const instanceId = uuidv7();
@@ -85,6 +94,7 @@ export class InstancesService {
       autoStopMinutes: input.autoStopMinutes ?? null,
       accelerators: input.accelerators ?? null,
       sshKeyId: input.sshKeyId ?? null,
+      sshKeyFingerprint,
       tags: normalizeTags(input.tags),
       vcpus: plan.cpuCores,
       ramMb: plan.memoryGb * 1024,
