@@ -1,17 +1,9 @@
 import { Kafka, logLevel } from 'kafkajs';
+import { eventually, sleep } from '../support/wait';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { requireEngine } from '../engines';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() > end) return v;
-    await sleep(200);
-  }
-}
 
 describe('compute: auto-stop timer, live sync, catalog sync job and the compute topic (server profile)', () => {
   let srv: TestServer;

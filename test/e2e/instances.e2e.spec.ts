@@ -1,17 +1,8 @@
+import { eventually } from '../support/wait';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { ed25519Key } from '../support/ssh-keys';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > end) return v;
-    await sleep(50);
-  }
-}
 
 describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%s profile)', (profile) => {
   let srv: TestServer;
