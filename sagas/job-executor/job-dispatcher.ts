@@ -4,6 +4,7 @@ import { jobDecider } from '../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../libs/domain/jobs/events';
 import { DomainError } from '../../libs/domain/shared/domain-error';
 import type { InstanceActionRequested, InstanceRequested } from '../../libs/domain/compute/instance.events';
+import type { ServerDeletionRequested, ServerMigrationRequested, ServerPowerActionRequested, ServerRequested } from '../../libs/domain/servers/server.events';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export const MAX_ATTEMPTS = 3;
@@ -44,6 +45,22 @@ export class JobDispatcher implements SubscriptionHandler {
               maxAttempts: MAX_ATTEMPTS,
               enqueuedAt: d.requestedAt,
             },
+            meta,
+          ),
+        );
+      } else if (e.type === 'compute.ServerRequested.v1') {
+        const { jobId, serverId, requestedAt, ...spec } = e.data as ServerRequested['data'];
+        // Spec 2.4's server create payload; user data stays on the server stream only.
+        const payload = { plan: spec.plan.slug, operatingSystem: spec.operatingSystem.slug, site: spec.site, region: spec.region, hostname: spec.hostname, sshKeys: spec.sshKeys, role: spec.role };
+        work.push(this.enqueue(jobId, { jobId, projectId: spec.projectId, type: 'server.create', resourceType: 'server', resourceId: serverId, operation: 'create', payload, maxAttempts: MAX_ATTEMPTS, enqueuedAt: requestedAt }, meta));
+      } else if (e.type === 'compute.ServerPowerActionRequested.v1' || e.type === 'compute.ServerMigrationRequested.v1' || e.type === 'compute.ServerDeletionRequested.v1') {
+        const d = e.data as (ServerPowerActionRequested | ServerMigrationRequested | ServerDeletionRequested)['data'];
+        const operation = 'action' in d ? d.action : 'plan' in d ? 'migrate' : 'delete';
+        const payload: Record<string, unknown> = { action: operation, from: d.from, requestedBy: d.requestedBy, ...('plan' in d ? { plan: d.plan.slug, fromPlan: d.fromPlan.slug } : {}) };
+        work.push(
+          this.enqueue(
+            d.jobId,
+            { jobId: d.jobId, projectId: e.metadata.projectId ?? null, type: 'server.action', resourceType: 'server', resourceId: d.serverId, operation, payload, maxAttempts: MAX_ATTEMPTS, enqueuedAt: d.requestedAt },
             meta,
           ),
         );

@@ -12,7 +12,9 @@ import { catalogFeature } from './catalog/catalog.feature';
 import { sshKeysFeature } from './ssh-keys/ssh-keys.feature';
 import { templatesFeature } from './templates/templates.feature';
 import { instancesFeature } from './instances/instances.feature';
+import { serversFeature } from './servers/servers.feature';
 import { CatalogSyncController } from './catalog/catalog-sync';
+import { BatchesController } from './batches/batches.controller';
 
 @Module({})
 export class AppModule {
@@ -20,7 +22,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ApiKeysController, AdminProjectsController, AdminProjectionsController, ...providersFeature.controllers, ...catalogFeature.controllers, ...sshKeysFeature.controllers, ...templatesFeature.controllers, ...instancesFeature.controllers, CatalogSyncController],
+      controllers: [HealthController, ApiKeysController, AdminProjectsController, AdminProjectionsController, ...providersFeature.controllers, ...catalogFeature.controllers, ...sshKeysFeature.controllers, ...templatesFeature.controllers, ...instancesFeature.controllers, ...serversFeature.controllers, CatalogSyncController, BatchesController],
       providers: [
         { provide: PLATFORM, useValue: platform },
         { provide: IDENTITY, useValue: identity },

@@ -21,8 +21,13 @@ import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
 import { JobDispatcher } from '../../../../sagas/job-executor/job-dispatcher';
 import { JobExecutor } from '../../../../sagas/job-executor/job-executor';
 import { InstanceOperations } from '../../../../sagas/instance-operations/instance-operations';
+import { ServerOperations } from '../../../../sagas/server-operations/server-operations';
+import { serversProjection } from '../../../../projections/servers/servers.projection';
+import { backupsProjection } from '../../../../projections/backups/backups.projection';
 import { AutoStopper } from '../../../../sagas/auto-stop/auto-stopper';
 import { DriverRegistry } from './driver-registry';
+import { BatchFanout, instanceBatchRequester, serverBatchRequester } from '../../../../sagas/batch-fanout/batch-fanout';
+import { batchesProjection } from '../../../../projections/batches/batches.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { providersFeature } from '../providers/providers.feature';
 import { catalogFeature } from '../catalog/catalog.feature';
@@ -30,7 +35,7 @@ import { sshKeysFeature } from '../ssh-keys/ssh-keys.feature';
 import { templatesFeature } from '../templates/templates.feature';
 
 /** Every read model the API serves. */
-export const PROJECTIONS: DocumentProjection[] = [apiKeysProjection as unknown as DocumentProjection, projectsProjection as unknown as DocumentProjection, ...providersFeature.projections, ...catalogFeature.projections, ...sshKeysFeature.projections, ...templatesFeature.projections, instancesProjection as unknown as DocumentProjection, jobsProjection as unknown as DocumentProjection];
+export const PROJECTIONS: DocumentProjection[] = [apiKeysProjection as unknown as DocumentProjection, projectsProjection as unknown as DocumentProjection, ...providersFeature.projections, ...catalogFeature.projections, ...sshKeysFeature.projections, ...templatesFeature.projections, instancesProjection as unknown as DocumentProjection, jobsProjection as unknown as DocumentProjection, batchesProjection as unknown as DocumentProjection, serversProjection as unknown as DocumentProjection, backupsProjection as unknown as DocumentProjection];
 
 const appendLatency = new Histogram({
   name: 'eventstore_append_duration_seconds',
@@ -86,6 +91,8 @@ export class Platform {
   readonly drivers: DriverRegistry;
   /** Runs job attempts; features register the handler of their resource type. */
   readonly executor: JobExecutor;
+  /** Fans batches out; features register the requester of their resource type. */
+  readonly batchFanout: BatchFanout;
 
   private constructor(
     readonly config: AppConfig,
@@ -100,8 +107,10 @@ export class Platform {
     this.drivers = new DriverRegistry(config.simulatorLatency);
     const onSagaError = (name: string, err: unknown) => logger.error({ err: String(err), subscription: name }, 'saga batch failed; retrying');
     this.sagas.push(new SubscriptionRunner(events, checkpoints, new JobDispatcher(events), onSagaError));
+    this.batchFanout = new BatchFanout(events, { instances: instanceBatchRequester(events), servers: serverBatchRequester(events) });
+    this.sagas.push(new SubscriptionRunner(events, checkpoints, this.batchFanout, onSagaError));
     const jobs = () => this.projections.collection(jobsProjection);
-    const executor = new JobExecutor(events, jobs, { instance: new InstanceOperations(events, (kind) => this.drivers.get(kind)) }, logger, {
+    const executor = new JobExecutor(events, jobs, { instance: new InstanceOperations(events, (kind) => this.drivers.get(kind)), server: new ServerOperations(events, (kind) => this.drivers.get(kind)) }, logger, {
       concurrency: config.jobConcurrency,
     });
     this.workers.push(executor);

@@ -1,0 +1,240 @@
+import { Controller, Inject, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
+import { listResult } from '../../../../libs/http/src/list-result';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import { commandContext } from '../identity/request-context';
+import { projectIdOf } from '../common/resource-lifecycle';
+import { Platform } from '../platform/platform';
+import { PLATFORM } from '../tokens';
+import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
+import { ServersService } from './servers.service';
+
+const tagsSchema = z.union([
+  z.record(z.string().min(1).max(128), z.string().max(256)),
+  z.array(z.object({ key: z.string().min(1).max(128), value: z.string().max(256) })),
+]);
+
+/** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat). */
+const createBody = z
+  .object({
+    name: z.string().min(1).max(64),
+    hostname: z.string().min(1).max(253).regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be a valid hostname'),
+    project: z.string().max(64).optional(),
+    site: z.string().min(1).max(64),
+    plan: z.string().min(1).max(64),
+    operating_system: z.string().min(1).max(128),
+    billing: z.enum(['hourly', 'monthly', 'yearly']),
+    ssh_keys: z.array(z.string().min(1).max(128)).max(50).optional(),
+    user_data: z.string().max(65_536).optional(),
+    tags: tagsSchema.optional(),
+    role: z.enum(['BareMetal', 'VirtualMachine']).optional(),
+    provider: z.string().min(1).max(64).optional(),
+    worker_count: z.number().int().min(1).max(1000).optional(),
+    spot: z.boolean().optional(),
+    accelerators: z.string().regex(/^[A-Za-z0-9._-]+:[1-9][0-9]{0,2}$/, 'must be <GPU type>:<count>').optional(),
+  })
+  .refine((b) => b.role !== 'VirtualMachine' || b.provider !== undefined, { message: 'provider is required for VirtualMachine servers', path: ['provider'] });
+const patchBody = z.object({ label: z.string().min(1).max(64).optional(), locked: z.boolean().optional(), tags: tagsSchema.optional(), plan: z.string().min(1).max(64).optional() });
+const actionBody = z.object({ action: z.enum(['power_on', 'power_off', 'reboot']) });
+const backupBody = z.object({ name: z.string().min(1).max(64) });
+const idParams = z.object({ id: z.string().min(1).max(64) });
+const instanceParams = z.object({ instanceId: z.string().min(1).max(64) });
+const listFilters = z.object({ status: z.string().max(32).optional(), site: z.string().max(64).optional(), role: z.enum(['BareMetal', 'VirtualMachine']).optional() });
+
+const serverDoc = resourceSchema('servers', serverAttributes);
+const withJob = resourceSchema('servers', serverAttributes, { jobId: z.string() });
+const backupDoc = resourceSchema('backups', backupAttributes);
+
+/** Spec 4.2: servers (bare metal and VMs) and their backups, with the instance aliases of the backup routes. */
+@Controller()
+export class ServersController {
+  private readonly service: ServersService;
+
+  constructor(@Inject(PLATFORM) platform: Platform) {
+    this.service = new ServersService(platform);
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/servers',
+    summary: 'List servers (terminated ones only with status=terminated)',
+    tag: 'Servers',
+    auth: 'project',
+    query: listFilters,
+    list: { type: 'servers', sortFields: SERVER_SORT_FIELDS },
+    responses: { 200: collectionSchema('servers', serverAttributes) },
+  })
+  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof listFilters>>) {
+    const filter: Filter = { projectId: projectIdOf(p), status: list.filters.status ?? { $ne: 'terminated' } };
+    if (list.filters.site) filter.site = list.filters.site;
+    if (list.filters.role) filter.role = list.filters.role;
+    const { items, total } = await (await this.service.servers()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(items.map(serverResource), total);
+  }
+
+  @ApiRoute({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: serverDoc } })
+  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    return { data: serverResource(await this.service.get(projectIdOf(p), params.id)) };
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/servers',
+    summary: 'Create a server: 201 in status creating, with the id of its server.create job',
+    tag: 'Servers',
+    auth: 'project',
+    permission: 'servers:write',
+    type: 'servers',
+    body: createBody,
+    idempotent: true,
+    responses: { 201: withJob },
+  })
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
+    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p));
+    return { data: serverResource(doc), jobId };
+  }
+
+  @ApiRoute({
+    method: 'PATCH',
+    path: '/v1/servers/{id}',
+    summary: 'Change label, tags or lock; a new plan migrates the server (migrating → active, job id returned)',
+    tag: 'Servers',
+    auth: 'project',
+    permission: 'servers:write',
+    type: 'servers',
+    params: idParams,
+    body: patchBody,
+    responses: { 200: resourceSchema('servers', serverAttributes, { jobId: z.string().optional() }) },
+  })
+  async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof patchBody>) {
+    const { doc, jobId } = await this.service.update(projectIdOf(p), params.id, body, commandContext(req, p));
+    return { data: serverResource(doc), ...(jobId ? { jobId } : {}) };
+  }
+
+  @ApiRoute({
+    method: 'DELETE',
+    path: '/v1/servers/{id}',
+    summary: 'Delete a server: 204; it goes deleting → terminated through a job',
+    tag: 'Servers',
+    auth: 'project',
+    permission: 'servers:write',
+    params: idParams,
+    responses: { 204: null },
+  })
+  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    await this.service.remove(projectIdOf(p), params.id, commandContext(req, p));
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/servers/{id}/actions',
+    summary: 'power_on, power_off or reboot a server: 202 with the job id',
+    tag: 'Servers',
+    auth: 'project',
+    permission: 'servers:write',
+    type: 'actions',
+    params: idParams,
+    body: actionBody,
+    idempotent: true,
+    responses: { 202: withJob },
+  })
+  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof actionBody>) {
+    const { doc, jobId } = await this.service.act(projectIdOf(p), params.id, body.action, commandContext(req, p));
+    return { data: serverResource(doc), jobId };
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/servers/{id}/backups',
+    summary: "The server's backups",
+    tag: 'Servers',
+    auth: 'project',
+    params: idParams,
+    list: { type: 'backups', sortFields: ['createdAt', 'name'] },
+    responses: { 200: collectionSchema('backups', backupAttributes) },
+  })
+  async serverBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
+    const { items, total } = await this.service.listBackups(projectIdOf(p), 'server', params.id, list);
+    return listResult(items.map(backupResource), total);
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/servers/{id}/backups',
+    summary: 'Back up a server',
+    tag: 'Servers',
+    auth: 'project',
+    permission: 'servers:write',
+    type: 'backups',
+    params: idParams,
+    body: backupBody,
+    idempotent: true,
+    responses: { 201: backupDoc },
+  })
+  async backupServer(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof backupBody>) {
+    return { data: backupResource(await this.service.createBackup(projectIdOf(p), 'server', params.id, body.name, commandContext(req, p))) };
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/instances/{instanceId}/backups',
+    summary: "The instance's backups (the server backup resource, keyed by the instance id)",
+    tag: 'Instances',
+    auth: 'project',
+    params: instanceParams,
+    list: { type: 'backups', sortFields: ['createdAt', 'name'] },
+    responses: { 200: collectionSchema('backups', backupAttributes) },
+  })
+  async instanceBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof instanceParams>, @Parsed('list') list: ListQuery) {
+    const { items, total } = await this.service.listBackups(projectIdOf(p), 'instance', params.instanceId, list);
+    return listResult(items.map(backupResource), total);
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/instances/{instanceId}/backups',
+    summary: 'Back up an instance',
+    tag: 'Instances',
+    auth: 'project',
+    permission: 'instances:write',
+    type: 'backups',
+    params: instanceParams,
+    body: backupBody,
+    idempotent: true,
+    responses: { 201: backupDoc },
+  })
+  async backupInstance(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof instanceParams>, @Parsed('body') body: z.infer<typeof backupBody>) {
+    return { data: backupResource(await this.service.createBackup(projectIdOf(p), 'instance', params.instanceId, body.name, commandContext(req, p))) };
+  }
+
+  @ApiRoute({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: backupDoc } })
+  async getBackup(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    return { data: backupResource(await this.service.getBackup(projectIdOf(p), params.id)) };
+  }
+
+  @ApiRoute({
+    method: 'POST',
+    path: '/v1/backups/{id}/restore',
+    summary: 'Create a new server from the backup (201) and archive the backup',
+    tag: 'Servers',
+    auth: 'project',
+    permission: 'servers:write',
+    params: idParams,
+    idempotent: true,
+    responses: { 201: withJob },
+  })
+  async restore(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    const { doc, jobId } = await this.service.restore(projectIdOf(p), params.id, commandContext(req, p));
+    return { data: serverResource(doc), jobId };
+  }
+
+  @ApiRoute({ method: 'DELETE', path: '/v1/backups/{id}', summary: 'Delete (archive) a backup', tag: 'Servers', auth: 'project', permission: 'servers:write', params: idParams, responses: { 204: null } })
+  async deleteBackup(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    await this.service.deleteBackup(projectIdOf(p), params.id, commandContext(req, p));
+  }
+}

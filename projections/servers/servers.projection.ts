@@ -1,0 +1,85 @@
+import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+import { SERVER_EVENT_TYPES, type ServerEvent, type ServerSpecData, type ServerStatus } from '../../libs/domain/servers/server.events';
+
+export interface ServerDoc extends ReadDoc, ServerSpecData {
+  status: ServerStatus;
+  locked: boolean;
+  /** The latest job of the server. */
+  jobId: string;
+  externalId: string | null;
+  ipv4: string | null;
+  errorMessage: string | null;
+  restoredFromBackup: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+/** Serves the server routes (spec 4.2). */
+export const serversProjection: DocumentProjection<ServerDoc> = {
+  name: 'servers',
+  version: 1,
+  eventTypes: SERVER_EVENT_TYPES,
+  indexes: [
+    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
+    { fields: [{ field: 'projectId', direction: 1 }, { field: 'status', direction: 1 }] },
+  ],
+  documentId: (e) => (e.data as { serverId: string }).serverId,
+  evolve: (current, recorded: RecordedEvent) => {
+    const event = { type: recorded.type, data: recorded.data } as ServerEvent;
+    if (event.type === 'compute.ServerRequested.v1') {
+      const { serverId, jobId, requestedAt, restoredFromBackup, ...spec } = event.data;
+      return {
+        ...spec,
+        id: serverId,
+        _position: recorded.position,
+        status: 'creating',
+        locked: false,
+        jobId,
+        externalId: null,
+        ipv4: null,
+        errorMessage: null,
+        restoredFromBackup,
+        createdAt: requestedAt,
+        updatedAt: requestedAt,
+        deletedAt: null,
+      };
+    }
+    if (!current) return null;
+    switch (event.type) {
+      case 'compute.ServerInstallStarted.v1':
+        return { ...current, status: 'installing', updatedAt: event.data.at };
+      case 'compute.ServerActivated.v1':
+        return { ...current, status: 'active', externalId: event.data.externalId ?? current.externalId, ipv4: event.data.ipv4 ?? current.ipv4, updatedAt: event.data.at };
+      case 'compute.ServerPowerActionRequested.v1':
+        return { ...current, status: event.data.to, jobId: event.data.jobId, errorMessage: null, updatedAt: event.data.requestedAt };
+      case 'compute.ServerPoweredOff.v1':
+        return { ...current, status: 'stopped', updatedAt: event.data.at };
+      case 'compute.ServerMigrationRequested.v1':
+        return { ...current, status: 'migrating', plan: event.data.plan, jobId: event.data.jobId, errorMessage: null, updatedAt: event.data.requestedAt };
+      case 'compute.ServerDeletionRequested.v1':
+        return { ...current, status: 'deleting', jobId: event.data.jobId, errorMessage: null, updatedAt: event.data.requestedAt };
+      case 'compute.ServerTerminated.v1':
+        return { ...current, status: 'terminated', deletedAt: event.data.at, updatedAt: event.data.at };
+      case 'compute.ServerLockChanged.v1':
+        return { ...current, locked: event.data.locked, updatedAt: event.data.at };
+      case 'compute.ServerUpdated.v1':
+        return {
+          ...current,
+          ...(event.data.label !== undefined ? { label: event.data.label } : {}),
+          ...(event.data.tags !== undefined ? { tags: event.data.tags } : {}),
+          updatedAt: event.data.at,
+        };
+      case 'compute.ServerOperationFailed.v1':
+        return { ...current, status: 'error', errorMessage: event.data.error, updatedAt: event.data.at };
+      case 'compute.ServerOperationRetried.v1':
+        return { ...current, status: event.data.status, errorMessage: null, updatedAt: event.data.at };
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+};

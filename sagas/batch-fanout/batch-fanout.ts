@@ -1,0 +1,90 @@
+import { v5 as uuidv5 } from 'uuid';
+import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { batchDecider } from '../../libs/domain/batches/batch.decider';
+import { batchStream, type BatchAction, type BatchRequested } from '../../libs/domain/batches/events';
+import { instanceDecider } from '../../libs/domain/compute/instance.decider';
+import { instanceStream, type InstanceAction } from '../../libs/domain/compute/instance.events';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import { serverDecider } from '../../libs/domain/servers/server.decider';
+import { serverStream, type ServerPowerAction } from '../../libs/domain/servers/server.events';
+import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
+
+/** Requests one resource's part of a batch under the given job id; throws DomainError when refused. */
+export type BatchItemRequester = (item: { projectId: string; resourceId: string; action: BatchAction; jobId: string }, ctx: CommandContext) => Promise<void>;
+
+const BATCH_NAMESPACE = '6f1c2f7e-3b8a-4a7e-9a51-3c0e5f1b9d42';
+
+/** A batch item's job id is derived from the batch and the resource, so a replayed fan-out reuses it. */
+export const batchItemJobId = (batchId: string, resourceId: string) => uuidv5(`${batchId}/${resourceId}`, BATCH_NAMESPACE);
+
+const INSTANCE_ACTIONS: Record<BatchAction, InstanceAction> = { start: 'start', stop: 'stop', reboot: 'restart', delete: 'terminate' };
+
+export function instanceBatchRequester(events: EventStore): BatchItemRequester {
+  return async ({ projectId, resourceId, action, jobId }, ctx) => {
+    const history = await events.readStream(instanceStream(resourceId), { maxCount: 1 });
+    if (history.length === 0 || (history[0].data as { projectId?: string }).projectId !== projectId) throw new DomainError('NOT_FOUND', 'Instance not found');
+    await handleCommand(
+      events,
+      instanceStream(resourceId),
+      instanceDecider,
+      { type: 'RequestInstanceAction', jobId, action: INSTANCE_ACTIONS[action], viaDelete: action === 'delete', now: new Date().toISOString(), requestedBy: String(ctx.metadata.actor) },
+      ctx,
+    );
+  };
+}
+
+const SERVER_ACTIONS: Record<Exclude<BatchAction, 'delete'>, ServerPowerAction> = { start: 'power_on', stop: 'power_off', reboot: 'reboot' };
+
+export function serverBatchRequester(events: EventStore): BatchItemRequester {
+  return async ({ projectId, resourceId, action, jobId }, ctx) => {
+    const history = await events.readStream(serverStream(resourceId), { maxCount: 1 });
+    if (history.length === 0 || (history[0].data as { projectId?: string }).projectId !== projectId) throw new DomainError('NOT_FOUND', 'Server not found');
+    const now = new Date().toISOString();
+    const requestedBy = String(ctx.metadata.actor);
+    await handleCommand(
+      events,
+      serverStream(resourceId),
+      serverDecider,
+      action === 'delete' ? { type: 'RequestServerDeletion', jobId, now, requestedBy } : { type: 'RequestServerPowerAction', jobId, action: SERVER_ACTIONS[action], now, requestedBy },
+      ctx,
+    );
+  };
+}
+
+/**
+ * RequestItemsOnBatchRequested: fans a batch out into one request (and so one job) per resource and
+ * records each outcome on the batch. Job ids are deterministic and both the resource and the batch
+ * deciders ignore a repeat, so a crash mid-fan-out neither loses nor duplicates an item.
+ */
+export class BatchFanout implements SubscriptionHandler {
+  readonly name = 'saga:batch-fanout';
+  readonly batchSize = 100;
+
+  constructor(
+    private readonly events: EventStore,
+    readonly requesters: Record<string, BatchItemRequester>,
+  ) {}
+
+  async handle(batch: RecordedEvent[]): Promise<void> {
+    for (const e of batch) {
+      if (e.type !== 'compute.BatchRequested.v1') continue;
+      const d = e.data as BatchRequested['data'];
+      const ctx: CommandContext = { metadata: { projectId: d.projectId, actor: `system:batch:${d.batchId}`, correlationId: e.metadata.correlationId ?? d.batchId, causationId: e.id } };
+      const requester = this.requesters[d.resourceType];
+      for (const resourceId of d.resourceIds) {
+        const jobId = batchItemJobId(d.batchId, resourceId);
+        let outcome: { jobId: string } | { code: string; error: string };
+        try {
+          if (!requester) throw new DomainError('UNSUPPORTED_PROVIDER', `Batches of ${d.resourceType} are not supported`);
+          await requester({ projectId: d.projectId, resourceId, action: d.action, jobId }, ctx);
+          outcome = { jobId };
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err; // infrastructure failure: the runner retries the batch
+          outcome = { code: err.code, error: err.message };
+        }
+        await handleCommand(this.events, batchStream(d.batchId), batchDecider, { type: 'RecordBatchItem', resourceId, now: new Date().toISOString(), ...outcome }, ctx);
+      }
+    }
+  }
+}
