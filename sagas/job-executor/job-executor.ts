@@ -44,7 +44,7 @@ export class JobExecutor {
     options: JobExecutorOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 32;
-    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
   }
 
   /** Adds the handler of a resource type (application assembly, before start). */
@@ -66,6 +66,7 @@ export class JobExecutor {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.poke();
     await this.loop;
     while (this.inFlight.size > 0) await new Promise((r) => setTimeout(r, 20));
@@ -96,15 +97,34 @@ export class JobExecutor {
     }
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
-    const due = await jobs.find({
-      filter: { status: 'pending', dueAt: { $lte: new Date().toISOString() } },
-      sort: [{ field: 'dueAt', direction: 1 }],
-      limit: free + this.inFlight.size,
-    });
-    for (const job of due.items) {
+    // One query for both what is due now and when the next retry falls due (a timer wakes us then);
+    // otherwise the executor sleeps until the jobs projection moves or the idle poll comes round.
+    const now = Date.now();
+    const pending = await jobs.find({ filter: { status: 'pending' }, sort: [{ field: 'dueAt', direction: 1 }], limit: free + this.inFlight.size });
+    for (const job of pending.items) {
+      const dueAt = job.dueAt ? Date.parse(job.dueAt) : now;
+      if (dueAt > now) {
+        this.wakeAt(dueAt);
+        break;
+      }
       if (this.inFlight.size >= this.concurrency) break;
       this.launch(job, job.attempts + 1, true);
     }
+  }
+
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryAt = Infinity;
+
+  private wakeAt(at: number): void {
+    if (at >= this.retryAt) return;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryAt = at;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.retryAt = Infinity;
+      this.poke();
+    }, Math.max(0, at - Date.now()) + 5);
+    this.retryTimer.unref?.();
   }
 
   private launch(job: JobDoc, attempt: number, fresh: boolean): void {

@@ -185,3 +185,23 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(named).toHaveLength(1);
   });
 });
+
+describe('instances when the read models lag behind the bounded wait', () => {
+  it('still answers an accepted create and action with the written instance, never 404', async () => {
+    const srv = await startTestServer('server', { SIMULATOR_LATENCY: 'zero', CONSISTENCY_WAIT_MS: '1' });
+    try {
+      const api = srv.as(srv.bootstrap.apiKey);
+      const providerId = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-lag' })).body.data.id;
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => api.post('/v1/instances', { name: `lag-${i}`, providerId, region: 'us-east-1', instanceType: 'pc-t3-medium' })),
+      );
+      for (const [i, r] of results.entries()) {
+        expect(r.status).toBe(202);
+        expect(r.body.data.attributes).toMatchObject({ name: `lag-${i}`, providerId });
+        expect(['creating', 'provisioning', 'active']).toContain(r.body.data.attributes.status);
+      }
+    } finally {
+      await srv.stop();
+    }
+  });
+});

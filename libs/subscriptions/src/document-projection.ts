@@ -101,3 +101,17 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
     if (ops.length > 0) await collection.write(ops);
   }
 }
+
+/**
+ * A projection's document folded straight from the events of its stream: what a write answers
+ * with when the read model has not caught up within the bounded wait (never a 404 for an accepted write).
+ */
+export function foldDocument<D extends ReadDoc>(projection: DocumentProjection<D>, events: RecordedEvent[], id: string): D | null {
+  let doc: D | null = null;
+  for (const e of events) {
+    if (!projection.eventTypes.includes(e.type) || projection.documentId(e) !== id) continue;
+    const next = projection.evolve(doc, e);
+    doc = next ? ({ ...next, id, _position: e.position } as D) : null;
+  }
+  return doc;
+}

@@ -65,6 +65,7 @@ export class SubscriptionRunner {
         this.current = last.position;
         this.lastEventRecordedAt = Date.parse(last.recordedAt);
         this.releaseWaiters();
+        for (const listener of this.progressListeners) listener(last.position);
       },
       onError: (err) => {
         this.errors++;
@@ -82,6 +83,13 @@ export class SubscriptionRunner {
       clearTimeout(w.timer);
       w.resolve(this.current >= w.position);
     }
+  }
+
+  private readonly progressListeners: Array<(position: number) => void> = [];
+
+  /** Called after each handled batch (in-process wake-ups, e.g. the job executor after the jobs projection moved). */
+  onProgress(listener: (position: number) => void): void {
+    this.progressListeners.push(listener);
   }
 
   /** Resolves true once the handler has passed `position`, false after `timeoutMs`. */

@@ -104,7 +104,7 @@ export class BatchesController {
     );
     // The fan-out is part of the write: answer once every item is dispatched or rejected.
     await this.platform.waitForSaga('saga:batch-fanout', result.position!, batchStream(batchId), ['batches']);
-    const doc = await (await this.platform.projections.collection(batchesProjection)).get(batchId);
+    const doc = await this.platform.readBack(batchesProjection, batchStream(batchId), batchId, null);
     return { data: await this.view(doc!), jobId: batchId };
   }
 

@@ -73,7 +73,7 @@ export class CatalogSyncController {
       ctx,
     );
     await this.platform.waitForProjections(enqueued.position, ['jobs']);
-    const job = await (await this.platform.projections.collection(jobsProjection)).get(jobId);
+    const job = await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, enqueued.position);
     return { data: jobResource(job!), jobId };
   }
 }

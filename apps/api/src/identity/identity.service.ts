@@ -8,6 +8,7 @@ import { projectDecider } from '../../../../libs/domain/identity/project.decider
 import { apiKeyStream, projectStream, type ProjectRole } from '../../../../libs/domain/identity/events';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import type { Principal, Credential, Authenticator } from '../../../../libs/http/src/auth';
+import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
 import type { Platform } from '../platform/platform';
@@ -38,7 +39,7 @@ export class IdentityService implements Authenticator {
     const created = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, now: this.now() }, ctx);
     const key = await this.issueKey({ projectId, name: 'default', role: 'owner', expiresAt: null, mode: 'test' }, ctx);
     await this.platform.waitForProjections(created.position, ['projects']);
-    const project = (await this.projects().then((c) => c.get(projectId)))!;
+    const project = (await (await this.projects()).get(projectId)) ?? foldDocument(projectsProjection, await this.platform.events.readStream(projectStream(projectId)), projectId)!;
     return { project, key };
   }
 
@@ -67,8 +68,8 @@ export class IdentityService implements Authenticator {
       ctx,
     );
     await this.platform.waitForProjections(result.position, ['api_keys']);
-    const doc = await (await this.keys()).get(keyId);
-    if (!doc) throw new Error('api key projection did not catch up within the consistency wait');
+    const doc = (await (await this.keys()).get(keyId)) ?? foldDocument(apiKeysProjection, await this.platform.events.readStream(apiKeyStream(keyId)), keyId);
+    if (!doc) throw new Error(`API key ${keyId} was not written`);
     return { doc, key };
   }
 

@@ -105,7 +105,7 @@ export class InstancesService {
     };
     const result = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, { type: 'RequestInstance', instanceId, jobId, spec, now: new Date().toISOString() }, ctx);
     await this.settle(result.position, jobId);
-    return { doc: await this.get(projectId, instanceId), jobId };
+    return { doc: await this.written(projectId, instanceId, result.position), jobId };
   }
 
   async act(projectId: string, id: string, action: InstanceAction, ctx: CommandContext, opts: { viaDelete?: boolean } = {}): Promise<{ doc: InstanceDoc; jobId: string }> {
@@ -127,7 +127,7 @@ export class InstancesService {
       ctx,
     );
     await this.settle(result.position, jobId);
-    return { doc: await this.get(projectId, id), jobId };
+    return { doc: await this.written(projectId, id, result.position), jobId };
   }
 
   async update(projectId: string, id: string, input: { name?: string; tags?: CreateInstanceInput['tags'] }, ctx: CommandContext): Promise<InstanceDoc> {
@@ -140,7 +140,7 @@ export class InstancesService {
       ctx,
     );
     await this.platform.waitForProjections(result.position, ['instances']);
-    return this.get(projectId, id);
+    return this.written(projectId, id, result.position);
   }
 
   async retryJob(projectId: string | null, jobId: string, ctx: CommandContext): Promise<JobDoc> {
@@ -153,7 +153,17 @@ export class InstancesService {
       position = reset.position ?? position;
     }
     await this.platform.waitForProjections(position, ['instances', 'jobs']);
-    return (await (await this.jobs()).get(jobId))!;
+    return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, retried.position))!;
+  }
+
+  /**
+   * The instance as of a write we just made: from the read model once it has caught up, else folded
+   * from the instance's own stream, so an accepted write never answers 404 or stale data.
+   */
+  private async written(projectId: string, id: string, position: number | null): Promise<InstanceDoc> {
+    const doc = await this.platform.readBack(instancesProjection, instanceStream(id), id, position);
+    if (!doc || doc.projectId !== projectId) throw notFound('Instance not found');
+    return doc;
   }
 
   /** Read-your-writes for the instance and for the job the dispatcher creates from its event. */

@@ -6,13 +6,13 @@ import type { AppConfig } from '../../../../libs/config/src/config';
 import type { EventStore } from '../../../../libs/eventstore/src/event-store.port';
 import { SqlEventStore } from '../../../../libs/eventstore/src/sql/sql-event-store';
 import { EsdbEventStore } from '../../../../libs/eventstore/src/esdb/esdb-event-store';
-import type { ReadStore } from '../../../../libs/readstore/src/read-store.port';
+import type { ReadDoc, ReadStore } from '../../../../libs/readstore/src/read-store.port';
 import { MemoryReadStore } from '../../../../libs/readstore/src/memory-read-store';
 import { MongoReadStore } from '../../../../libs/readstore/src/mongo-read-store';
 import { ReadStoreCheckpointStore } from '../../../../libs/subscriptions/src/checkpoint-store';
 import { ProjectionEngine } from '../../../../libs/subscriptions/src/projection-engine';
 import { SubscriptionRunner } from '../../../../libs/subscriptions/src/subscription-runner';
-import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import { foldDocument, type DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import { KafkaRelay } from '../../../../libs/messaging/src/kafka-relay';
 import { metricsRegistry } from '../../../../libs/http/src/metrics';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
@@ -115,7 +115,7 @@ export class Platform {
     });
     this.workers.push(executor);
     this.executor = executor;
-    this.workers.push(new AutoStopper(() => this.projections.collection(instancesProjection), (doc) => this.onAutoStop?.(doc), logger));
+    this.workers.push(new AutoStopper(() => this.projections.collection(instancesProjection), (doc) => this.onAutoStop?.(doc), logger, 5000));
     if (config.kafka) {
       this.kafkaRelay = new KafkaRelay({ brokers: config.kafka.brokers, clientId: 'cloud-api', topicPrefix: config.kafka.topicPrefix, logger });
       this.relays.push(
@@ -150,6 +150,7 @@ export class Platform {
     }
     for (const r of this.relays) await r.start();
     for (const r of this.sagas) await r.start();
+    this.projections.runner('jobs').onProgress(() => this.executor.poke());
     for (const w of this.workers) w.start();
     this.registerLagMetrics();
   }
@@ -167,6 +168,16 @@ export class Platform {
 
   allRunners(): SubscriptionRunner[] {
     return [...this.projections.allRunners(), ...this.sagas, ...this.relays];
+  }
+
+  /**
+   * A document as of a write just made (position): from the read model once it has caught up, else
+   * folded from the resource's own stream, so an accepted write never answers 404 or stale data.
+   */
+  async readBack<D extends ReadDoc>(projection: DocumentProjection<D>, stream: string, id: string, position: number | null): Promise<D | null> {
+    const doc = await (await this.projections.collection(projection)).get(id);
+    if (doc && (position === null || doc._position >= position)) return doc;
+    return foldDocument(projection, await this.events.readStream(stream), id) ?? doc;
   }
 
   /** Set by the application: what the auto-stop timer does to an idle instance (a system stop). */

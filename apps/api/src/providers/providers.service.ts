@@ -80,8 +80,8 @@ export class ProvidersService {
 
   private async readBack(providerId: string, position: number | null): Promise<ProviderDoc> {
     await this.platform.waitForProjections(position, [providersProjection.name]);
-    const doc = await (await this.collection()).get(providerId);
-    if (!doc) throw new Error('providers projection did not catch up within the consistency wait');
+    const doc = await this.platform.readBack(providersProjection, providerStream(providerId), providerId, position);
+    if (!doc) throw new Error(`Provider ${providerId} was not written`);
     return doc;
   }
 }

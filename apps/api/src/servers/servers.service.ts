@@ -106,7 +106,7 @@ export class ServersService {
     const jobId = uuidv7();
     const r = await handleCommand(this.platform.events, serverStream(id), serverDecider, { type: 'RequestServerPowerAction', jobId, action, now: new Date().toISOString(), requestedBy: actor(ctx) }, ctx);
     await this.settle(r.position, jobId);
-    return { doc: await this.get(projectId, id), jobId };
+    return { doc: await this.written(projectId, id, r.position), jobId };
   }
 
   /** Label, tags, lock; a changed plan starts a migration job (its id is returned). */
@@ -129,7 +129,7 @@ export class ServersService {
     const migrating = r.events.some((e) => e.type === 'compute.ServerMigrationRequested.v1');
     if (migrating) await this.settle(r.position, jobId);
     else await this.platform.waitForProjections(r.position, ['servers']);
-    return { doc: await this.get(projectId, id), jobId: migrating ? jobId : null };
+    return { doc: await this.written(projectId, id, r.position), jobId: migrating ? jobId : null };
   }
 
   async remove(projectId: string, id: string, ctx: CommandContext): Promise<{ jobId: string }> {
@@ -189,7 +189,9 @@ export class ServersService {
       ctx,
     );
     await this.platform.waitForProjections(r.position, ['backups']);
-    return this.getBackup(projectId, backupId);
+    const doc = await this.platform.readBack(backupsProjection, backupStream(backupId), backupId, r.position);
+    if (!doc) throw notFound('Backup not found');
+    return doc;
   }
 
   async getBackup(projectId: string, id: string): Promise<BackupDoc> {
@@ -225,7 +227,13 @@ export class ServersService {
       ctx,
     );
     await this.settle(r.position, jobId);
-    return { doc: await this.get(spec.projectId, serverId), jobId };
+    return { doc: await this.written(spec.projectId, serverId, r.position), jobId };
+  }
+
+  private async written(projectId: string, id: string, position: number | null): Promise<ServerDoc> {
+    const doc = await this.platform.readBack(serversProjection, serverStream(id), id, position);
+    if (!doc || doc.projectId !== projectId) throw notFound('Server not found');
+    return doc;
   }
 
   /** Read-your-writes for the server and for the job the dispatcher creates from its event. */
