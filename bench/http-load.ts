@@ -15,6 +15,8 @@ export interface LoadSpec {
   headers: Record<string, string>;
   /** For POST: a JSON body per request (`{"name":"bench-<n>"}`) and a fresh Idempotency-Key. */
   postApiKey?: boolean;
+  /** For POST: this JSON body per request, with `name` set to `bench-<n>`, and a fresh Idempotency-Key. */
+  postBody?: Record<string, unknown>;
   concurrency: number;
   durationMs: number;
   /** Requests before timing starts (connections opened, JIT warm). */
@@ -56,8 +58,8 @@ async function workerMain(spec: LoadSpec): Promise<LoadResult> {
     new Promise((resolve, reject) => {
       const headers: Record<string, string> = { ...spec.headers };
       let body: string | undefined;
-      if (spec.postApiKey) {
-        body = JSON.stringify({ name: `bench-${process.pid}-${seq++}` });
+      if (spec.postApiKey || spec.postBody) {
+        body = JSON.stringify({ ...spec.postBody, name: `bench-${process.pid}-${seq++}` });
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(Buffer.byteLength(body));
         headers['idempotency-key'] = randomUUID();

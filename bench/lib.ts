@@ -43,9 +43,9 @@ export interface Row {
   baseline: number | null;
   /** value / baseline (for latencies: baseline / value, so > 1 is always "better than baseline"). */
   ratio: number | null;
-  /** Target: a ratio (e.g. 0.5) or an absolute value (e.g. 20000 ev/s), see targetKind. */
+  /** Target: a ratio (e.g. 0.5), an absolute floor (e.g. 20000 ev/s) or an absolute ceiling (`atMost`, e.g. p99 <= 50 ms), see targetKind. */
   target: number | null;
-  targetKind: 'ratio' | 'absolute' | null;
+  targetKind: 'ratio' | 'absolute' | 'atMost' | null;
   met: boolean | null;
   note?: string;
 }
@@ -56,6 +56,7 @@ export function row(r: Omit<Row, 'ratio' | 'met'> & { lowerIsBetter?: boolean })
   let met: boolean | null = null;
   if (r.target !== null && r.targetKind === 'ratio' && ratio !== null) met = ratio >= r.target;
   if (r.target !== null && r.targetKind === 'absolute') met = r.value >= r.target;
+  if (r.target !== null && r.targetKind === 'atMost') met = r.value <= r.target;
   return { ...rest, ratio, met };
 }
 
@@ -73,7 +74,7 @@ export function formatTable(rows: Row[]): string {
     fmt(r.value, r.unit),
     r.baseline === null ? '-' : `${fmt(r.baseline, r.unit)} (${r.baselineName})`,
     r.ratio === null ? '-' : `${(r.ratio * 100).toFixed(0)}%`,
-    r.target === null ? '-' : r.targetKind === 'ratio' ? `>= ${(r.target * 100).toFixed(0)}%` : `>= ${fmt(r.target)}`,
+    r.target === null ? '-' : r.targetKind === 'ratio' ? `>= ${(r.target * 100).toFixed(0)}%` : r.targetKind === 'atMost' ? `<= ${fmt(r.target, r.unit)}` : `>= ${fmt(r.target)}`,
     r.met === null ? '' : r.met ? 'yes' : 'NO',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));

@@ -6,6 +6,9 @@
  * BENCH_ES_DURATION_MS (event-store runs, default 5000), BENCH_CONCURRENCY (HTTP, default 16),
  * BENCH_KEYS (history keys for item 4, 5 events each, default 40000), BENCH_MONGO_KEYS (keys of the part
  * rebuilt into FerretDB, default all of them), BENCH_RELAY_EVENTS (default 50000).
+ * Group "compute" (in the default run; BENCH_ONLY=compute, or compute-http / compute-rebuild for one
+ * half): BENCH_LIST_INSTANCES (default 10000), BENCH_LATENCY_CREATES (default 50), BENCH_HISTORY_EVENTS
+ * (default 1000000), BENCH_HISTORY_MEMORY=1 (also rebuild every read model into memory).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -14,6 +17,8 @@ import { benchEventStore } from './event-store.bench';
 import { benchHttp } from './http.bench';
 import { benchProjections } from './projection.bench';
 import { benchRelayItem } from './relay.bench';
+import { benchCompute } from './compute.bench';
+import { benchHistoryRebuild } from './history.bench';
 import { engines, formatTable, log, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -23,7 +28,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -65,6 +70,27 @@ async function main(): Promise<number> {
       const r = await benchRelayItem({ engines: e, events: num('BENCH_RELAY_EVENTS', 50_000), batchSize: 2000 });
       rows.push(...r.rows);
       Object.assign(details, r.details);
+    });
+  }
+  if (only.has('compute') || only.has('compute-http')) {
+    await step('compute', async () => {
+      const r = await benchCompute({
+        engines: e,
+        concurrency: num('BENCH_CONCURRENCY', 16),
+        durationMs: num('BENCH_DURATION_MS', 10_000),
+        warmupMs: 1500,
+        listInstances: num('BENCH_LIST_INSTANCES', 10_000),
+        latencyCreates: num('BENCH_LATENCY_CREATES', 50),
+      });
+      rows.push(...r.rows);
+      details.compute = r.details;
+    });
+  }
+  if (only.has('compute') || only.has('compute-rebuild')) {
+    await step('computeRebuild', async () => {
+      const r = await benchHistoryRebuild({ engines: e, events: num('BENCH_HISTORY_EVENTS', 1_000_000), window: 5000, batchSize: 5000, memory: process.env.BENCH_HISTORY_MEMORY === '1' });
+      rows.push(...r.rows);
+      details.computeRebuild = r.details;
     });
   }
 
