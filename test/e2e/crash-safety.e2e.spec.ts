@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { Client } from 'pg';
 import { MongoClient } from 'mongodb';
 import { client } from '../support/http-client';
+import { eventually } from '../support/wait';
 import { requireEngine } from '../engines';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -150,10 +151,11 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
       expect(provisioned.rows[0].n).toBeLessThanOrEqual(requested.rows[0].n);
       // The retried ones (fail:1) completed on a later attempt after the restart re-armed their timers.
       const api2 = client(url, { 'X-Service-API-Key': apiKey });
+      // The read models follow the log they were checked against above (bounded wait for them).
       for (const a of accepted.slice(0, 10)) {
-        const j = await api2.get(`/v1/jobs/${a.jobId}`);
+        const j = await eventually(() => api2.get(`/v1/jobs/${a.jobId}`), (r) => r.body.data?.attributes.status === 'completed', 60000, 200);
         expect(j.body.data.attributes.status).toBe('completed');
-        const inst = await api2.get(`/v1/instances/${a.instanceId}`);
+        const inst = await eventually(() => api2.get(`/v1/instances/${a.instanceId}`), (r) => r.body.data?.attributes.status === 'active', 60000, 200);
         expect(inst.body.data.attributes.status).toBe('active');
       }
       const retriedAfterRestart = await pg.query(
