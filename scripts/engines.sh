@@ -505,6 +505,45 @@ ferretdb_pg_url() {
   echo "${scheme}://${rest%%/*}/ferretdb${q}"
 }
 
+# FerretDB v1 pushes an equality filter down as `_jsonb->'field' @> '<json>'` (also for `_id`), in a
+# prepared statement whose key is a parameter. Its own indexes are btree on `(_jsonb->'field')`, which
+# cannot serve `@>`, and after five executions PostgreSQL switches to a generic plan that cannot use
+# any expression index: every update or get by `_id` became a sequential scan of the collection
+# (about 110 updates/s at 20k documents). So, in FerretDB's backing database only:
+# - plan_cache_mode=force_custom_plan: plans see the real key and value;
+# - an event trigger gives each btree index FerretDB creates on `(_jsonb->'f')` (the unique `_id`
+#   index of every collection included) a GIN `jsonb_path_ops` twin on the same expression, which
+#   `@>` can use;
+# - synchronous_commit=off: read models are rebuildable from the event store and each document
+#   records the position it reflects, so losing the last few ms of writes to an OS crash only means
+#   re-applying events (commit order is still preserved). The event store keeps synchronous commit.
+# Measured with 8 concurrent updateOne by _id on 20k documents: 113/s before, ~1,200-1,600/s after.
+# Needs the superuser role the script creates; on an external server without it this is skipped.
+tune_ferretdb_backend() {
+  local u; u="$(ferretdb_pg_url)"; u="${u%%\?*}"
+  psql "$u" -X -q -v ON_ERROR_STOP=1 >>"$MONGODIR/tune.log" 2>&1 <<'SQL' || log "mongo: could not tune FerretDB's PostgreSQL database (see $MONGODIR/tune.log); continuing untuned"
+ALTER DATABASE ferretdb SET plan_cache_mode = force_custom_plan;
+ALTER DATABASE ferretdb SET synchronous_commit = off;
+CREATE OR REPLACE FUNCTION public.cloud_api_gin_twin() RETURNS event_trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  r record; am text; col text; fld text; tbl regclass; twin text;
+BEGIN
+  FOR r IN SELECT objid FROM pg_event_trigger_ddl_commands() WHERE command_tag = 'CREATE INDEX' AND object_type = 'index' LOOP
+    SELECT a.amname, i.indrelid::regclass INTO am, tbl FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam WHERE i.indexrelid = r.objid;
+    CONTINUE WHEN am IS DISTINCT FROM 'btree';
+    col := pg_get_indexdef(r.objid, 1, true);
+    fld := substring(col FROM '^\(_jsonb -> ''([^'']+)''::text\)$');
+    CONTINUE WHEN fld IS NULL;
+    twin := left((SELECT relname FROM pg_class WHERE oid = r.objid), 55) || '_gin';
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin ((_jsonb -> %L) jsonb_path_ops)', twin, tbl, fld);
+  END LOOP;
+END
+$fn$;
+DROP EVENT TRIGGER IF EXISTS cloud_api_gin_twin;
+CREATE EVENT TRIGGER cloud_api_gin_twin ON ddl_command_end WHEN TAG IN ('CREATE INDEX') EXECUTE FUNCTION public.cloud_api_gin_twin();
+SQL
+}
+
 start_mongo() {
   install_ferretdb || fail mongo "could not build FerretDB $FERRETDB_VERSION with Go (see $CACHE/ferretdb-build.log)"
   # FerretDB stores its data in PostgreSQL.
@@ -518,6 +557,7 @@ start_mongo() {
   psql "$pgu" -XAtqc "select 1 from pg_database where datname='ferretdb'" 2>/dev/null | grep -q 1 ||
     psql "$pgu" -Xqc 'create database ferretdb' >/dev/null 2>&1 || true
   mkdir -p "$MONGODIR/state"
+  tune_ferretdb_backend
   if pid_alive "$MONGOPID" ferretdb; then
     wait_until 30 mongo_hello 127.0.0.1 "$MONGO_PORT" || fail mongo "FerretDB running but not answering hello" "$MONGOLOG"
     return 0
