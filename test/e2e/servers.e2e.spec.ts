@@ -257,12 +257,49 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     const retried = await api.post(`/v1/jobs/${res.body.jobId}/retry`);
     expect(retried.status).toBe(200);
     expect(retried.body.data).toEqual({ jobId: res.body.jobId, status: 'retrying' });
+    // The retry itself resets the server (the executor may already have moved creating → installing).
+    const reset = await server(res.body.data.id);
+    expect(['creating', 'installing']).toContain(statusOf(reset));
+    expect(reset.body.data.attributes.errorMessage).toBeNull();
     const again = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed' && r.body.data.attributes.attempts === 3, 20000);
     expect(again.body.data.attributes.status).toBe('failed');
-    const history = (await srv.platform.events.readStream(`server-${res.body.data.id}`)).map((e) => e.type);
+    const serverEvents = await srv.platform.events.readStream(`server-${res.body.data.id}`);
+    const history = serverEvents.map((e) => e.type);
     expect(history.filter((t) => t === 'compute.ServerOperationRetried.v1')).toHaveLength(1);
     expect(history.filter((t) => t === 'compute.ServerInstallStarted.v1')).toHaveLength(2);
+    expect(serverEvents.find((e) => e.type === 'compute.ServerOperationRetried.v1')!.data).toMatchObject({ jobId: res.body.jobId, operation: 'create', status: 'creating' });
+    // Recorded by the retry request, before the executor began the job's next round of attempts.
+    const starts = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).filter((e) => e.type === 'jobs.JobAttemptStarted.v1');
+    expect(starts).toHaveLength(6);
+    expect(serverEvents.find((e) => e.type === 'compute.ServerOperationRetried.v1')!.position).toBeLessThan(starts[3].position);
     expect(statusOf(await until(res.body.data.id, 'error'))).toBe('error');
+  }, 30000);
+
+  it('a manual retry of a failed power_off puts the server back in stopping at once, and can then succeed', async () => {
+    const id = await createActive({ hostname: 'retry-off.example.com' });
+    expect((await api.patch(`/v1/servers/${id}`, { tags: { simulate: 'fail:always' } })).status).toBe(200);
+    const off = await act(id, 'power_off');
+    expect(off.status).toBe(202);
+    const jobId = off.body.jobId as string;
+    const failed = await eventually(() => job(jobId), (r) => r.body.data.attributes.status === 'failed', 20000);
+    expect(failed.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
+    const broken = await until(id, 'error');
+    expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
+
+    // The provider recovers, slowly enough that the reset is observable before the attempt ends.
+    expect((await api.patch(`/v1/servers/${id}`, { tags: { simulate: 'slow:1500' } })).status).toBe(200);
+    expect(statusOf(await server(id))).toBe('error');
+    const retried = await api.post(`/v1/jobs/${jobId}/retry`);
+    expect(retried.status).toBe(200);
+    expect(retried.body.data).toEqual({ jobId, status: 'retrying' });
+    const reset = await server(id);
+    expect(reset.body.data.attributes).toMatchObject({ status: 'stopping', errorMessage: null, jobId });
+
+    const done = await eventually(() => job(jobId), (r) => r.body.data.attributes.status === 'completed', 20000);
+    expect(done.body.data.attributes).toMatchObject({ status: 'completed', attempts: 1, error: null });
+    expect(statusOf(await until(id, 'stopped'))).toBe('stopped');
+    const history = (await srv.platform.events.readStream(`server-${id}`)).map((e) => e.type);
+    expect(history.slice(-4)).toEqual(['compute.ServerOperationFailed.v1', 'compute.ServerUpdated.v1', 'compute.ServerOperationRetried.v1', 'compute.ServerPoweredOff.v1']);
   }, 30000);
 
   it('replays an idempotent create and action', async () => {

@@ -96,6 +96,53 @@ describe('server decider', () => {
     expect(types(g.when({ type: 'BeginServerOperation', jobId: 'j1', now: at }))).toEqual(['compute.ServerOperationRetried.v1', 'compute.ServerInstallStarted.v1']);
   });
 
+  it('a manual retry puts a failed server back in the status its operation starts from', () => {
+    const failCreate = given([requested]).when({ type: 'FailServerOperation', jobId: 'j1', error: 'boom', now: at });
+    const g = given([requested, ...failCreate]);
+    const reset = g.when({ type: 'RetryServerOperation', jobId: 'j1', now: at });
+    expect(reset).toEqual([{ type: 'compute.ServerOperationRetried.v1', data: { serverId: 's1', jobId: 'j1', operation: 'create', status: 'creating', at } }]);
+    const after = given([requested, ...failCreate, ...reset]);
+    expect(after.state).toMatchObject({ status: 'creating', currentJob: { jobId: 'j1', operation: 'create' } });
+    // The executor then begins the job from there without a second reset.
+    expect(types(after.when({ type: 'BeginServerOperation', jobId: 'j1', now: at }))).toEqual(['compute.ServerInstallStarted.v1']);
+    // Repeated, or once the server has left `error`: nothing.
+    expect(after.when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
+
+    // Every operation goes back to its own start status.
+    const starts: Array<[ServerEvent[], string, string]> = [
+      [given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'power_off', now: at, requestedBy: 'u' }), 'j2', 'stopping'],
+      [given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'reboot', now: at, requestedBy: 'u' }), 'j2', 'restarted'],
+      [given([requested, activated]).when({ type: 'UpdateServer', jobId: 'j2', plan: { slug: 'm3-large-x86', name: 'm3' }, now: at, requestedBy: 'u' }), 'j2', 'migrating'],
+      [given([requested, activated]).when({ type: 'RequestServerDeletion', jobId: 'j2', now: at, requestedBy: 'u' }), 'j2', 'deleting'],
+    ];
+    for (const [requestedOp, jobId, start] of starts) {
+      const history = [requested, activated, ...requestedOp];
+      const failed = given(history).when({ type: 'FailServerOperation', jobId, error: 'boom', now: at });
+      const r = given([...history, ...failed]).when({ type: 'RetryServerOperation', jobId, now: at });
+      expect(r).toHaveLength(1);
+      expect(r[0].data).toMatchObject({ status: start });
+      expect(given([...history, ...failed, ...r]).state.status).toBe(start);
+    }
+    const powerOff = given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'power_off', now: at, requestedBy: 'u' });
+    const powerOffFailed = given([requested, activated, ...powerOff]).when({ type: 'FailServerOperation', jobId: 'j2', error: 'boom', now: at });
+    const offAgain = given([requested, activated, ...powerOff, ...powerOffFailed]);
+    const offReset = offAgain.when({ type: 'RetryServerOperation', jobId: 'j2', now: at });
+    expect(given([requested, activated, ...powerOff, ...powerOffFailed, ...offReset]).when({ type: 'CompleteServerOperation', jobId: 'j2', now: at })[0].type).toBe('compute.ServerPoweredOff.v1');
+  });
+
+  it('a manual retry changes nothing for a job the server no longer waits for, or a server not in error', () => {
+    const failCreate = given([requested]).when({ type: 'FailServerOperation', jobId: 'j1', error: 'boom', now: at });
+    // A superseded job (a later operation took over): its retry leaves the server alone.
+    expect(given([requested, ...failCreate]).when({ type: 'RetryServerOperation', jobId: 'other', now: at })).toEqual([]);
+    const d = given([requested, ...failCreate]).when({ type: 'RequestServerDeletion', jobId: 'j9', now: at, requestedBy: 'u' });
+    expect(given([requested, ...failCreate, ...d]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
+    // Not in error (e.g. the executor already began the retried job): nothing.
+    expect(given([requested]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
+    expect(given([requested, activated]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
+    // A server that does not exist: the same refusal as the instance decider's.
+    expect(refusal(() => given([]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at }))).toBe('NOT_FOUND');
+  });
+
   it('a backup archives once', () => {
     const backup = { backupId: 'b1', projectId: 'p1', name: 'n', source: 'server' as const, resourceId: 's1', serverSpec: spec, createdAt: at };
     const created = backupDecider.decide({ type: 'CreateBackup', backup }, backupDecider.initialState());

@@ -31,8 +31,18 @@ export type RequestServerDeletion = { type: 'RequestServerDeletion'; jobId: stri
 export type BeginServerOperation = { type: 'BeginServerOperation'; jobId: string; now: string };
 export type CompleteServerOperation = { type: 'CompleteServerOperation'; jobId: string; now: string; provisioned?: { externalId: string; ipv4: string } };
 export type FailServerOperation = { type: 'FailServerOperation'; jobId: string; error: string; now: string };
+/** A failed job was retried by hand (POST /v1/jobs/{id}/retry): back to the status its operation starts from. */
+export type RetryServerOperation = { type: 'RetryServerOperation'; jobId: string; now: string };
 
-export type ServerCommand = RequestServer | RequestServerPowerAction | UpdateServer | RequestServerDeletion | BeginServerOperation | CompleteServerOperation | FailServerOperation;
+export type ServerCommand =
+  | RequestServer
+  | RequestServerPowerAction
+  | UpdateServer
+  | RequestServerDeletion
+  | BeginServerOperation
+  | CompleteServerOperation
+  | FailServerOperation
+  | RetryServerOperation;
 
 /** DECISIONS 8: the status a power action starts from and the one it moves to at once. */
 export const POWER_ACTIONS: Record<ServerPowerAction, { from: ServerStatus; to: ServerStatus }> = {
@@ -109,6 +119,11 @@ export const serverDecider: Decider<ServerCommand, ServerEvent, ServerState> = {
     const serverId = state.serverId;
     const job = state.currentJob;
     const mine = (jobId: string) => job !== null && job.jobId === jobId;
+    /** Back from `error` to the status the current job's operation starts from. */
+    const retried = (jobId: string, at: string): ServerEvent => ({
+      type: 'compute.ServerOperationRetried.v1',
+      data: { serverId, jobId, at, operation: job!.operation, status: SERVER_OPERATION_START_STATUS[job!.operation] },
+    });
     const refuseLocked = (what: string) => {
       if (state.locked) throw new DomainError('INVALID_STATE', `Server ${serverId} is locked: unlock it before you ${what}`);
     };
@@ -156,9 +171,10 @@ export const serverDecider: Decider<ServerCommand, ServerEvent, ServerState> = {
         const base = { serverId, jobId: command.jobId, at: command.now };
         const out: ServerEvent[] = [];
         let status = state.status;
+        // Still in `error`: the job was retried without RetryServerOperation having reset the server.
         if (status === 'error') {
           status = SERVER_OPERATION_START_STATUS[job!.operation];
-          out.push({ type: 'compute.ServerOperationRetried.v1', data: { ...base, operation: job!.operation, status } });
+          out.push(retried(command.jobId, command.now));
         }
         if (job!.operation === 'create' && status === 'creating') out.push({ type: 'compute.ServerInstallStarted.v1', data: base });
         return out;
@@ -190,6 +206,11 @@ export const serverDecider: Decider<ServerCommand, ServerEvent, ServerState> = {
       case 'FailServerOperation':
         if (!mine(command.jobId) || state.status === 'error') return [];
         return [{ type: 'compute.ServerOperationFailed.v1', data: { serverId, jobId: command.jobId, operation: job!.operation, error: command.error, at: command.now } }];
+      case 'RetryServerOperation':
+        // Only the job the server waits for, and only out of its `error` (a retry the executor has
+        // already begun, or a repeated command, changes nothing).
+        if (!mine(command.jobId) || state.status !== 'error') return [];
+        return [retried(command.jobId, command.now)];
       default: {
         const never: never = command;
         return never;

@@ -4,6 +4,8 @@ import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
 import { instanceDecider } from '../../../../libs/domain/compute/instance.decider';
 import { instanceStream, type InstanceAction, type InstanceSpecData } from '../../../../libs/domain/compute/instance.events';
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
+import { serverDecider } from '../../../../libs/domain/servers/server.decider';
+import { serverStream } from '../../../../libs/domain/servers/server.events';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import { ApiError, badRequest, notFound } from '../../../../libs/http/src/errors';
@@ -148,11 +150,18 @@ export class InstancesService {
     if (!job || (projectId !== null && job.projectId !== projectId)) throw notFound('Job not found');
     const retried = await handleCommand(this.platform.events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: new Date().toISOString() }, ctx);
     let position = retried.position;
+    // DECISIONS 7: the resource the job acts on goes back to the status its operation starts from.
+    let resourceProjection: string | null = null;
     if (job.resourceType === 'instance') {
       const reset = await handleCommand(this.platform.events, instanceStream(job.resourceId), instanceDecider, { type: 'RetryInstanceOperation', jobId, now: new Date().toISOString() }, ctx);
       position = reset.position ?? position;
+      resourceProjection = 'instances';
+    } else if (job.resourceType === 'server') {
+      const reset = await handleCommand(this.platform.events, serverStream(job.resourceId), serverDecider, { type: 'RetryServerOperation', jobId, now: new Date().toISOString() }, ctx);
+      position = reset.position ?? position;
+      resourceProjection = 'servers';
     }
-    await this.platform.waitForProjections(position, ['instances', 'jobs']);
+    await this.platform.waitForProjections(position, resourceProjection ? [resourceProjection, 'jobs'] : ['jobs']);
     return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, retried.position))!;
   }
 
