@@ -534,7 +534,8 @@ BEGIN
     col := pg_get_indexdef(r.objid, 1, true);
     fld := substring(col FROM '^\(_jsonb -> ''([^'']+)''::text\)$');
     CONTINUE WHEN fld IS NULL;
-    twin := left((SELECT relname FROM pg_class WHERE oid = r.objid), 55) || '_gin';
+    -- one twin per collection and field, however many btree indexes start with that field
+    twin := left((SELECT relname FROM pg_class WHERE oid = tbl), 45) || '_' || left(md5(fld), 8) || '_gin';
     EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin ((_jsonb -> %L) jsonb_path_ops)', twin, tbl, fld);
   END LOOP;
 END
@@ -574,7 +575,7 @@ start_mongo() {
     cd "$MONGODIR"
     exec setsid nohup "$FERRETDB_BIN" --handler=postgresql --postgresql-url="$(ferretdb_pg_url)" \
       --listen-addr="127.0.0.1:$MONGO_PORT" --state-dir="$MONGODIR/state" --telemetry=disable \
-      --debug-addr=- --log-level=info --mode=normal </dev/null >"$MONGOLOG" 2>&1 9>&-
+      --debug-addr=- --log-level=info --mode=normal --test-batch-size=1000 </dev/null >"$MONGOLOG" 2>&1 9>&-
   ) &
   echo $! >"$MONGOPID"
   local deadline=$((SECONDS + 30))

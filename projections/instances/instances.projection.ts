@@ -29,6 +29,7 @@ export const instancesProjection: DocumentProjection<InstanceDoc> = {
   name: 'instances',
   version: 1,
   eventTypes: INSTANCE_EVENT_TYPES,
+  creates: ['compute.InstanceRequested.v1'],
   indexes: [
     { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
     { fields: [{ field: 'projectId', direction: 1 }, { field: 'status', direction: 1 }] },

@@ -32,6 +32,7 @@ export const jobsProjection: DocumentProjection<JobDoc> = {
   name: 'jobs',
   version: 1,
   eventTypes: Object.values(JobEventTypes),
+  creates: ['jobs.JobEnqueued.v1'],
   indexes: [
     { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
     { fields: [{ field: 'status', direction: 1 }, { field: 'dueAt', direction: 1 }] },

@@ -12,7 +12,7 @@ const USAGE = `cloud-api CLI (uses the same configuration as the API: PROFILE, P
         billing analysis; secret-named fields are stripped as on the Kafka topics.
   status
         Head position of the event store and each subscription's checkpoint and lag.
-  rebuild <projection>
+  rebuild <projection>|all
         Replays the log into a fresh collection and switches reads to it (no downtime).
 `;
 
@@ -66,8 +66,13 @@ async function main(argv: string[]): Promise<number> {
       }
       case 'rebuild': {
         const name = args[0];
-        if (!name) throw new ConfigError('rebuild needs a projection name');
+        if (!name) throw new ConfigError('rebuild needs a projection name, or `all`');
         await platform.projections.start();
+        if (name === 'all') {
+          const report = await platform.projections.rebuildAll();
+          process.stdout.write(`${JSON.stringify({ events: report.events, ms: Math.round(report.ms), eventsPerSec: Math.round(report.eventsPerSec), projections: report.projections.map((r) => ({ projection: r.projection, collection: r.collection, docs: r.docs })) })}\n`);
+          return 0;
+        }
         const report = await platform.projections.rebuild(name);
         process.stdout.write(`${JSON.stringify(report)}\n`);
         return 0;

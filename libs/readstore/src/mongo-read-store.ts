@@ -62,15 +62,35 @@ function mapError(collection: string, err: unknown): never {
 const UPDATE_CHUNK = 16;
 const INSERT_CHUNK = 1000;
 
-/** Runs one write at a time (FIFO); shared by every collection of a store. */
+/**
+ * Runs at most `width` writes at a time (FIFO); shared by every collection of a store. FerretDB v1
+ * holds a backend connection per statement of a command until the command ends, so the number of
+ * statements in flight (width x UPDATE_CHUNK) must stay well below its pool (200 in scripts/engines.sh).
+ */
 export class WriteGate {
-  private tail: Promise<unknown> = Promise.resolve();
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
 
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
+  constructor(private readonly width = 4) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.running >= this.width) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
   }
+}
+
+/** How a store looks documents up by id: `$in` on MongoDB; one indexed findOne each on FerretDB v1. */
+export interface LookupStrategy {
+  /** FerretDB v1 cannot push `$in` down and scans the whole collection in Go for it. */
+  perIdLookups: boolean;
+  concurrency: number;
 }
 
 export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCollection<T> {
@@ -80,6 +100,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
     db: Db,
     readonly name: string,
     private readonly writeGate: WriteGate = new WriteGate(),
+    private readonly lookups: LookupStrategy = { perIdLookups: false, concurrency: 1 },
   ) {
     this.coll = db.collection<Stored>(name);
   }
@@ -92,13 +113,26 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
   async getMany(ids: string[]): Promise<T[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const found = await this.coll.find({ _id: { $in: unique } }).toArray();
+    const found = this.lookups.perIdLookups && unique.length > 1 ? await this.findEach(unique) : await this.coll.find({ _id: { $in: unique } }).toArray();
     const byId = new Map(found.map((d) => [d._id, d]));
     const out: T[] = [];
     for (const id of unique) {
       const d = byId.get(id);
       if (d) out.push(fromStored<T>(d));
     }
+    return out;
+  }
+
+  private async findEach(ids: string[]): Promise<Stored[]> {
+    const out: Stored[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < ids.length) {
+        const d = await this.coll.findOne({ _id: ids[next++]! });
+        if (d) out.push(d);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.lookups.concurrency, ids.length) }, worker));
     return out;
   }
 
@@ -195,8 +229,11 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
 
 export class MongoReadStore implements ReadStore {
   private readonly writeGate = new WriteGate();
+  private lookups: LookupStrategy = { perIdLookups: false, concurrency: 1 };
   readonly kind = 'mongodb' as const;
   private readonly meta: Collection<{ _id: string; value: unknown }>;
+  /** `ferretdb v1.24.2` or `mongodb 7.0.x`, from buildInfo at connect. */
+  server = 'unknown';
 
   private constructor(
     private readonly client: MongoClient,
@@ -215,6 +252,9 @@ export class MongoReadStore implements ReadStore {
       await client.connect();
       const store = new MongoReadStore(client, client.db(dbName));
       await store.ping();
+      const info = await client.db('admin').command({ buildInfo: 1 }).catch(() => ({}) as Document);
+      store.server = typeof info.ferretdbVersion === 'string' ? `ferretdb ${info.ferretdbVersion}` : `mongodb ${String(info.version ?? 'unknown')}`;
+      if (store.server.startsWith('ferretdb v1')) store.lookups = { perIdLookups: true, concurrency: 8 };
       return store;
     } catch (err) {
       await client.close().catch(() => undefined);
@@ -225,7 +265,7 @@ export class MongoReadStore implements ReadStore {
 
   collection<T extends ReadDoc = ReadDoc>(physicalName: string): ReadCollection<T> {
     if (physicalName === META_COLLECTION) throw new InvalidQueryError(`collection name ${META_COLLECTION} is reserved for meta data`);
-    return new MongoReadCollection<T>(this.db, physicalName, this.writeGate);
+    return new MongoReadCollection<T>(this.db, physicalName, this.writeGate, this.lookups);
   }
 
   async getMeta<T = unknown>(key: string): Promise<T | null> {

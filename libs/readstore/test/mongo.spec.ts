@@ -87,3 +87,43 @@ describe('MongoReadStore (adapter specifics)', () => {
     expect(names.filter((n) => n.startsWith('bench_write_'))).toEqual([]);
   });
 });
+
+describe('MongoReadStore on this server', () => {
+  it('identifies the server and, on FerretDB v1, looks ids up one by one instead of with $in', async () => {
+    const store = await connectOrExplain(freshDbName());
+    try {
+      expect(store.server).toMatch(/^(ferretdb v\d|mongodb \d)/);
+      const c = store.collection<{ id: string; n: number }>('lookups');
+      await c.write(Array.from({ length: 30 }, (_, i) => ({ kind: 'put' as const, doc: { id: `d${i}`, n: i }, isNew: true })));
+      const got = await c.getMany(['d29', 'd3', 'nope', 'd3', 'd17']);
+      expect(got.map((d) => d.n)).toEqual([29, 3, 17]);
+    } finally {
+      await store.dropDatabase();
+      await store.close();
+    }
+  });
+});
+
+describe('WriteGate', () => {
+  it('runs at most `width` writes at once, in arrival order, and survives a failed write', async () => {
+    const { WriteGate } = await import('../src/mongo-read-store');
+    const gate = new WriteGate(2);
+    let running = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const task = (i: number, fail = false) =>
+      gate.run(async () => {
+        started.push(i);
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        if (fail) throw new Error(`write ${i} failed`);
+        return i;
+      });
+    const results = await Promise.allSettled([task(0), task(1, true), task(2), task(3), task(4)]);
+    expect(peak).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+  });
+});

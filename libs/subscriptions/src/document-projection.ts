@@ -14,6 +14,14 @@ export interface DocumentProjection<D extends ReadDoc = ReadDoc> {
   readonly eventTypes: readonly string[];
   readonly indexes?: IndexSpec[];
   documentId(event: RecordedEvent): string | null;
+  /**
+   * Event types that always start a document afresh (evolve ignores `current`), e.g. InstanceRequested.
+   * A batch where such an event is a document's first does not load that document: on a MongoDB-wire
+   * store each load is a round trip, and under load most documents of a batch are new. Only a replay
+   * after a crash can find the document already there; the insert then replaces it and the replay's
+   * following events bring it forward again.
+   */
+  readonly creates?: readonly string[];
   /** Returns the new document, or null to delete it. `current` is null when none exists. */
   evolve(current: D | null, event: RecordedEvent): D | null;
 }
@@ -57,6 +65,7 @@ export class ProjectionCatalog {
 export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler {
   readonly batchSize: number;
   private readonly types: Set<string>;
+  private readonly creates: Set<string>;
 
   constructor(
     readonly projection: DocumentProjection<D>,
@@ -66,6 +75,7 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
     batchSize = 1000,
   ) {
     this.types = new Set(projection.eventTypes);
+    this.creates = new Set(projection.creates ?? []);
     this.batchSize = batchSize;
   }
 
@@ -78,9 +88,15 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
     }
     if (relevant.length === 0) return;
     const collection = this.store.collection<D>(await this.physicalName());
-    const ids = [...new Set(relevant.map((r) => r.id))];
+    // A document whose first event in this batch creates it is not loaded (see `creates`).
+    const fresh = new Set<string>();
+    const toLoad = new Set<string>();
+    for (const { id, event } of relevant) {
+      if (fresh.has(id) || toLoad.has(id)) continue;
+      (this.creates.has(event.type) ? fresh : toLoad).add(id);
+    }
     const docs = new Map<string, D | null>();
-    for (const doc of await collection.getMany(ids)) docs.set(doc.id, doc);
+    for (const doc of await collection.getMany([...toLoad])) docs.set(doc.id, doc);
     const existed = new Set(docs.keys());
     const dirty = new Set<string>();
     for (const { id, event } of relevant) {

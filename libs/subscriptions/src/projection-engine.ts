@@ -1,6 +1,5 @@
 import type { EventStore } from '../../eventstore/src/event-store.port';
 import type { ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
-import { MemoryReadStore } from '../../readstore/src/memory-read-store';
 import type { CheckpointStore } from './checkpoint-store';
 import { DocumentProjection, DocumentProjector, ProjectionCatalog } from './document-projection';
 import { SubscriptionRunner } from './subscription-runner';
@@ -62,55 +61,109 @@ export class ProjectionEngine {
   }
 
   /**
-   * Replays the whole log into a fresh collection while the live one keeps serving, then stops the
-   * live runner for the last few events, points reads at the new collection and resumes.
+   * Rebuilds several read models from one pass over the log (each `rebuild` alone re-reads the whole
+   * log): every event batch goes to each model's staging fold, then each model's documents are
+   * inserted into its fresh collection (two models at a time), and each model is switched over as
+   * `rebuild` does. Returns one report per model; `ms` is the shared wall time.
    */
-  async rebuild(name: string, options: { batchSize?: number } = {}): Promise<RebuildReport> {
-    const p = this.projections.find((x) => x.name === name);
-    if (!p) throw new Error(`Unknown projection ${name}`);
-    const physical = ProjectionCatalog.physicalName(p, `_r${Date.now().toString(36)}`);
-    const target = this.store.collection(physical);
-    await target.drop();
-    await target.ensureIndexes(p.indexes ?? []);
-    // A server read store is slow at per-document replaces but fast at bulk inserts: fold the log
-    // into memory first, then insert every document once. The memory store folds in place.
-    const staging = this.store.kind === 'memory' ? null : new MemoryReadStore();
-    const stagingStore = staging ?? this.store;
-    const projector = new DocumentProjector(p, stagingStore, async () => physical, `rebuild:${physical}`, options.batchSize ?? 5000);
-
+  async rebuildAll(names: string[] = this.projections.map((p) => p.name), options: { batchSize?: number } = {}): Promise<{ events: number; ms: number; eventsPerSec: number; insertMs: number; projections: Array<RebuildReport & { docs: number; insertMs: number }> }> {
+    const batchSize = options.batchSize ?? 5000;
+    const chosen = names.map((name) => {
+      const p = this.projections.find((x) => x.name === name);
+      if (!p) throw new Error(`Unknown projection ${name}`);
+      return p;
+    });
     const started = performance.now();
+    const suffix = `_r${Date.now().toString(36)}`;
+    // The fold keeps each model's documents in a plain Map (no store round trips), then each model is
+    // bulk-inserted into a fresh collection and indexed afterwards (an index built over loaded rows is
+    // cheaper than maintaining it row by row).
+    const plans = chosen.map((p) => ({ p, physical: ProjectionCatalog.physicalName(p, suffix), types: new Set(p.eventTypes), docs: new Map<string, ReadDoc>(), inserted: 0, ms: 0 }));
+    const byType = new Map<string, typeof plans>();
+    for (const plan of plans) for (const t of plan.types) byType.set(t, [...(byType.get(t) ?? []), plan]);
+    for (const plan of plans) await this.store.collection(plan.physical).drop();
     let position = 0;
     let count = 0;
-    const catchUp = async (via: DocumentProjector<ReadDoc>) => {
-      for (;;) {
-        const batch = await this.events.readAll({ fromPosition: position, maxCount: via.batchSize });
-        if (batch.length === 0) return;
-        await via.handle(batch);
-        position = batch[batch.length - 1].position;
-        count += batch.length;
+    // The next batch is read while this one folds.
+    let pending = this.events.readAll({ fromPosition: 0, maxCount: batchSize });
+    for (;;) {
+      const batch = await pending;
+      if (batch.length === 0) break;
+      pending = this.events.readAll({ fromPosition: batch[batch.length - 1].position, maxCount: batchSize });
+      for (const event of batch) {
+        const targets = byType.get(event.type);
+        if (!targets) continue;
+        for (const plan of targets) {
+          const id = plan.p.documentId(event);
+          if (!id) continue;
+          const next = plan.p.evolve(plan.docs.get(id) ?? null, event);
+          if (next) plan.docs.set(id, { ...next, id, _position: event.position });
+          else plan.docs.delete(id);
+        }
+      }
+      position = batch[batch.length - 1].position;
+      count += batch.length;
+    }
+    // Chunks of every model go through a few concurrent writers (the store's write gate bounds them).
+    const chunks: Array<{ plan: (typeof plans)[number]; docs: ReadDoc[] }> = [];
+    for (const plan of plans) {
+      const all = [...plan.docs.values()];
+      plan.docs.clear();
+      plan.inserted = all.length;
+      for (let i = 0; i < all.length; i += 2000) chunks.push({ plan, docs: all.slice(i, i + 2000) });
+    }
+    const insertStarted = performance.now();
+    const writer = async () => {
+      for (let c = chunks.shift(); c; c = chunks.shift()) {
+        const t0 = performance.now();
+        await this.store.collection(c.plan.physical).write(c.docs.map((doc) => ({ kind: 'put' as const, doc, isNew: true })));
+        c.plan.ms += performance.now() - t0;
       }
     };
-    await catchUp(projector);
-    if (staging) {
-      const { items } = await staging.collection(physical).find({});
-      for (let i = 0; i < items.length; i += 5000) {
-        await target.write(items.slice(i, i + 5000).map((doc) => ({ kind: 'put' as const, doc, isNew: true })));
-      }
-      await staging.close();
-    }
-    const direct = new DocumentProjector(p, this.store, async () => physical, `rebuild:${physical}`, options.batchSize ?? 5000);
-    const live = this.runners.get(name);
+    await Promise.all([writer(), writer(), writer()]);
+    for (const plan of plans) await this.store.collection(plan.physical).ensureIndexes(plan.p.indexes ?? []);
+    const insertMs = performance.now() - insertStarted;
+    for (const plan of plans) await this.switchOver(plan.p, plan.physical, position, batchSize);
+    const ms = performance.now() - started;
+    return {
+      events: count,
+      ms,
+      eventsPerSec: count / (ms / 1000),
+      insertMs,
+      projections: plans.map((plan) => ({ projection: plan.p.name, collection: plan.physical, events: count, ms, eventsPerSec: count / (ms / 1000), docs: plan.inserted, insertMs: plan.ms })),
+    };
+  }
+
+  /** Stops the live runner, applies what was appended since `position`, switches reads and resumes. */
+  private async switchOver(p: DocumentProjection, physical: string, position: number, batchSize: number): Promise<number> {
+    const direct = new DocumentProjector(p, this.store, async () => physical, `rebuild:${physical}`, batchSize);
+    const live = this.runners.get(p.name);
     await live?.stop();
-    await catchUp(direct);
+    let count = 0;
+    for (;;) {
+      const batch = await this.events.readAll({ fromPosition: position, maxCount: batchSize });
+      if (batch.length === 0) break;
+      await direct.handle(batch);
+      position = batch[batch.length - 1].position;
+      count += batch.length;
+    }
     const old = await this.catalog.resolve(p);
     await this.catalog.switchTo(p, physical);
     const liveName = live?.handler.name ?? `projection:${p.name}:v${p.version}`;
     await this.checkpoints.save(liveName, position);
     const runner = this.runnerFor(p);
-    this.runners.set(name, runner);
+    this.runners.set(p.name, runner);
     await runner.start();
     if (old !== physical) await this.store.collection(old).drop();
-    const ms = performance.now() - started;
-    return { projection: name, collection: physical, events: count, ms, eventsPerSec: count / (ms / 1000) };
+    return count;
+  }
+
+  /**
+   * Replays the whole log into a fresh collection while the live one keeps serving, then stops the
+   * live runner for the last few events, points reads at the new collection and resumes.
+   */
+  async rebuild(name: string, options: { batchSize?: number } = {}): Promise<RebuildReport> {
+    const r = await this.rebuildAll([name], options);
+    return { projection: name, collection: r.projections[0]!.collection, events: r.events, ms: r.ms, eventsPerSec: r.eventsPerSec };
   }
 }

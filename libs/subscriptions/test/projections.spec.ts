@@ -30,6 +30,32 @@ const counters: DocumentProjection<CounterDoc> = {
   },
 };
 
+/** One document counting every Counted event of every counter. */
+const totals: DocumentProjection<CounterDoc> = {
+  name: 'totals',
+  version: 1,
+  eventTypes: ['test.Counted.v1'],
+  documentId: () => 'all',
+  evolve: (current, e) => ({ id: 'all', _position: e.position, count: (current?.count ?? 0) + 1, seen: [] }),
+};
+
+/** Registered always starts the document afresh (`creates`); Counted increments it. */
+const registrations: DocumentProjection<CounterDoc> = {
+  name: 'registrations',
+  version: 1,
+  eventTypes: ['test.Registered.v1', 'test.Counted.v1'],
+  creates: ['test.Registered.v1'],
+  documentId: (e) => (e.data as { counterId: string }).counterId,
+  evolve: (current, e) => {
+    const id = (e.data as { counterId: string }).counterId;
+    if (e.type === 'test.Registered.v1') return { id, _position: e.position, count: 1, seen: [e.position] };
+    return current ? { ...current, count: current.count + 1, seen: [...current.seen, e.position] } : null;
+  },
+};
+
+/** readAll calls from the start of the log (the live runners never make one once caught up). */
+let readAllCalls = 0;
+
 const ev = (counterId: string, type = 'test.Counted.v1') => ({ id: randomUUID(), type, data: { counterId }, metadata: { schemaVersion: 1 } });
 
 async function until(cond: () => Promise<boolean> | boolean, ms = 15000) {
@@ -51,6 +77,8 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
 
   beforeAll(async () => {
     events = await SqlEventStore.postgres(pgUrl, { schema });
+    const readAll = events.readAll.bind(events);
+    events.readAll = (o) => (o.fromPosition === 0 && readAllCalls++, readAll(o));
     reads = kind === 'memory' ? new MemoryReadStore() : await MongoReadStore.connect(mongoUrl, db);
   });
   afterAll(async () => {
@@ -165,6 +193,84 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
     } finally {
       await engine.stop();
     }
+  });
+
+  it('rebuilds several read models in one pass over the log, each equal to its live model', async () => {
+    const engine = new ProjectionEngine(events, reads, new ReadStoreCheckpointStore(reads), [counters as unknown as DocumentProjection, totals as unknown as DocumentProjection]);
+    await engine.start();
+    try {
+      const ids = Array.from({ length: 15 }, () => `ctr-${randomUUID()}`);
+      let last = 0;
+      for (const id of ids) last = (await events.append(`c-${id}`, [ev(id), ev(id), ev(id)], { expectedRevision: 'no_stream' })).position;
+      await engine.runner('counters').waitFor(last, 10000);
+      await engine.runner('totals').waitFor(last, 10000);
+      const liveTotal = (await (await engine.collection(totals)).get('all'))!.count;
+      const beforeCounters = await engine.catalog.resolve(counters as unknown as DocumentProjection);
+      const beforeTotals = await engine.catalog.resolve(totals as unknown as DocumentProjection);
+
+      const reads0 = readAllCalls;
+      const report = await engine.rebuildAll(['counters', 'totals'], { batchSize: 9 });
+      // One pass: the log is read from its start once for both models.
+      expect(report.events).toBe(await events.headPosition());
+      expect(readAllCalls - reads0).toBe(1);
+
+      const c = await engine.collection(counters);
+      const t = await engine.collection(totals);
+      expect(c.name).not.toBe(beforeCounters);
+      expect(t.name).not.toBe(beforeTotals);
+      for (const id of ids) expect((await c.get(id))?.count).toBe(3);
+      expect((await t.get('all'))?.count).toBe(liveTotal);
+      expect(report.projections.map((r) => r.projection)).toEqual(['counters', 'totals']);
+      expect(report.projections[1]!.docs).toBe(1);
+      // The indexes exist on the rebuilt collection (built after the bulk load).
+      expect((await c.find({ sort: [{ field: 'count', direction: -1 }], limit: 1 })).items[0]?.count).toBeGreaterThanOrEqual(3);
+
+      // Live runners resume on the new collections.
+      const late = `ctr-${randomUUID()}`;
+      const p = await events.append(`c-${late}`, [ev(late)], { expectedRevision: 'no_stream' });
+      await engine.runner('counters').waitFor(p.position, 10000);
+      await engine.runner('totals').waitFor(p.position, 10000);
+      expect((await c.get(late))?.count).toBe(1);
+      expect((await t.get('all'))?.count).toBe(liveTotal + 1);
+      expect(await reads.collection(beforeCounters).get(ids[0])).toBeNull();
+    } finally {
+      await engine.stop();
+    }
+  });
+
+  it('does not load documents its batch creates, and still converges when a replay finds them', async () => {
+    const id = `reg-${randomUUID()}`;
+    const start = await events.headPosition();
+    await events.append(`r-${id}`, [ev(id, 'test.Registered.v1'), ev(id), ev(id)], { expectedRevision: 'no_stream' });
+    const batch = await events.readAll({ fromPosition: start, maxCount: 100 });
+    const physical = `registrations_${randomUUID().slice(0, 8)}`;
+    const collection = reads.collection<CounterDoc>(physical);
+    const loads: string[][] = [];
+    const spying: ReadStore = new Proxy(reads, {
+      get(target, prop, receiver) {
+        if (prop !== 'collection') return Reflect.get(target, prop, receiver);
+        return (name: string) => {
+          const real = target.collection<CounterDoc>(name);
+          return new Proxy(real, { get: (t, k, r) => (k === 'getMany' ? (ids: string[]) => (loads.push(ids), t.getMany(ids)) : Reflect.get(t, k, r)) });
+        };
+      },
+    });
+    const projector = new DocumentProjector(registrations, spying, async () => physical);
+    await projector.handle(batch);
+    expect(loads.flat()).not.toContain(id);
+    expect((await collection.get(id))?.count).toBe(3);
+    // A crash replays from an older checkpoint with a shorter batch: the creation is inserted over the
+    // existing document, and the following events bring it forward to the same state.
+    await projector.handle(batch.slice(0, 1));
+    await projector.handle(batch.slice(1));
+    const doc = await collection.get(id);
+    expect(doc?.count).toBe(3);
+    expect(doc?._position).toBe(batch[2]!.position);
+    // Without a creation event first, the document is loaded.
+    await events.append(`r-${id}`, [ev(id)], { expectedRevision: 2 });
+    await projector.handle(await events.readAll({ fromPosition: batch[2]!.position, maxCount: 100 }));
+    expect(loads.flat()).toContain(id);
+    expect((await collection.get(id))?.count).toBe(4);
   });
 
   it('deletes documents when the projection says so', async () => {
