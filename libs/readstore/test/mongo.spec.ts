@@ -93,8 +93,8 @@ describe('MongoReadStore on this server', () => {
     const store = await connectOrExplain(freshDbName());
     try {
       expect(store.server).toMatch(/^(ferretdb v\d|mongodb \d)/);
-      const c = store.collection<{ id: string; n: number }>('lookups');
-      await c.write(Array.from({ length: 30 }, (_, i) => ({ kind: 'put' as const, doc: { id: `d${i}`, n: i }, isNew: true })));
+      const c = store.collection<{ id: string; _position: number; n: number }>('lookups');
+      await c.write(Array.from({ length: 30 }, (_, i) => ({ kind: 'put' as const, doc: { id: `d${i}`, _position: i, n: i }, isNew: true })));
       const got = await c.getMany(['d29', 'd3', 'nope', 'd3', 'd17']);
       expect(got.map((d) => d.n)).toEqual([29, 3, 17]);
     } finally {
