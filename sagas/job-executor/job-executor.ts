@@ -91,7 +91,7 @@ export class JobExecutor {
     const jobs = await this.jobs();
     if (!this.recovered) {
       // Attempts cut off by a crash: still `processing`, but nobody in this process runs them.
-      const stale = await jobs.find({ filter: { status: 'processing' }, sort: [{ field: 'updatedAt', direction: 1 }], limit: 10_000 });
+      const stale = await jobs.find({ filter: { status: 'processing' }, sort: [{ field: 'updatedAt', direction: 1 }], limit: 10_000, withTotal: false });
       for (const job of stale.items) this.launch(job, job.attempts, false);
       this.recovered = true;
     }
@@ -100,7 +100,7 @@ export class JobExecutor {
     // One query for both what is due now and when the next retry falls due (a timer wakes us then);
     // otherwise the executor sleeps until the jobs projection moves or the idle poll comes round.
     const now = Date.now();
-    const pending = await jobs.find({ filter: { status: 'pending' }, sort: [{ field: 'dueAt', direction: 1 }], limit: free + this.inFlight.size });
+    const pending = await jobs.find({ filter: { status: 'pending' }, sort: [{ field: 'dueAt', direction: 1 }], limit: free + this.inFlight.size, withTotal: false });
     for (const job of pending.items) {
       const dueAt = job.dueAt ? Date.parse(job.dueAt) : now;
       if (dueAt > now) {

@@ -133,7 +133,7 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
     const matched: T[] = [];
     for (const d of this.docs.values()) if (pred(d)) matched.push(d);
     const total = matched.length;
-    if (q.limit === 0 || q.skip >= total) return { items: [], total };
+    if (q.limit === 0 || q.skip >= total) return { items: [], total: query.withTotal === false ? q.skip : total };
 
     const sort = compileSort<T>(q.sort);
     const idOnly = q.sort.length === 1 && q.sort[0]!.field === 'id';
@@ -148,7 +148,8 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
       const cmp = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => sort.compare(a.keys, b.keys);
       page = (end < total / 4 ? topK(keyed, end, cmp) : keyed.sort(cmp)).map((e) => e.doc);
     }
-    return { items: page.slice(q.skip, end).map(clone), total };
+    const items = page.slice(q.skip, end).map(clone);
+    return { items, total: query.withTotal === false ? q.skip + items.length : total };
   }
 
   async write(ops: WriteOp<T>[]): Promise<void> {

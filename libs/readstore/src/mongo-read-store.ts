@@ -113,7 +113,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
   async getMany(ids: string[]): Promise<T[]> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return [];
-    const found = this.lookups.perIdLookups && unique.length > 1 ? await this.findEach(unique) : await this.coll.find({ _id: { $in: unique } }).toArray();
+    const found = this.lookups.perIdLookups ? await this.findEach(unique) : await this.coll.find({ _id: { $in: unique } }).toArray();
     const byId = new Map(found.map((d) => [d._id, d]));
     const out: T[] = [];
     for (const id of unique) {
@@ -144,6 +144,14 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
   async find(query: FindQuery): Promise<FindResult<T>> {
     const q = normalizeQuery(query);
     const filter = toMongoFilter(q.filter);
+    if (query.withTotal === false) {
+      if (q.limit === 0) return { items: [], total: q.skip };
+      let cursor = this.coll.find(filter, { sort: toMongoSort(q.sort) });
+      if (q.skip > 0) cursor = cursor.skip(q.skip);
+      if (q.limit !== undefined) cursor = cursor.limit(q.limit);
+      const docs = await cursor.toArray();
+      return { items: docs.map((d) => fromStored<T>(d)), total: q.skip + docs.length };
+    }
     const countP = this.coll.countDocuments(filter);
     if (q.limit === 0) return { items: [], total: await countP };
     let cursor = this.coll.find(filter, { sort: toMongoSort(q.sort) });

@@ -37,6 +37,11 @@ export interface FindQuery {
   sort?: SortKey[];
   skip?: number;
   limit?: number;
+  /**
+   * false: the caller does not need `total` (internal polls): it is not counted and reads as
+   * `skip + items.length`. Counting costs a second pass over the matches on FerretDB.
+   */
+  withTotal?: boolean;
 }
 
 export interface FindResult<T> {

@@ -350,6 +350,16 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
         expect(all).toEqual({ items: [0, 1, 2].map((n) => ({ id: `p0${n}`, _position: n + 1, n })), total: 3 });
       });
 
+      it('skips the count when asked (withTotal: false): total is then skip + items', async () => {
+        const c = fresh();
+        await put(c, Array.from({ length: 12 }, (_, i) => ({ id: `w${String(i).padStart(2, '0')}`, _position: i + 1, n: i })));
+        const sort = [{ field: 'n', direction: 1 as const }];
+        const page = await c.find({ filter: { n: { $gte: 2 } }, sort, skip: 1, limit: 4, withTotal: false });
+        expect(page).toEqual({ items: [3, 4, 5, 6].map((n) => ({ id: `w${String(n).padStart(2, '0')}`, _position: n + 1, n })), total: 5 });
+        expect((await c.find({ filter: { n: { $gte: 2 } }, sort, skip: 1, limit: 4 })).total).toBe(10);
+        expect(await c.find({ filter: { n: { $gte: 2 } }, skip: 50, withTotal: false })).toEqual({ items: [], total: 50 });
+      });
+
       it('rejects invalid sort / paging arguments', async () => {
         const c = fresh();
         await expect(c.find({ skip: -1 })).rejects.toBeInstanceOf(InvalidQueryError);
