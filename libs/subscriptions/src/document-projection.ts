@@ -79,14 +79,15 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
     this.batchSize = batchSize;
   }
 
-  async handle(events: RecordedEvent[]): Promise<void> {
+  /** Resolves false when the batch changed no document (the runner may defer its checkpoint). */
+  async handle(events: RecordedEvent[]): Promise<boolean> {
     const relevant: Array<{ id: string; event: RecordedEvent }> = [];
     for (const event of events) {
       if (!this.types.has(event.type)) continue;
       const id = this.projection.documentId(event);
       if (id) relevant.push({ id, event });
     }
-    if (relevant.length === 0) return;
+    if (relevant.length === 0) return false;
     const collection = this.store.collection<D>(await this.physicalName());
     // A document whose first event in this batch creates it is not loaded (see `creates`).
     const fresh = new Set<string>();
@@ -107,7 +108,7 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
       docs.set(id, next ? ({ ...next, id, _position: event.position } as D) : null);
       dirty.add(id);
     }
-    if (dirty.size === 0) return;
+    if (dirty.size === 0) return false;
     const ops: WriteOp<D>[] = [];
     for (const id of dirty) {
       const doc = docs.get(id);
@@ -115,6 +116,7 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
       else if (existed.has(id)) ops.push({ kind: 'delete', id });
     }
     if (ops.length > 0) await collection.write(ops);
+    return true;
   }
 }
 

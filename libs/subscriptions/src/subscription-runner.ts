@@ -4,8 +4,12 @@ import type { CheckpointStore } from './checkpoint-store';
 export interface SubscriptionHandler {
   /** Unique, stable name: it keys the checkpoint. */
   readonly name: string;
-  /** Handles a batch in position order. Must be idempotent: after a crash the batch is handed again. */
-  handle(events: RecordedEvent[]): Promise<void>;
+  /**
+   * Handles a batch in position order. Must be idempotent: after a crash the batch is handed again.
+   * Resolving `false` says the batch changed nothing: its checkpoint may then be saved a little later
+   * (see CHECKPOINT_DEFER_MS), since replaying such a batch after a crash costs nothing.
+   */
+  handle(events: RecordedEvent[]): Promise<void | boolean>;
   batchSize?: number;
 }
 
@@ -23,6 +27,13 @@ interface Waiter {
   resolve: (caughtUp: boolean) => void;
   timer: NodeJS.Timeout;
 }
+
+/**
+ * How long the checkpoint of batches that changed nothing may wait. Every runner sees every batch, and
+ * most of a read model's batches hold none of its events: saving each of them was a read-store write
+ * per runner per batch. The in-memory position (and so read-your-writes in this process) moves at once.
+ */
+export const CHECKPOINT_DEFER_MS = 200;
 
 /**
  * Runs one handler from its checkpoint: catch-up then live, batch by batch, and saves the checkpoint
@@ -55,13 +66,18 @@ export class SubscriptionRunner {
   async start(): Promise<void> {
     if (this.subscription) return;
     this.current = await this.checkpoints.load(this.handler.name);
+    this.lastSaved = this.current;
     this.subscription = this.store.subscribeToAll({
       fromPosition: this.current,
       batchSize: this.handler.batchSize ?? 500,
       onEvents: async (events) => {
-        await this.handler.handle(events);
+        const changed = await this.handler.handle(events);
         const last = events[events.length - 1];
-        await this.checkpoints.save(this.handler.name, last.position);
+        if (changed === false) this.deferCheckpoint(last.position);
+        else {
+          this.cancelDeferred();
+          await this.save(last.position);
+        }
         this.current = last.position;
         this.lastEventRecordedAt = Date.parse(last.recordedAt);
         this.releaseWaiters();
@@ -75,10 +91,53 @@ export class SubscriptionRunner {
     });
   }
 
+  private deferred: { position: number; timer: NodeJS.Timeout } | null = null;
+  private lastSaved = 0;
+  private saving: Promise<void> = Promise.resolve();
+
+  /** Saves in order and never moves the stored checkpoint backwards (a deferred save may race a later one). */
+  private save(position: number): Promise<void> {
+    const run = async () => {
+      if (position <= this.lastSaved) return;
+      await this.checkpoints.save(this.handler.name, position);
+      this.lastSaved = position;
+    };
+    this.saving = this.saving.then(run, run);
+    return this.saving;
+  }
+
+  private deferCheckpoint(position: number): void {
+    if (this.deferred) {
+      this.deferred.position = position;
+      return;
+    }
+    const timer = setTimeout(() => void this.flushDeferred(), CHECKPOINT_DEFER_MS);
+    timer.unref?.();
+    this.deferred = { position, timer };
+  }
+
+  private cancelDeferred(): void {
+    if (this.deferred) clearTimeout(this.deferred.timer);
+    this.deferred = null;
+  }
+
+  private async flushDeferred(): Promise<void> {
+    const d = this.deferred;
+    this.deferred = null;
+    if (!d) return;
+    clearTimeout(d.timer);
+    try {
+      await this.save(d.position);
+    } catch (err) {
+      this.onError(this.handler.name, err);
+    }
+  }
+
   async stop(): Promise<void> {
     const sub = this.subscription;
     this.subscription = null;
     await sub?.stop();
+    await this.flushDeferred();
     for (const w of this.waiters.splice(0)) {
       clearTimeout(w.timer);
       w.resolve(this.current >= w.position);

@@ -273,6 +273,28 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
     expect((await collection.get(id))?.count).toBe(4);
   });
 
+  it('saves the checkpoint at once after a batch it applied, and defers it (flushed on stop) after one it did not', async () => {
+    const checkpoints = new ReadStoreCheckpointStore(reads);
+    const name = `projection:counters:v1`;
+    const engine = new ProjectionEngine(events, reads, checkpoints, [counters as unknown as DocumentProjection]);
+    await engine.start();
+    try {
+      const id = `ctr-${randomUUID()}`;
+      const applied = await events.append(`c-${id}`, [ev(id)], { expectedRevision: 'no_stream' });
+      expect(await engine.runner('counters').waitFor(applied.position, 5000)).toBe(true);
+      expect(await checkpoints.load(name)).toBeGreaterThanOrEqual(applied.position);
+      const other = await events.append(`o-${id}`, [{ ...ev(id), type: 'test.Unrelated.v1' }], { expectedRevision: 'no_stream' });
+      expect(await engine.runner('counters').waitFor(other.position, 5000)).toBe(true);
+      await until(async () => (await checkpoints.load(name)) >= other.position, 5000);
+      const third = await events.append(`o2-${id}`, [{ ...ev(id), type: 'test.Unrelated.v1' }], { expectedRevision: 'no_stream' });
+      expect(await engine.runner('counters').waitFor(third.position, 5000)).toBe(true);
+      await engine.stop();
+      expect(await checkpoints.load(name)).toBe(third.position);
+    } finally {
+      await engine.stop();
+    }
+  });
+
   it('deletes documents when the projection says so', async () => {
     const engine = new ProjectionEngine(events, reads, new ReadStoreCheckpointStore(reads), [counters as unknown as DocumentProjection]);
     await engine.start();
