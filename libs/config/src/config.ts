@@ -6,6 +6,7 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const claimName = /^[A-Za-z0-9_.:\/-]{1,128}$/;
 
 /**
  * One validated configuration object, read once at start. `PROFILE=server` switches every port to
@@ -42,6 +43,29 @@ export const configSchema = z
     /** Provider simulator latencies: realistic (default) or zero (tests, benches). */
     SIMULATOR_LATENCY: z.enum(['realistic', 'zero']).default('realistic'),
     JOB_CONCURRENCY: positiveInt.default(32),
+    /**
+     * Identity-provider JWTs (DECISIONS 3). Setting JWT_ISSUER enables them and needs exactly one of
+     * JWT_JWKS_URL (fetched, cached, refetched on an unknown `kid`) or JWT_JWKS_FILE (read at start).
+     */
+    JWT_ISSUER: z.string().min(1).optional(),
+    JWT_JWKS_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+    JWT_JWKS_FILE: z.string().min(1).optional(),
+    /** One audience or a comma-separated list; when set, the token's `aud` must contain one of them. */
+    JWT_AUDIENCE: z.string().min(1).optional(),
+    JWT_PROJECT_CLAIM: z.string().regex(claimName, 'must be a claim name').default('project'),
+    /** Claim carrying owner|admin|developer|viewer; a token without it acts as viewer (least privilege). */
+    JWT_ROLE_CLAIM: z.string().regex(claimName, 'must be a claim name').default('role'),
+    JWT_CLOCK_TOLERANCE_S: z.coerce.number().int().min(0).max(300).default(30),
+  })
+  .superRefine((c, ctx) => {
+    if (!c.JWT_ISSUER) {
+      // Rejected rather than ignored: without an issuer JWT authentication is off.
+      for (const k of ['JWT_JWKS_URL', 'JWT_JWKS_FILE', 'JWT_AUDIENCE'] as const)
+        if (c[k] !== undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'needs JWT_ISSUER (JWT authentication is off without it)' });
+      return;
+    }
+    if (!c.JWT_JWKS_URL === !c.JWT_JWKS_FILE) ctx.addIssue({ code: 'custom', path: ['JWT_JWKS_URL'], message: 'set exactly one of JWT_JWKS_URL or JWT_JWKS_FILE when JWT_ISSUER is set' });
+    if (c.JWT_AUDIENCE !== undefined && !c.JWT_AUDIENCE.split(',').some((a) => a.trim())) ctx.addIssue({ code: 'custom', path: ['JWT_AUDIENCE'], message: 'must name at least one audience' });
   })
   .transform((c) => {
     const server = c.PROFILE === 'server';
@@ -73,6 +97,18 @@ export const configSchema = z
       apiKeyPepper: c.API_KEY_PEPPER,
       simulatorLatency: c.SIMULATOR_LATENCY,
       jobConcurrency: c.JOB_CONCURRENCY,
+      /** null: bearer tokens are only accepted as API keys. */
+      jwt: c.JWT_ISSUER
+        ? {
+            issuer: c.JWT_ISSUER,
+            jwksUrl: c.JWT_JWKS_URL,
+            jwksFile: c.JWT_JWKS_FILE ? path.resolve(c.JWT_JWKS_FILE) : undefined,
+            audience: c.JWT_AUDIENCE?.split(',').map((a) => a.trim()).filter(Boolean),
+            projectClaim: c.JWT_PROJECT_CLAIM,
+            roleClaim: c.JWT_ROLE_CLAIM,
+            clockToleranceSec: c.JWT_CLOCK_TOLERANCE_S,
+          }
+        : null,
     };
   })
   .superRefine((c, ctx) => {

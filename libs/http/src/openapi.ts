@@ -90,7 +90,16 @@ export function buildOpenApiDocument(info: OpenApiInfo = {}, routes: readonly Re
     components: {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'X-Service-API-Key' },
-        Bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        Bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'An identity-provider JWT (RS256 or ES256) verified against the configured issuer and JWKS (JWT_ISSUER, JWT_JWKS_URL or JWT_JWKS_FILE, ' +
+            'optional JWT_AUDIENCE); `exp` and `sub` are required, the `project` claim (JWT_PROJECT_CLAIM) selects the project, `sub` the member, ' +
+            'and the `role` claim (JWT_ROLE_CLAIM: owner, admin, developer or viewer; viewer when absent) the role. A project API key is also accepted as the bearer token. ' +
+            'Platform-admin routes never accept a member token (403).',
+        },
       },
       schemas: { Errors: errorSchema },
       responses: {

@@ -55,9 +55,11 @@ export class RateLimiter {
   private buckets(principal: Principal | null, ip: string): { key: string; limit: number }[] {
     if (!principal) return [{ key: `ip:${ip}`, limit: this.limits.perIp }];
     if (principal.kind === 'platform-admin') return [{ key: `key:${principal.keyId}`, limit: this.limits.perKey }];
+    // A signed-in member is limited like an API key (per credential holder within the project).
+    const holder = principal.kind === 'project-key' ? `key:${principal.keyId}` : `member:${principal.projectId}:${principal.memberId}`;
     return [
       { key: `project:${principal.projectId}`, limit: this.limits.perProject },
-      { key: `key:${principal.keyId}`, limit: this.limits.perKey },
+      { key: holder, limit: this.limits.perKey },
     ];
   }
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import {
   ApiRoute, Authenticator, Credential, CurrentPrincipal, HttpAppOptions, IdempotencyStore, ListParams, ListQuery, ParsedBody, ParsedParams,
   Principal, RateLimiter, MemoryRateLimitStore, MemoryIdempotencyStore, collectionSchema, createHttpApp, createLogger, invalidState, listResult,
-  notFound, resource, resourceSchema, HttpApp,
+  notFound, principalProjectId, resource, resourceSchema, HttpApp,
 } from '../src';
 
 export const KEYS: Record<string, Principal> = {
@@ -51,7 +51,7 @@ export class SampleController {
     if (body.name === 'taken') throw { code: 'CONFLICT', message: 'Name already taken' };
     if (body.name === 'locked') throw invalidState('Widget is locked (status locked)');
     const id = `w_${calls.createWidget}`;
-    return resource('widgets', id, { name: body.name, size: body.size ?? 1, createdAt: '2026-01-01T00:00:00.000Z', owner: p.kind === 'project-key' ? p.projectId : '' }, { jobId: `job_${id}` });
+    return resource('widgets', id, { name: body.name, size: body.size ?? 1, createdAt: '2026-01-01T00:00:00.000Z', owner: principalProjectId(p) ?? '' }, { jobId: `job_${id}` });
   }
 
   @ApiRoute({

@@ -280,7 +280,7 @@ describe('openapi and docs', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('0.1.0');
     expect(doc.components.securitySchemes.ApiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Service-API-Key' });
-    expect(doc.components.securitySchemes.Bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.components.securitySchemes.Bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: expect.stringContaining('RS256 or ES256') });
     const create = doc.paths['/v1/widgets'].post;
     expect(create.summary).toBe('Create a widget');
     expect(create.tags).toEqual(['Widgets']);

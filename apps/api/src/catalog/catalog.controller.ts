@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
-import type { Principal } from '../../../../libs/http/src/auth';
+import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema, type Resource } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiError, notFound } from '../../../../libs/http/src/errors';
@@ -27,7 +27,7 @@ const common = { tag: 'Catalog', auth: 'project' as const, permission: 'catalog:
 
 type Item = Resource<Record<string, unknown>>;
 const matches = (x: { id: string; slug: string }, ref: string) => x.id === ref || x.slug === ref || x.slug.toLowerCase() === ref.toLowerCase();
-const projectOf = (p: Principal) => (p.kind === 'project-key' ? p.projectId : '');
+const projectOf = (p: Principal) => principalProjectId(p) ?? '';
 
 /** Sorts and pages catalog records in memory (the whole catalog is small; see CatalogDoc). */
 function page(items: Item[], q: ListQuery<unknown>) {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Decider, DomainEvent } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, type CommandResult } from '../../../../libs/eventstore/src/handle-command';
 import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
-import type { Principal } from '../../../../libs/http/src/auth';
+import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, type Resource, type ResourceDocument } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
@@ -25,7 +25,7 @@ export interface ProjectDoc extends ReadDoc {
   projectId: string;
 }
 
-export const projectIdOf = (p: Principal | null): string => (p?.kind === 'project-key' ? p.projectId : '');
+export const projectIdOf = (p: Principal | null): string => principalProjectId(p) ?? '';
 
 /** Path parameter `{id}` of a simple resource. */
 export const idParams = z.object({ id: z.string().min(1).max(64) });

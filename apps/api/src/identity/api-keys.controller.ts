@@ -2,7 +2,7 @@ import { Controller, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
-import type { Principal } from '../../../../libs/http/src/auth';
+import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { notFound } from '../../../../libs/http/src/errors';
@@ -49,7 +49,7 @@ export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = 
   };
 }
 
-const projectOf = (p: Principal) => (p.kind === 'project-key' ? p.projectId : '');
+const projectOf = (p: Principal) => principalProjectId(p) ?? '';
 
 @Controller()
 export class ApiKeysController {

@@ -13,6 +13,7 @@ import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-k
 import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
 import type { Platform } from '../platform/platform';
 import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN, newAdminKey, newProjectKey } from './api-key-secrets';
+import { JwtVerifier, looksLikeJwt } from './jwt-verifier';
 
 export interface IssuedKey {
   doc: ApiKeyDoc;
@@ -21,13 +22,19 @@ export interface IssuedKey {
 }
 
 const USE_RECORD_INTERVAL_MS = 60_000;
+/** Projects are never deleted, so a project once seen stays valid; bounded so it cannot grow without limit. */
+const KNOWN_PROJECTS_MAX = 10_000;
 
 /** Projects, project API keys and platform-admin keys (spec 2.5, 4.11; DECISIONS 3). */
 export class IdentityService implements Authenticator {
   readonly hasher: KeyHasher;
+  /** Identity-provider JWTs; null when JWT_ISSUER is not configured. */
+  private readonly jwt: JwtVerifier | null;
+  private readonly knownProjects = new Set<string>();
 
   constructor(private readonly platform: Platform) {
     this.hasher = KeyHasher.fromConfig(platform.config.dataDir, platform.config.apiKeyPepper);
+    this.jwt = platform.config.jwt ? new JwtVerifier(platform.config.jwt, (reason) => platform.logger.debug({ reason }, 'bearer JWT rejected')) : null;
   }
 
   private now(): string {
@@ -86,9 +93,16 @@ export class IdentityService implements Authenticator {
     return this.platform.projections.collection(projectsProjection);
   }
 
+  /**
+   * `X-Service-API-Key` wins when both headers are sent. A bearer token is an API key when it has a
+   * key's form, else a JWT when it has three base64url segments and JWT_ISSUER is configured; anything
+   * else is unknown (401).
+   */
   async authenticate(credential: Credential): Promise<Principal | null> {
     const key = credential.apiKey ?? credential.bearer;
-    if (!key || !(PROJECT_KEY_PATTERN.test(key) || ADMIN_KEY_PATTERN.test(key))) return null;
+    if (!key) return null;
+    if (!credential.apiKey && this.jwt && looksLikeJwt(key)) return this.authenticateJwt(this.jwt, key);
+    if (!(PROJECT_KEY_PATTERN.test(key) || ADMIN_KEY_PATTERN.test(key))) return null;
     const doc = await (await this.keys()).findOne({ keyHash: this.hasher.hash(key) });
     if (!doc || doc.revoked) return null;
     const now = Date.now();
@@ -96,6 +110,30 @@ export class IdentityService implements Authenticator {
     if (!doc.lastUsedAt || now - Date.parse(doc.lastUsedAt) >= USE_RECORD_INTERVAL_MS) this.recordUse(doc.id);
     if (doc.scope === 'platform-admin') return { kind: 'platform-admin', keyId: doc.id };
     return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role };
+  }
+
+  /** A project member signed in through the identity provider; the project must exist. No lastUsedAt (keys only). */
+  private async authenticateJwt(verifier: JwtVerifier, token: string): Promise<Principal | null> {
+    const identity = await verifier.verify(token);
+    if (!identity) return null;
+    if (!(await this.projectExists(identity.projectId))) {
+      this.platform.logger.debug({ reason: 'unknown project' }, 'bearer JWT rejected');
+      return null;
+    }
+    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, role: identity.role };
+  }
+
+  /** The projects read model, else the project's stream (a project created a moment ago may not be projected yet). */
+  private async projectExists(projectId: string): Promise<boolean> {
+    if (this.knownProjects.has(projectId)) return true;
+    const exists =
+      !!(await (await this.projects()).get(projectId)) ||
+      (await this.platform.events.readStream(projectStream(projectId), { maxCount: 1 })).some((e) => e.type === 'identity.ProjectCreated.v1');
+    if (exists) {
+      if (this.knownProjects.size >= KNOWN_PROJECTS_MAX) this.knownProjects.clear();
+      this.knownProjects.add(projectId);
+    }
+    return exists;
   }
 
   /** Coarse lastUsedAt (at most once a minute per key), off the request's critical path. */
