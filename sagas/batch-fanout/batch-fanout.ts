@@ -66,9 +66,12 @@ export class BatchFanout implements SubscriptionHandler {
     readonly requesters: Record<string, BatchItemRequester>,
   ) {}
 
-  async handle(batch: RecordedEvent[]): Promise<void> {
+  /** Resolves false when the batch held no BatchRequested (its checkpoint may then wait). */
+  async handle(batch: RecordedEvent[]): Promise<boolean> {
+    let handled = false;
     for (const e of batch) {
       if (e.type !== 'compute.BatchRequested.v1') continue;
+      handled = true;
       const d = e.data as BatchRequested['data'];
       const ctx: CommandContext = { metadata: { projectId: d.projectId, actor: `system:batch:${d.batchId}`, correlationId: e.metadata.correlationId ?? d.batchId, causationId: e.id } };
       const requester = this.requesters[d.resourceType];
@@ -86,5 +89,6 @@ export class BatchFanout implements SubscriptionHandler {
         await handleCommand(this.events, batchStream(d.batchId), batchDecider, { type: 'RecordBatchItem', resourceId, now: new Date().toISOString(), ...outcome }, ctx);
       }
     }
+    return handled;
   }
 }

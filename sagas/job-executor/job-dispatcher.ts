@@ -21,7 +21,8 @@ export class JobDispatcher implements SubscriptionHandler {
 
   constructor(private readonly events: EventStore) {}
 
-  async handle(batch: RecordedEvent[]): Promise<void> {
+  /** Resolves false when the batch held nothing to dispatch (its checkpoint may then wait). */
+  async handle(batch: RecordedEvent[]): Promise<boolean> {
     const work: Array<Promise<unknown>> = [];
     for (const e of batch) {
       const meta = { projectId: e.metadata.projectId, actor: 'system:job-dispatcher', correlationId: e.metadata.correlationId ?? e.id, causationId: e.id, requestId: e.metadata.requestId };
@@ -67,6 +68,7 @@ export class JobDispatcher implements SubscriptionHandler {
       }
     }
     await Promise.all(work);
+    return work.length > 0;
   }
 
   private async enqueue(jobId: string, job: Parameters<typeof jobDecider.decide>[0] extends infer C ? (C extends { type: 'EnqueueJob'; job: infer J } ? J : never) : never, metadata: Record<string, unknown>) {

@@ -53,12 +53,20 @@ export class CatchUpSubscription implements Subscription {
         if (events.length === 0) {
           failures = 0;
           await Promise.race([woken, sleep(this.pollIntervalMs)]);
+          await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
         }
         if (this.stopped) break;
         await this.options.onEvents(events);
         this.current = events[events.length - 1].position;
         failures = 0;
+        // A short batch means the read reached the head; anything appended since has resolved
+        // `woken` (armed before the read), so an immediate re-read would only come back empty.
+        if (events.length < batchSize) {
+          await Promise.race([woken, sleep(this.pollIntervalMs)]);
+          // Let the other appends completing in this turn land, so the next read takes them together.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       } catch (err) {
         failures++;
         this.options.onError?.(err);

@@ -80,6 +80,7 @@ export class SubscriptionRunner {
         }
         this.current = last.position;
         this.lastEventRecordedAt = Date.parse(last.recordedAt);
+        if (changed !== false) for (const listener of this.changeListeners) listener(last.position);
         this.releaseWaiters();
         for (const listener of this.progressListeners) listener(last.position);
       },
@@ -145,6 +146,12 @@ export class SubscriptionRunner {
   }
 
   private readonly progressListeners: Array<(position: number) => void> = [];
+  private readonly changeListeners: Array<(position: number) => void> = [];
+
+  /** Called after each batch the handler applied (not one it said changed nothing), before waiters are released. */
+  onChange(listener: (position: number) => void): void {
+    this.changeListeners.push(listener);
+  }
 
   /** Called after each handled batch (in-process wake-ups, e.g. the job executor after the jobs projection moved). */
   onProgress(listener: (position: number) => void): void {

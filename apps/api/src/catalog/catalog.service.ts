@@ -42,8 +42,52 @@ export async function syncCatalog(platform: Platform, kind: ProviderKind, ctx: C
   return { changed: r.position !== null, position: r.position };
 }
 
-/** The projected catalog documents, in provider-kind order. */
+/**
+ * Every create validates against the catalog, and a provider's catalog document is large: it is kept
+ * in memory for up to CATALOG_CACHE_MS, and dropped at once when this process's catalog projection
+ * applies a change (a sync answers only after that). A process that does not run the projections
+ * (ROLE=api) sees a sync within CATALOG_CACHE_MS.
+ */
+export const CATALOG_CACHE_MS = 1000;
+
+interface CatalogCache {
+  at: number;
+  generation: number;
+  docs: Map<ProviderKind, CatalogDoc | null>;
+  listening: boolean;
+}
+
+const catalogCaches = new WeakMap<Platform, CatalogCache>();
+
+/** The projected catalog documents, in provider-kind order (shared objects: do not mutate). */
 export async function loadCatalog(platform: Platform, kinds: readonly ProviderKind[] = PROVIDER_KINDS): Promise<CatalogDoc[]> {
-  const docs = await (await platform.projections.collection(catalogProjection)).getMany([...kinds]);
-  return kinds.map((k) => docs.find((d) => d.kind === k)).filter((d): d is CatalogDoc => !!d);
+  let cache = catalogCaches.get(platform);
+  if (!cache) {
+    cache = { at: Date.now(), generation: 0, docs: new Map(), listening: false };
+    catalogCaches.set(platform, cache);
+  }
+  const c = cache;
+  if (!c.listening && platform.projections.allRunners().some((r) => r.name === `projection:${catalogProjection.name}:v${catalogProjection.version}`)) {
+    platform.projections.runner(catalogProjection.name).onChange(() => {
+      c.generation++;
+      c.docs.clear();
+    });
+    c.listening = true;
+  }
+  if (Date.now() - c.at > CATALOG_CACHE_MS) {
+    c.generation++;
+    c.docs.clear();
+    c.at = Date.now();
+  }
+  const found = new Map<ProviderKind, CatalogDoc | null>();
+  for (const k of kinds) if (c.docs.has(k)) found.set(k, c.docs.get(k)!);
+  const missing = kinds.filter((k) => !found.has(k));
+  if (missing.length > 0) {
+    const generation = c.generation;
+    const docs = await (await platform.projections.collection(catalogProjection)).getMany(missing);
+    for (const k of missing) found.set(k, docs.find((d) => d.kind === k) ?? null);
+    // Only what was read before no change arrived may be kept.
+    if (generation === c.generation) for (const k of missing) c.docs.set(k, found.get(k)!);
+  }
+  return kinds.map((k) => found.get(k)).filter((d): d is CatalogDoc => !!d);
 }
