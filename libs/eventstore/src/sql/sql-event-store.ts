@@ -246,7 +246,26 @@ export class SqlEventStore implements EventStore {
     return rows.map(toRecorded);
   }
 
+  /**
+   * Every subscription of the process is woken by the same append and reads the same tail: readers
+   * asking for the same range join one query already in flight (one query per append wave instead of
+   * one per subscription). Only a query started after the latest wake-up may be joined, so a reader
+   * never gets a snapshot older than an append it was told about (it would then sleep past it).
+   */
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const key = `${options.fromPosition}:${options.maxCount}:${this.wakeUps}`;
+    let shared = this.tailReads.get(key);
+    if (!shared) {
+      shared = this.queryAll(options).finally(() => this.tailReads.delete(key));
+      this.tailReads.set(key, shared);
+    }
+    return (await shared).slice();
+  }
+
+  private wakeUps = 0;
+  private readonly tailReads = new Map<string, Promise<RecordedEvent[]>>();
+
+  private async queryAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const rows = await this.sql.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM ${this.t('events')} WHERE position > $1 ORDER BY position LIMIT $2`,
       [options.fromPosition, options.maxCount],
@@ -266,6 +285,7 @@ export class SqlEventStore implements EventStore {
   }
 
   private wakeSubscriptions(): void {
+    this.wakeUps++;
     for (const s of this.subscriptions) s.notify();
   }
 
