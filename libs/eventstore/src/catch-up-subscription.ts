@@ -53,7 +53,6 @@ export class CatchUpSubscription implements Subscription {
         if (events.length === 0) {
           failures = 0;
           await Promise.race([woken, sleep(this.pollIntervalMs)]);
-          await new Promise<void>((resolve) => setImmediate(resolve));
           continue;
         }
         if (this.stopped) break;
@@ -64,8 +63,6 @@ export class CatchUpSubscription implements Subscription {
         // `woken` (armed before the read), so an immediate re-read would only come back empty.
         if (events.length < batchSize) {
           await Promise.race([woken, sleep(this.pollIntervalMs)]);
-          // Let the other appends completing in this turn land, so the next read takes them together.
-          await new Promise<void>((resolve) => setImmediate(resolve));
         }
       } catch (err) {
         failures++;
