@@ -1,6 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { eventually, sleep } from '../support/wait';
 import { startTestServer, type TestServer } from '../support/test-server';
+import { waitForTopic } from '../support/kafka';
 import { requireEngine } from '../engines';
 
 
@@ -63,6 +64,7 @@ describe('compute: auto-stop timer, live sync, catalog sync job and the compute 
     const kafka = new Kafka({ clientId: 'e2e-compute', brokers: requireEngine('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
     const consumer = kafka.consumer({ groupId: `e2e-compute-${srv.env.KAFKA_TOPIC_PREFIX}` });
     const types = new Map<string, string[]>();
+    await waitForTopic(kafka, topic);
     await consumer.connect();
     try {
       await consumer.subscribe({ topic, fromBeginning: true });

@@ -1,6 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { client } from '../support/http-client';
+import { waitForTopic } from '../support/kafka';
 import { requireEngine } from '../engines';
 
 describe('server profile: conventions, health, metrics and the Kafka relay on the real API', () => {
@@ -67,6 +68,7 @@ describe('server profile: conventions, health, metrics and the Kafka relay on th
     const kafka = new Kafka({ clientId: 'e2e', brokers: requireEngine('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
     const consumer = kafka.consumer({ groupId: `e2e-${srv.env.KAFKA_TOPIC_PREFIX}` });
     const seen: Array<{ key: string; value: any }> = [];
+    await waitForTopic(kafka, topic);
     await consumer.connect();
     try {
       await consumer.subscribe({ topic, fromBeginning: true });
