@@ -210,7 +210,8 @@ export class Platform {
     const now = Date.now();
     if (this.queueCheck && now - this.queueCheck.at < 2000) return this.queueCheck.ok;
     const { Kafka, logLevel } = await import('kafkajs');
-    const admin = new Kafka({ clientId: 'cloud-api-health', brokers: this.config.kafka.brokers, connectionTimeout: 1000, requestTimeout: 1500, retry: { retries: 0 }, logLevel: logLevel.NOTHING }).admin();
+    // Generous enough for a broker on a loaded machine: a false `down` takes the instance out of rotation.
+    const admin = new Kafka({ clientId: 'cloud-api-health', brokers: this.config.kafka.brokers, connectionTimeout: 2500, requestTimeout: 3000, retry: { retries: 1, initialRetryTime: 200 }, logLevel: logLevel.NOTHING }).admin();
     let ok = false;
     try {
       await admin.connect();
