@@ -11,10 +11,10 @@ type Check = 'ok' | 'down' | 'disabled';
 const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 
-async function check(probe: (() => Promise<unknown>) | null): Promise<Check> {
+async function check(probe: (() => Promise<unknown>) | null, timeoutMs = 2000): Promise<Check> {
   if (!probe) return 'disabled';
   try {
-    const r = await withTimeout(probe(), 2000);
+    const r = await withTimeout(probe(), timeoutMs);
     return r === false ? 'down' : 'ok';
   } catch {
     return 'down';
@@ -60,7 +60,8 @@ export class HealthController {
     const [database, redis, queue] = await Promise.all([
       check(() => Promise.all([this.platform.events.ping(), this.platform.reads.ping()])),
       check(this.redisPing),
-      check(this.platform.config.kafka ? () => this.platform.checkQueue() : null),
+      // The broker check opens a fresh admin connection (cached 2 s): give a loaded broker time.
+      check(this.platform.config.kafka ? () => this.platform.checkQueue() : null, 6000),
     ]);
     const ready = ![database, redis, queue].includes('down');
     reply.status(ready ? 200 : 503);
