@@ -104,8 +104,7 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
       const current = docs.get(id) ?? null;
       // Replays after a crash hand events again: a document that already reflects one skips it.
       if (current && current._position >= event.position) continue;
-      const next = this.projection.evolve(current, event);
-      docs.set(id, next ? ({ ...next, id, _position: event.position } as D) : null);
+      docs.set(id, applyEvent(this.projection, current, event, id));
       dirty.add(id);
     }
     if (dirty.size === 0) return false;
@@ -128,8 +127,13 @@ export function foldDocument<D extends ReadDoc>(projection: DocumentProjection<D
   let doc: D | null = null;
   for (const e of events) {
     if (!projection.eventTypes.includes(e.type) || projection.documentId(e) !== id) continue;
-    const next = projection.evolve(doc, e);
-    doc = next ? ({ ...next, id, _position: e.position } as D) : null;
+    doc = applyEvent(projection, doc, e, id);
   }
   return doc;
+}
+
+/** One fold step shared by the live projector, `foldDocument` and rebuilds: the document after `event`, stamped with its id and position. */
+export function applyEvent<D extends ReadDoc>(projection: DocumentProjection<D>, current: D | null, event: RecordedEvent, id: string): D | null {
+  const next = projection.evolve(current, event);
+  return next ? ({ ...next, id, _position: event.position } as D) : null;
 }

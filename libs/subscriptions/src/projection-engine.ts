@@ -1,7 +1,7 @@
 import type { EventStore } from '../../eventstore/src/event-store.port';
 import type { ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
 import type { CheckpointStore } from './checkpoint-store';
-import { DocumentProjection, DocumentProjector, ProjectionCatalog } from './document-projection';
+import { applyEvent, DocumentProjection, DocumentProjector, ProjectionCatalog } from './document-projection';
 import { SubscriptionRunner } from './subscription-runner';
 
 export interface RebuildReport {
@@ -96,8 +96,8 @@ export class ProjectionEngine {
         for (const plan of targets) {
           const id = plan.p.documentId(event);
           if (!id) continue;
-          const next = plan.p.evolve(plan.docs.get(id) ?? null, event);
-          if (next) plan.docs.set(id, { ...next, id, _position: event.position });
+          const next = applyEvent(plan.p, plan.docs.get(id) ?? null, event, id);
+          if (next) plan.docs.set(id, next);
           else plan.docs.delete(id);
         }
       }
