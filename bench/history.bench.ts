@@ -236,16 +236,16 @@ export async function benchHistoryRebuild(opts: HistoryBenchOptions): Promise<{ 
     // bulk-inserted into its fresh collection and the model is switched over.
     const all = await platform.projections.rebuildAll(PROJECTIONS.map((p) => p.name), { batchSize: opts.batchSize });
     const totalRate = history.events / (all.ms / 1000);
-    for (const r of all.projections) log(`  ${r.projection}: ${r.docs} docs inserted in ${(r.insertMs / 1000).toFixed(2)} s`);
-    log(`rebuild of all ${all.projections.length} read models -> ${platform.reads.kind} in one pass: ${(all.ms / 1000).toFixed(1)} s (of which bulk insert + indexes ${(all.insertMs / 1000).toFixed(1)} s, indexes alone ${(all.indexMs / 1000).toFixed(1)} s), ${Math.round(totalRate)} history ev/s`);
-    details.rebuildAll = { scan: { ...scan, eventsPerSec: Math.round(scanRate) }, totalMs: Math.round(all.ms), historyEventsPerSec: Math.round(totalRate), projections: all.projections.map((r) => ({ projection: r.projection, docs: r.docs, insertMs: Math.round(r.insertMs) })) };
+    for (const r of all.projections) log(`  ${r.projection}: ${r.docs} docs; write calls took ${(r.insertMs / 1000).toFixed(2)} s in all; ${r.reloaded} read back`);
+    log(`rebuild of all ${all.projections.length} read models -> ${platform.reads.kind} in one pass: ${(all.ms / 1000).toFixed(1)} s (log pass with overlapping writes ${(all.passMs / 1000).toFixed(1)} s, remaining writes + indexes ${(all.insertMs / 1000).toFixed(1)} s, indexes alone ${(all.indexMs / 1000).toFixed(1)} s), ${Math.round(totalRate)} history ev/s`);
+    details.rebuildAll = { scan: { ...scan, eventsPerSec: Math.round(scanRate) }, totalMs: Math.round(all.ms), passMs: Math.round(all.passMs), afterPassMs: Math.round(all.insertMs), indexMs: Math.round(all.indexMs), historyEventsPerSec: Math.round(totalRate), projections: all.projections.map((r) => ({ projection: r.projection, docs: r.docs, writeMs: Math.round(r.insertMs), reloaded: r.reloaded })) };
 
     const k = Math.round(history.events / 1000);
     rows.push(
       row({ item: 'c4', metric: `rebuild all ${all.projections.length} read models -> FerretDB (${k}k ev history)`, unit: 'events/s', value: totalRate, baselineName: 'readAll scan', baseline: scanRate, target: 20_000, targetKind: 'absolute', note: 'history events / wall time of one rebuildAll (one log pass)' }),
       ...all.projections
         .filter((r) => r.docs > 1000)
-        .map((r) => row({ item: 'c4', metric: `  insert ${r.projection} (${r.docs} docs)`, unit: 'docs/s', value: r.docs / (r.insertMs / 1000), baselineName: '-', baseline: null, target: null, targetKind: null })),
+        .map((r) => row({ item: 'c4', metric: `  write ${r.projection} (${r.docs} docs; summed write-call time)`, unit: 'docs/s', value: r.docs / (r.insertMs / 1000), baselineName: '-', baseline: null, target: null, targetKind: null })),
     );
 
     if (opts.memory) {

@@ -1,7 +1,8 @@
 import type { EventStore } from '../../eventstore/src/event-store.port';
 import type { ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
 import type { CheckpointStore } from './checkpoint-store';
-import { applyEvent, DocumentProjection, DocumentProjector, ProjectionCatalog } from './document-projection';
+import { DocumentProjection, DocumentProjector, ProjectionCatalog } from './document-projection';
+import { WriteBehindFold } from './write-behind-fold';
 import { SubscriptionRunner } from './subscription-runner';
 
 export interface RebuildReport {
@@ -62,11 +63,16 @@ export class ProjectionEngine {
 
   /**
    * Rebuilds several read models from one pass over the log (each `rebuild` alone re-reads the whole
-   * log): every event batch goes to each model's staging fold, then each model's documents are
-   * inserted into its fresh collection (two models at a time), and each model is switched over as
-   * `rebuild` does. Returns one report per model; `ms` is the shared wall time.
+   * log). Every event batch is folded in memory for each model that handles it; documents beyond the
+   * memory bound (the least recently touched, see WriteBehindFold) are bulk-written into the fresh
+   * collections while the pass goes on, the rest at its end. Indexes are built after the load (an
+   * index built over loaded rows is cheaper than one maintained row by row), then each model is
+   * switched over as `rebuild` does. Returns one report per model; `ms` is the shared wall time.
    */
-  async rebuildAll(names: string[] = this.projections.map((p) => p.name), options: { batchSize?: number } = {}): Promise<{ events: number; ms: number; eventsPerSec: number; insertMs: number; indexMs: number; projections: Array<RebuildReport & { docs: number; insertMs: number }> }> {
+  async rebuildAll(
+    names: string[] = this.projections.map((p) => p.name),
+    options: { batchSize?: number; memoryDocs?: number } = {},
+  ): Promise<{ events: number; ms: number; eventsPerSec: number; passMs: number; insertMs: number; indexMs: number; projections: Array<RebuildReport & { docs: number; insertMs: number; reloaded: number }> }> {
     const batchSize = options.batchSize ?? 5000;
     const chosen = names.map((name) => {
       const p = this.projections.find((x) => x.name === name);
@@ -75,13 +81,12 @@ export class ProjectionEngine {
     });
     const started = performance.now();
     const suffix = `_r${Date.now().toString(36)}`;
-    // The fold keeps each model's documents in a plain Map (no store round trips), then each model is
-    // bulk-inserted into a fresh collection and indexed afterwards (an index built over loaded rows is
-    // cheaper than maintaining it row by row).
-    const plans = chosen.map((p) => ({ p, physical: ProjectionCatalog.physicalName(p, suffix), types: new Set(p.eventTypes), docs: new Map<string, ReadDoc>(), inserted: 0, ms: 0 }));
-    const byType = new Map<string, typeof plans>();
-    for (const plan of plans) for (const t of plan.types) byType.set(t, [...(byType.get(t) ?? []), plan]);
+    const plans = chosen.map((p) => ({ p, physical: ProjectionCatalog.physicalName(p, suffix) }));
     for (const plan of plans) await this.store.collection(plan.physical).drop();
+    const fold = new WriteBehindFold(
+      plans.map((plan) => ({ projection: plan.p, collection: this.store.collection(plan.physical) })),
+      { memoryDocs: options.memoryDocs },
+    );
     let position = 0;
     let count = 0;
     // The next batch is read while this one folds.
@@ -90,37 +95,12 @@ export class ProjectionEngine {
       const batch = await pending;
       if (batch.length === 0) break;
       pending = this.events.readAll({ fromPosition: batch[batch.length - 1].position, maxCount: batchSize });
-      for (const event of batch) {
-        const targets = byType.get(event.type);
-        if (!targets) continue;
-        for (const plan of targets) {
-          const id = plan.p.documentId(event);
-          if (!id) continue;
-          const next = applyEvent(plan.p, plan.docs.get(id) ?? null, event, id);
-          if (next) plan.docs.set(id, next);
-          else plan.docs.delete(id);
-        }
-      }
+      await fold.apply(batch);
       position = batch[batch.length - 1].position;
       count += batch.length;
     }
-    // Chunks of every model go through a few concurrent writers (the store's write gate bounds them).
-    const chunks: Array<{ plan: (typeof plans)[number]; docs: ReadDoc[] }> = [];
-    for (const plan of plans) {
-      const all = [...plan.docs.values()];
-      plan.docs.clear();
-      plan.inserted = all.length;
-      for (let i = 0; i < all.length; i += 2000) chunks.push({ plan, docs: all.slice(i, i + 2000) });
-    }
-    const insertStarted = performance.now();
-    const writer = async () => {
-      for (let c = chunks.shift(); c; c = chunks.shift()) {
-        const t0 = performance.now();
-        await this.store.collection(c.plan.physical).write(c.docs.map((doc) => ({ kind: 'put' as const, doc, isNew: true })));
-        c.plan.ms += performance.now() - t0;
-      }
-    };
-    await Promise.all([writer(), writer(), writer()]);
+    const passMs = performance.now() - started;
+    const reports = await fold.finish();
     const indexStarted = performance.now();
     // Index builds of different collections run side by side (PostgreSQL builds each in one backend).
     const toIndex = [...plans];
@@ -129,16 +109,17 @@ export class ProjectionEngine {
     };
     await Promise.all([indexer(), indexer()]);
     const indexMs = performance.now() - indexStarted;
-    const insertMs = performance.now() - insertStarted;
+    const insertMs = performance.now() - started - passMs;
     for (const plan of plans) await this.switchOver(plan.p, plan.physical, position, batchSize);
     const ms = performance.now() - started;
     return {
       events: count,
       ms,
       eventsPerSec: count / (ms / 1000),
+      passMs,
       insertMs,
       indexMs,
-      projections: plans.map((plan) => ({ projection: plan.p.name, collection: plan.physical, events: count, ms, eventsPerSec: count / (ms / 1000), docs: plan.inserted, insertMs: plan.ms })),
+      projections: plans.map((plan, i) => ({ projection: plan.p.name, collection: plan.physical, events: count, ms, eventsPerSec: count / (ms / 1000), docs: reports[i].docs, insertMs: reports[i].writeMs, reloaded: reports[i].reloaded })),
     };
   }
 
