@@ -211,6 +211,10 @@ port = $PG_PORT
 unix_socket_directories = '$PGSOCK'
 max_connections = 400
 shared_buffers = 256MB
+# Bulk loads (a read-model rebuild, a 1M-event history) otherwise force a checkpoint every ~25 s, each
+# followed by full-page images of every page touched again; index builds after a rebuild sort in memory.
+max_wal_size = 4GB
+maintenance_work_mem = 256MB
 fsync = on
 synchronous_commit = on
 full_page_writes = on
