@@ -67,12 +67,23 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
   private readonly types: Set<string>;
   private readonly creates: Set<string>;
 
+  /**
+   * The documents this projector last wrote or read, by id, least recently used first; `null` marks
+   * a document it deleted. A projection has one projector per deployment (the worker, or ROLE=all)
+   * and it applies every event of the log in order, so what it wrote is what the collection holds:
+   * a document found here is not loaded again. Cleared when the physical collection changes (a
+   * rebuild's switch) and after a failed write (the collection may then hold part of the batch).
+   */
+  private readonly recent = new Map<string, D | null>();
+  private recentFor: string | null = null;
+
   constructor(
     readonly projection: DocumentProjection<D>,
     private readonly store: ReadStore,
     private readonly physicalName: () => Promise<string>,
     readonly name = `projection:${projection.name}:v${projection.version}`,
     batchSize = 1000,
+    private readonly recentLimit = 20_000,
   ) {
     this.types = new Set(projection.eventTypes);
     this.creates = new Set(projection.creates ?? []);
@@ -88,17 +99,28 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
       if (id) relevant.push({ id, event });
     }
     if (relevant.length === 0) return false;
-    const collection = this.store.collection<D>(await this.physicalName());
-    // A document whose first event in this batch creates it is not loaded (see `creates`).
+    const physical = await this.physicalName();
+    if (physical !== this.recentFor) {
+      this.recent.clear();
+      this.recentFor = physical;
+    }
+    const collection = this.store.collection<D>(physical);
+    const docs = new Map<string, D | null>();
+    // A document whose first event in this batch creates it is not loaded (see `creates`), nor one
+    // this projector wrote or read recently.
     const fresh = new Set<string>();
     const toLoad = new Set<string>();
     for (const { id, event } of relevant) {
-      if (fresh.has(id) || toLoad.has(id)) continue;
+      if (fresh.has(id) || toLoad.has(id) || docs.has(id)) continue;
+      if (this.recent.has(id)) {
+        docs.set(id, this.recent.get(id)!);
+        continue;
+      }
       (this.creates.has(event.type) ? fresh : toLoad).add(id);
     }
-    const docs = new Map<string, D | null>();
-    for (const doc of await collection.getMany([...toLoad])) docs.set(doc.id, doc);
-    const existed = new Set(docs.keys());
+    if (toLoad.size > 0) for (const doc of await collection.getMany([...toLoad])) docs.set(doc.id, doc);
+    const existed = new Set<string>();
+    for (const [id, doc] of docs) if (doc) existed.add(id);
     const dirty = new Set<string>();
     for (const { id, event } of relevant) {
       const current = docs.get(id) ?? null;
@@ -107,15 +129,40 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
       docs.set(id, applyEvent(this.projection, current, event, id));
       dirty.add(id);
     }
-    if (dirty.size === 0) return false;
+    if (dirty.size === 0) {
+      this.remember(docs);
+      return false;
+    }
     const ops: WriteOp<D>[] = [];
     for (const id of dirty) {
       const doc = docs.get(id);
       if (doc) ops.push({ kind: 'put', doc, isNew: !existed.has(id) });
       else if (existed.has(id)) ops.push({ kind: 'delete', id });
     }
-    if (ops.length > 0) await collection.write(ops);
+    if (ops.length > 0) {
+      try {
+        await collection.write(ops);
+      } catch (err) {
+        this.recent.clear();
+        throw err;
+      }
+    }
+    this.remember(docs);
     return true;
+  }
+
+  /** Records the batch's documents as the most recently used, then trims the oldest beyond the limit. */
+  private remember(docs: Map<string, D | null>): void {
+    for (const [id, doc] of docs) {
+      this.recent.delete(id);
+      this.recent.set(id, doc);
+    }
+    let excess = this.recent.size - this.recentLimit;
+    if (excess <= 0) return;
+    for (const id of this.recent.keys()) {
+      if (excess-- <= 0) break;
+      this.recent.delete(id);
+    }
   }
 }
 

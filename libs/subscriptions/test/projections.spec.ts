@@ -317,11 +317,69 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
     const doc = await collection.get(id);
     expect(doc?.count).toBe(3);
     expect(doc?._position).toBe(batch[2]!.position);
-    // Without a creation event first, the document is loaded.
+    // Without a creation event first, a projector that has not seen the document (a restart) loads it.
     await events.append(`r-${id}`, [ev(id)], { expectedRevision: 2 });
-    await projector.handle(await events.readAll({ fromPosition: batch[2]!.position, maxCount: 100 }));
+    const restarted = new DocumentProjector(registrations, spying, async () => physical);
+    await restarted.handle(await events.readAll({ fromPosition: batch[2]!.position, maxCount: 100 }));
     expect(loads.flat()).toContain(id);
     expect((await collection.get(id))?.count).toBe(4);
+  });
+
+  it('does not load again a document it wrote, and forgets what it wrote after a collection switch or a failed write', async () => {
+    const id = `ctr-${randomUUID()}`;
+    const loads: string[] = [];
+    let failNextWrite = false;
+    const spying: ReadStore = new Proxy(reads, {
+      get(target, prop, receiver) {
+        if (prop !== 'collection') return Reflect.get(target, prop, receiver);
+        return (name: string) => {
+          const real = target.collection<CounterDoc>(name);
+          return new Proxy(real, {
+            get: (t, k, r) => {
+              if (k === 'getMany') return (ids: string[]) => (loads.push(...ids), t.getMany(ids));
+              if (k === 'write')
+                return async (ops: Parameters<typeof t.write>[0]) => {
+                  if (failNextWrite) {
+                    failNextWrite = false;
+                    throw new Error('write failed');
+                  }
+                  return t.write(ops);
+                };
+              return Reflect.get(t, k, r);
+            },
+          });
+        };
+      },
+    });
+    let physical = `counters_${randomUUID().slice(0, 8)}`;
+    const projector = new DocumentProjector(counters, spying, async () => physical);
+    const step = async () => {
+      const from = await events.headPosition();
+      await events.append(`c-${id}`, [ev(id)], { expectedRevision: 'any' });
+      return projector.handle(await events.readAll({ fromPosition: from, maxCount: 10 }));
+    };
+    const loadsOf = () => loads.filter((x) => x === id).length;
+
+    await step();
+    expect(loadsOf()).toBe(1);
+    await step();
+    await step();
+    // Written by this projector: not loaded again, and the fold still continues from it.
+    expect(loadsOf()).toBe(1);
+    expect((await reads.collection<CounterDoc>(physical).get(id))?.count).toBe(3);
+
+    // A rebuild switched the model to another collection: what this projector wrote is forgotten.
+    physical = `counters_${randomUUID().slice(0, 8)}`;
+    await step();
+    expect(loadsOf()).toBe(2);
+    expect((await reads.collection<CounterDoc>(physical).get(id))?.count).toBe(1);
+
+    // A failed write may have left part of the batch behind: the next batch loads again.
+    failNextWrite = true;
+    await expect(step()).rejects.toThrow('write failed');
+    await step();
+    expect(loadsOf()).toBe(3);
+    expect((await reads.collection<CounterDoc>(physical).get(id))?.count).toBe(2);
   });
 
   it('saves the checkpoint at once after a batch it applied, and defers it (flushed on stop) after one it did not', async () => {
