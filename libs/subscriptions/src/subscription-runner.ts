@@ -67,6 +67,7 @@ export class SubscriptionRunner {
     if (this.subscription) return;
     this.current = await this.checkpoints.load(this.handler.name);
     this.lastSaved = this.current;
+    this.wanted = this.current;
     this.subscription = this.store.subscribeToAll({
       fromPosition: this.current,
       batchSize: this.handler.batchSize ?? 500,
@@ -76,7 +77,7 @@ export class SubscriptionRunner {
         if (changed === false) this.deferCheckpoint(last.position);
         else {
           this.cancelDeferred();
-          await this.save(last.position);
+          this.requestSave(last.position);
         }
         this.current = last.position;
         this.lastEventRecordedAt = Date.parse(last.recordedAt);
@@ -94,17 +95,46 @@ export class SubscriptionRunner {
 
   private deferred: { position: number; timer: NodeJS.Timeout } | null = null;
   private lastSaved = 0;
-  private saving: Promise<void> = Promise.resolve();
+  private wanted = 0;
+  private saving = false;
+  private savesIdle: Array<() => void> = [];
 
-  /** Saves in order and never moves the stored checkpoint backwards (a deferred save may race a later one). */
-  private save(position: number): Promise<void> {
-    const run = async () => {
-      if (position <= this.lastSaved) return;
-      await this.checkpoints.save(this.handler.name, position);
-      this.lastSaved = position;
-    };
-    this.saving = this.saving.then(run, run);
-    return this.saving;
+  /**
+   * Saves the checkpoint in the background, in order, never backwards, coalescing positions requested
+   * while a save is in flight (under load one write covers many batches). The handler's writes for
+   * `position` are done when this is called, so a crash before the save only replays idempotent
+   * batches; waiters in this process are released without waiting for it, and a split deployment's
+   * API, which polls the stored checkpoint, sees it one save later.
+   */
+  private requestSave(position: number): void {
+    if (position > this.wanted) this.wanted = position;
+    if (this.saving) return;
+    this.saving = true;
+    void (async () => {
+      try {
+        while (this.wanted > this.lastSaved) {
+          const target = this.wanted;
+          await this.checkpoints.save(this.handler.name, target);
+          this.lastSaved = target;
+        }
+      } catch (err) {
+        // Retried by the next batch's request, the deferred flush or stop().
+        this.onError(this.handler.name, err);
+      } finally {
+        this.saving = false;
+        for (const resolve of this.savesIdle.splice(0)) resolve();
+      }
+    })();
+  }
+
+  /** Waits for the save in flight, then saves whatever is still unsaved (errors surface here). */
+  private async flushSaves(): Promise<void> {
+    while (this.saving) await new Promise<void>((resolve) => this.savesIdle.push(resolve));
+    if (this.wanted > this.lastSaved) {
+      const target = this.wanted;
+      await this.checkpoints.save(this.handler.name, target);
+      this.lastSaved = Math.max(this.lastSaved, target);
+    }
   }
 
   private deferCheckpoint(position: number): void {
@@ -112,7 +142,7 @@ export class SubscriptionRunner {
       this.deferred.position = position;
       return;
     }
-    const timer = setTimeout(() => void this.flushDeferred(), CHECKPOINT_DEFER_MS);
+    const timer = setTimeout(() => this.flushDeferred(), CHECKPOINT_DEFER_MS);
     timer.unref?.();
     this.deferred = { position, timer };
   }
@@ -122,23 +152,24 @@ export class SubscriptionRunner {
     this.deferred = null;
   }
 
-  private async flushDeferred(): Promise<void> {
+  private flushDeferred(): void {
     const d = this.deferred;
     this.deferred = null;
     if (!d) return;
     clearTimeout(d.timer);
-    try {
-      await this.save(d.position);
-    } catch (err) {
-      this.onError(this.handler.name, err);
-    }
+    this.requestSave(d.position);
   }
 
   async stop(): Promise<void> {
     const sub = this.subscription;
     this.subscription = null;
     await sub?.stop();
-    await this.flushDeferred();
+    this.flushDeferred();
+    try {
+      await this.flushSaves();
+    } catch (err) {
+      this.onError(this.handler.name, err);
+    }
     for (const w of this.waiters.splice(0)) {
       clearTimeout(w.timer);
       w.resolve(this.current >= w.position);

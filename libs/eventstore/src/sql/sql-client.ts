@@ -12,8 +12,8 @@ export interface SqlExecutor {
 export interface SqlClient extends SqlExecutor {
   readonly kind: 'postgres' | 'pglite';
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  /** Runs `onNotify` whenever a NOTIFY arrives on `channel`. Returns an unlisten function. */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Runs `onNotify` with the payload whenever a NOTIFY arrives on `channel`. Returns an unlisten function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -53,14 +53,14 @@ export class PgSqlClient implements SqlClient {
     }
   }
 
-  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
     if (!this.listenClient) {
       this.listenClient = await this.pool.connect();
       this.listenClient.on('error', () => undefined);
     }
     const client = this.listenClient;
-    const handler = (msg: { channel: string }) => {
-      if (msg.channel === channel) onNotify();
+    const handler = (msg: { channel: string; payload?: string }) => {
+      if (msg.channel === channel) onNotify(msg.payload ?? '');
     };
     client.on('notification', handler);
     await client.query(`LISTEN "${channel}"`);
@@ -101,8 +101,8 @@ export class PgliteSqlClient implements SqlClient {
     );
   }
 
-  async listen(channel: string, onNotify: () => void): Promise<() => Promise<void>> {
-    return this.db.listen(channel, () => onNotify());
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    return this.db.listen(channel, (payload) => onNotify(payload ?? ''));
   }
 
   async close(): Promise<void> {

@@ -90,7 +90,12 @@ export class SqlEventStore implements EventStore {
   static async open(sql: SqlClient, options: SqlEventStoreOptions = {}): Promise<SqlEventStore> {
     const store = new SqlEventStore(sql, options);
     await store.migrate();
-    store.unlisten = await sql.listen(store.channel, () => store.wakeSubscriptions());
+    store.unlisten = await sql.listen(store.channel, (payload) => {
+      // The payload is the head after the commit (another process's, or this one's echoed back).
+      const head = Number(payload);
+      if (Number.isFinite(head) && head > store.knownHead) store.knownHead = head;
+      store.wakeSubscriptions();
+    });
     return store;
   }
 
@@ -192,6 +197,8 @@ export class SqlEventStore implements EventStore {
           (p.expected === 'no_stream' && actual === 'no_stream') ||
           (typeof p.expected === 'number' && actual === p.expected);
         if (!ok) {
+          // The decision was made on a stale read: the next read of this stream goes to the database.
+          this.tailStreams.delete(p.streamId);
           outcomes.push(new WrongExpectedRevisionError(p.streamId, p.expected, actual));
           continue;
         }
@@ -211,7 +218,7 @@ export class SqlEventStore implements EventStore {
         // The events travel as one JSON document that PostgreSQL unpacks: far cheaper than binding
         // thousands of parameters or escaping arrays of JSON strings on the client.
         const rows = JSON.stringify(inserts.map(([position, id, stream, revision, type, data, metadata]) => ({ p: position, i: id, s: stream, r: revision, t: type, d: data, m: metadata })));
-        await tx.query(
+        const [stamp] = await tx.query<{ recorded_at: string }>(
           `WITH ins AS (
              INSERT INTO ${this.t('events')} (position, event_id, stream_id, revision, type, data, metadata)
              SELECT (e->>'p')::bigint, (e->>'i')::uuid, e->>'s', (e->>'r')::bigint, e->>'t', e->'d', e->'m'
@@ -223,12 +230,15 @@ export class SqlEventStore implements EventStore {
            ), hd AS (
              UPDATE ${this.t('head')} SET position = $4 WHERE id = 1
            )
-           SELECT pg_notify($5, $6)`,
+           SELECT pg_notify($5, $6), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`,
           [rows, ids, ids.map((id) => touched.get(id)!), position, this.channel, String(position)],
         );
+        return { outcomes, written: inserts.length, rows, recordedAt: stamp?.recorded_at ?? new Date().toISOString() };
       }
-      return { outcomes, written: inserts.length };
+      return { outcomes, written: 0, rows: null, recordedAt: null };
     });
+    // Into the tail before any subscription is woken (they re-read right after the wake-up).
+    if (outcomes.rows && outcomes.recordedAt) this.absorbCommitted(outcomes.rows, outcomes.recordedAt);
     if (outcomes.written > 0) this.onAppendCommitted?.(outcomes.written, performance.now() - started);
     batch.forEach((p, i) => {
       const o = outcomes.outcomes[i];
@@ -239,6 +249,11 @@ export class SqlEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const cached = await this.readStreamFromTail(streamId);
+    if (cached) {
+      const from = options.fromRevision ?? 0;
+      return cached.filter((e) => e.revision >= from).slice(0, options.maxCount ?? 1_000_000);
+    }
     const rows = await this.sql.query<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM ${this.t('events')} WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
       [streamId, options.fromRevision ?? 0, options.maxCount ?? 1_000_000],
@@ -247,16 +262,24 @@ export class SqlEventStore implements EventStore {
   }
 
   /**
-   * Every subscription of the process is woken by the same append and reads the same tail: readers
-   * asking for the same range join one query already in flight (one query per append wave instead of
-   * one per subscription). Only a query started after the latest wake-up may be joined, so a reader
-   * never gets a snapshot older than an append it was told about (it would then sleep past it).
+   * Subscriptions read the log's tail from memory when they can (see `tail`); otherwise from the
+   * database, where readers asking for the same range join one query already in flight. Only a query
+   * started after the latest wake-up may be joined, so a reader never gets a snapshot older than an
+   * append it was told about (it would then sleep past it).
    */
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    const cached = await this.readTail(options.fromPosition, options.maxCount);
+    if (cached) return cached;
     const key = `${options.fromPosition}:${options.maxCount}:${this.wakeUps}`;
     let shared = this.tailReads.get(key);
     if (!shared) {
-      shared = this.queryAll(options).finally(() => this.tailReads.delete(key));
+      const startedAt = Date.now();
+      shared = this.queryAll(options)
+        .then((rows) => {
+          this.absorb(options.fromPosition, rows, rows.length < options.maxCount ? startedAt : null);
+          return rows;
+        })
+        .finally(() => this.tailReads.delete(key));
       this.tailReads.set(key, shared);
     }
     return (await shared).slice();
@@ -264,6 +287,127 @@ export class SqlEventStore implements EventStore {
 
   private wakeUps = 0;
   private readonly tailReads = new Map<string, Promise<RecordedEvent[]>>();
+
+  /**
+   * The most recent events of the log, contiguous, covering positions (tailStart, tailStart + length].
+   * Filled by this process's own commits (it has every field of what it wrote) and by database reads.
+   * Under load every append wakes a dozen subscriptions (read models, sagas, the relay), which used to
+   * make a dozen tail queries per create; they now read the events from here. Positions are gap-free
+   * and commit in order, so a contiguous range is exactly what the database holds for it.
+   */
+  private tail: RecordedEvent[] = [];
+  private tailStart = -1;
+  /** Highest position known to be committed (own commits, NOTIFY payloads, reads). */
+  private knownHead = 0;
+  /** When a database read last came back short at the tail's end (nothing beyond it then). */
+  private tailVerifiedAt = 0;
+  private extending: Promise<void> | null = null;
+  private static readonly TAIL_MAX = 20_000;
+
+  private get tailEnd(): number {
+    return this.tailStart + this.tail.length;
+  }
+
+  /** The batch from memory, or null when the tail cannot answer it (then the database does). */
+  private async readTail(from: number, max: number): Promise<RecordedEvent[] | null> {
+    if (this.tailStart < 0 || from < this.tailStart) return null;
+    // Events committed elsewhere (known from NOTIFY) are fetched first: a short batch tells the
+    // subscription it reached the head, so the tail must reach the known head before answering short.
+    while (this.tailEnd < this.knownHead && this.tailEnd - from < max) {
+      const before = this.tailEnd;
+      await this.extendTail();
+      if (this.tailEnd === before || from < this.tailStart) return null;
+    }
+    if (from > this.tailEnd) return null;
+    if (from === this.tailEnd) {
+      // Caught up. NOTIFY can be lost (a reconnect), so at the poll cadence the database is asked.
+      if (Date.now() - this.tailVerifiedAt >= (this.options.pollIntervalMs ?? 250)) return null;
+      return [];
+    }
+    const offset = from - this.tailStart;
+    return this.tail.slice(offset, offset + max);
+  }
+
+  /**
+   * A stream whose first event is in the tail is whole in memory (a job's or a new instance's stream
+   * while its saga and executor work on it). Like a tail read, it is brought up to the known head first.
+   * A command that still decides on a stale stream (a commit elsewhere whose NOTIFY has not arrived)
+   * loses its expected-revision check, which drops the stream from here, and retries on the database.
+   */
+  private async readStreamFromTail(streamId: string): Promise<RecordedEvent[] | null> {
+    if (!this.tailStreams.has(streamId)) return null;
+    while (this.tailEnd < this.knownHead) {
+      const before = this.tailEnd;
+      await this.extendTail();
+      if (this.tailEnd === before) return null;
+    }
+    return this.tailStreams.get(streamId)?.slice() ?? null;
+  }
+
+  /** Streams whose every event is in the tail (their first event is), by id. */
+  private readonly tailStreams = new Map<string, RecordedEvent[]>();
+
+  private indexTail(events: RecordedEvent[]): void {
+    for (const e of events) {
+      const known = this.tailStreams.get(e.streamId);
+      if (known) known.push(e);
+      else if (e.revision === 0) this.tailStreams.set(e.streamId, [e]);
+    }
+  }
+
+  private extendTail(): Promise<void> {
+    this.extending ??= (async () => {
+      const from = this.tailEnd;
+      const startedAt = Date.now();
+      const rows = await this.queryAll({ fromPosition: from, maxCount: 1000 });
+      this.absorb(from, rows, rows.length < 1000 ? startedAt : null);
+    })().finally(() => (this.extending = null));
+    return this.extending;
+  }
+
+  /** Takes a database read of the range (from, from + rows.length] into the tail where it connects. */
+  private absorb(from: number, rows: RecordedEvent[], shortReadAt: number | null): void {
+    const end = from + rows.length;
+    if (end > this.knownHead) this.knownHead = end;
+    if (this.tailStart < 0 || from > this.tailEnd) {
+      // No tail yet, or this read is past it (the tail fell behind): start over from this read.
+      if (rows.length === 0 && this.tailStart >= 0) return;
+      this.tail = rows.slice();
+      this.tailStart = from;
+      this.tailStreams.clear();
+      this.indexTail(this.tail);
+    } else if (end > this.tailEnd) {
+      const added = rows.slice(this.tailEnd - from);
+      this.tail.push(...added);
+      this.indexTail(added);
+    }
+    if (shortReadAt !== null && end >= this.tailEnd) this.tailVerifiedAt = Math.max(this.tailVerifiedAt, shortReadAt);
+    this.trimTail();
+  }
+
+  /** This process's commit: its events, as the database will return them, join the tail when they connect. */
+  private absorbCommitted(rowsJson: string, recordedAt: string): void {
+    const rows = JSON.parse(rowsJson) as Array<{ p: number; i: string; s: string; r: number; t: string; d: Record<string, unknown>; m: RecordedEvent['metadata'] }>;
+    if (rows.length === 0) return;
+    const first = rows[0].p;
+    const last = rows[rows.length - 1].p;
+    if (last > this.knownHead) this.knownHead = last;
+    if (this.tailStart >= 0 && first !== this.tailEnd + 1) return; // another process committed in between
+    if (this.tailStart < 0) this.tailStart = first - 1;
+    const added = rows.map((r): RecordedEvent => ({ id: r.i, type: r.t, streamId: r.s, revision: r.r, position: r.p, data: r.d, metadata: r.m, recordedAt }));
+    this.tail.push(...added);
+    this.indexTail(added);
+    this.trimTail();
+  }
+
+  private trimTail(): void {
+    const excess = this.tail.length - SqlEventStore.TAIL_MAX;
+    if (excess < SqlEventStore.TAIL_MAX / 4) return;
+    // A stream losing its first event is no longer whole in memory.
+    for (let i = 0; i < excess; i++) this.tailStreams.delete(this.tail[i].streamId);
+    this.tail = this.tail.slice(excess);
+    this.tailStart += excess;
+  }
 
   private async queryAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     const rows = await this.sql.query<EventRow>(
