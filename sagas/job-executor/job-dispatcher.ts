@@ -73,7 +73,7 @@ export class JobDispatcher implements SubscriptionHandler {
 
   private async enqueue(jobId: string, job: Parameters<typeof jobDecider.decide>[0] extends infer C ? (C extends { type: 'EnqueueJob'; job: infer J } ? J : never) : never, metadata: Record<string, unknown>) {
     try {
-      await handleCommand(this.events, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, { metadata });
+      await handleCommand(this.events, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, { metadata }, { newStream: true });
     } catch (err) {
       if (err instanceof DomainError && err.code === 'CONFLICT') return; // enqueued before a crash: done
       throw err;

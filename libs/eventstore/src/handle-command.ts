@@ -25,10 +25,14 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   command: C,
   context: CommandContext,
-  attempts = 4,
+  options: { attempts?: number; newStream?: boolean } = {},
 ): Promise<CommandResult<S>> {
+  const attempts = options.attempts ?? 4;
   for (let attempt = 1; ; attempt++) {
-    const history = await store.readStream(streamId);
+    // `newStream`: the caller just generated the stream's id, so the first attempt decides on the
+    // initial state without reading; if the stream exists after all (a saga's replay), the append's
+    // `no_stream` check fails and the next attempt reads it.
+    const history = options.newStream && attempt === 1 ? [] : await store.readStream(streamId);
     let state = decider.initialState();
     for (const e of history) state = decider.evolve(state, { type: e.type, data: e.data } as E);
     const decided = decider.decide(command, state);

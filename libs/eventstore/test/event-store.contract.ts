@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, NewEvent, RecordedEvent } from '../src/event-store.port';
 import { WrongExpectedRevisionError } from '../src/event-store.port';
+import { handleCommand } from '../src/handle-command';
 
 export interface EventStoreFixture {
   /** Opens a store; every call in one test must share the same underlying log (separate connections). */
@@ -76,6 +77,27 @@ export function testEventStore(name: string, makeFixture: () => Promise<EventSto
       const r = await store.append(s, [ev('D')], { expectedRevision: 'any' });
       expect(r.nextRevision).toBe(2);
       expect((await store.readStream(s)).map((e) => e.type)).toEqual(['A', 'B', 'D']);
+    });
+
+    it('handleCommand with newStream decides without a read, and on an existing stream falls back to reading it', async () => {
+      type Counted = { type: 'Counted'; data: { n: number } };
+      const counter = {
+        initialState: () => 0,
+        evolve: (state: number, e: Counted) => state + e.data.n,
+        decide: (cmd: { add: number }, state: number): Counted[] => [{ type: 'Counted', data: { n: state + cmd.add } }],
+      };
+      const ctx = { metadata: { actor: 'test' } };
+      const s = `cmd-${randomUUID()}`;
+      let reads = 0;
+      const counting = new Proxy(store, { get: (t, k, r) => (k === 'readStream' ? (...a: Parameters<EventStore['readStream']>) => (reads++, t.readStream(...a)) : Reflect.get(t, k, r)) });
+      const first = await handleCommand(counting, s, counter, { add: 1 }, ctx, { newStream: true });
+      expect(reads).toBe(0);
+      expect(first.state).toBe(1);
+      // The stream exists: the blind first attempt loses its no_stream check and the retry reads it.
+      const second = await handleCommand(counting, s, counter, { add: 1 }, ctx, { newStream: true });
+      expect(reads).toBe(1);
+      expect(second.state).toBe(3);
+      expect((await store.readStream(s)).map((e) => e.data.n)).toEqual([1, 2]);
     });
 
     it('lets exactly one of two racing writers win, across separate connections', async () => {

@@ -151,6 +151,15 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
     return true;
   }
 
+  /**
+   * The document as this projector last wrote (or read) it in `physical`, if it still holds it: what
+   * the collection holds, without a round trip (a write's read-your-writes answer). Undefined if unknown.
+   */
+  peek(physical: string, id: string): D | null | undefined {
+    if (physical !== this.recentFor) return undefined;
+    return this.recent.get(id);
+  }
+
   /** Records the batch's documents as the most recently used, then trims the oldest beyond the limit. */
   private remember(docs: Map<string, D | null>): void {
     for (const [id, doc] of docs) {

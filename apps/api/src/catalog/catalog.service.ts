@@ -10,6 +10,7 @@ import type { CatalogSnapshot } from '../../../../libs/providers/src/catalog.typ
 import { SimulatorDriver } from '../../../../libs/providers/src/simulator/simulator-driver';
 import { catalogProjection, type CatalogDoc } from '../../../../projections/catalog/catalog.projection';
 import type { Platform } from '../platform/platform';
+import { ProjectionCache } from '../common/projection-cache';
 
 export const snapshotHash = (s: CatalogSnapshot): string => createHash('sha256').update(JSON.stringify(s)).digest('hex');
 
@@ -50,44 +51,11 @@ export async function syncCatalog(platform: Platform, kind: ProviderKind, ctx: C
  */
 export const CATALOG_CACHE_MS = 1000;
 
-interface CatalogCache {
-  at: number;
-  generation: number;
-  docs: Map<ProviderKind, CatalogDoc | null>;
-  listening: boolean;
-}
-
-const catalogCaches = new WeakMap<Platform, CatalogCache>();
-
 /** The projected catalog documents, in provider-kind order (shared objects: do not mutate). */
 export async function loadCatalog(platform: Platform, kinds: readonly ProviderKind[] = PROVIDER_KINDS): Promise<CatalogDoc[]> {
-  let cache = catalogCaches.get(platform);
-  if (!cache) {
-    cache = { at: Date.now(), generation: 0, docs: new Map(), listening: false };
-    catalogCaches.set(platform, cache);
-  }
-  const c = cache;
-  if (!c.listening && platform.projections.allRunners().some((r) => r.name === `projection:${catalogProjection.name}:v${catalogProjection.version}`)) {
-    platform.projections.runner(catalogProjection.name).onChange(() => {
-      c.generation++;
-      c.docs.clear();
-    });
-    c.listening = true;
-  }
-  if (Date.now() - c.at > CATALOG_CACHE_MS) {
-    c.generation++;
-    c.docs.clear();
-    c.at = Date.now();
-  }
+  const cache = ProjectionCache.for<CatalogDoc>(platform, 'catalog', catalogProjection as never, { ttlMs: CATALOG_CACHE_MS, cacheMisses: true });
+  const collection = await platform.projections.collection(catalogProjection);
   const found = new Map<ProviderKind, CatalogDoc | null>();
-  for (const k of kinds) if (c.docs.has(k)) found.set(k, c.docs.get(k)!);
-  const missing = kinds.filter((k) => !found.has(k));
-  if (missing.length > 0) {
-    const generation = c.generation;
-    const docs = await (await platform.projections.collection(catalogProjection)).getMany(missing);
-    for (const k of missing) found.set(k, docs.find((d) => d.kind === k) ?? null);
-    // Only what was read before no change arrived may be kept.
-    if (generation === c.generation) for (const k of missing) c.docs.set(k, found.get(k)!);
-  }
+  await Promise.all(kinds.map(async (k) => found.set(k, await cache.get(k, () => collection.get(k)))));
   return kinds.map((k) => found.get(k)).filter((d): d is CatalogDoc => !!d);
 }

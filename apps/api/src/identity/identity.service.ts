@@ -12,6 +12,7 @@ import { foldDocument } from '../../../../libs/subscriptions/src/document-projec
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
 import type { Platform } from '../platform/platform';
+import { ProjectionCache } from '../common/projection-cache';
 import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN, newAdminKey, newProjectKey } from './api-key-secrets';
 import { JwtVerifier, looksLikeJwt } from './jwt-verifier';
 
@@ -103,7 +104,10 @@ export class IdentityService implements Authenticator {
     if (!key) return null;
     if (!credential.apiKey && this.jwt && looksLikeJwt(key)) return this.authenticateJwt(this.jwt, key);
     if (!(PROJECT_KEY_PATTERN.test(key) || ADMIN_KEY_PATTERN.test(key))) return null;
-    const doc = await (await this.keys()).findOne({ keyHash: this.hasher.hash(key) });
+    // Every request authenticates: keys found are cached briefly and dropped when the api_keys model
+    // changes (a revoke answers only after that; another API node sees it within the cache's second).
+    const keyHash = this.hasher.hash(key);
+    const doc = await ProjectionCache.for<ApiKeyDoc>(this.platform, 'api_keys', apiKeysProjection as never).get(keyHash, async () => (await this.keys()).findOne({ keyHash }));
     if (!doc || doc.revoked) return null;
     const now = Date.now();
     if (doc.expiresAt && Date.parse(doc.expiresAt) <= now) return null;
@@ -137,7 +141,15 @@ export class IdentityService implements Authenticator {
   }
 
   /** Coarse lastUsedAt (at most once a minute per key), off the request's critical path. */
+  private readonly usesRecorded = new Map<string, number>();
+
   private recordUse(keyId: string): void {
+    // The cached key document keeps its old lastUsedAt until the model catches up: ask once per interval.
+    const now = Date.now();
+    const last = this.usesRecorded.get(keyId);
+    if (last !== undefined && now - last < USE_RECORD_INTERVAL_MS) return;
+    if (this.usesRecorded.size >= 10_000) this.usesRecorded.clear();
+    this.usesRecorded.set(keyId, now);
     handleCommand(
       this.platform.events,
       apiKeyStream(keyId),

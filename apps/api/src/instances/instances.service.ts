@@ -105,7 +105,7 @@ export class InstancesService {
       gpuType: gpuType ?? null,
       hourlyPriceCents: plan.pricing?.USD?.hourlyCents ?? null,
     };
-    const result = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, { type: 'RequestInstance', instanceId, jobId, spec, now: new Date().toISOString() }, ctx);
+    const result = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, { type: 'RequestInstance', instanceId, jobId, spec, now: new Date().toISOString() }, ctx, { newStream: true });
     await this.settle(result.position, jobId);
     return { doc: await this.written(projectId, instanceId, result.position), jobId };
   }

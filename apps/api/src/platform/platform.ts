@@ -12,7 +12,7 @@ import { MongoReadStore } from '../../../../libs/readstore/src/mongo-read-store'
 import { ReadStoreCheckpointStore } from '../../../../libs/subscriptions/src/checkpoint-store';
 import { ProjectionEngine } from '../../../../libs/subscriptions/src/projection-engine';
 import { SubscriptionRunner } from '../../../../libs/subscriptions/src/subscription-runner';
-import { foldDocument, type DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import { DocumentProjector, foldDocument, type DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import { KafkaRelay } from '../../../../libs/messaging/src/kafka-relay';
 import { metricsRegistry } from '../../../../libs/http/src/metrics';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
@@ -175,7 +175,12 @@ export class Platform {
    * folded from the resource's own stream, so an accepted write never answers 404 or stale data.
    */
   async readBack<D extends ReadDoc>(projection: DocumentProjection<D>, stream: string, id: string, position: number | null): Promise<D | null> {
-    const doc = await (await this.projections.collection(projection)).get(id);
+    const collection = await this.projections.collection(projection);
+    // This process's projector of the model knows what it just wrote there (no round trip).
+    const runner = this.config.role === 'api' ? undefined : this.projections.allRunners().find((r) => r.name === `projection:${projection.name}:v${projection.version}`);
+    const held = runner?.handler instanceof DocumentProjector ? (runner.handler as DocumentProjector<D>).peek(collection.name, id) : undefined;
+    if (held && (position === null || held._position >= position)) return structuredClone(held);
+    const doc = await collection.get(id);
     if (doc && (position === null || doc._position >= position)) return doc;
     return foldDocument(projection, await this.events.readStream(stream), id) ?? doc;
   }

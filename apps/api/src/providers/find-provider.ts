@@ -1,5 +1,6 @@
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import type { Platform } from '../platform/platform';
+import { ProjectionCache } from '../common/projection-cache';
 
 /**
  * The provider `providerId` of `projectId`, or null when it is missing, deleted, belongs to another
@@ -11,7 +12,9 @@ export async function findProjectProvider(
   providerId: string,
   opts: { requireEnabled?: boolean } = {},
 ): Promise<ProviderDoc | null> {
-  const doc = await (await platform.projections.collection(providersProjection)).get(providerId);
+  // Every create looks its provider up: cached briefly, dropped when the providers model changes.
+  const cache = ProjectionCache.for<ProviderDoc>(platform, 'providers', providersProjection as never);
+  const doc = await cache.get(providerId, async () => (await platform.projections.collection(providersProjection)).get(providerId));
   if (!doc || doc.projectId !== projectId || doc.deletedAt !== null) return null;
   if (opts.requireEnabled && !doc.enabled) return null;
   return doc;

@@ -1,0 +1,66 @@
+import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import type { Platform } from '../platform/platform';
+
+/**
+ * Small read-through cache of one read model's documents for lookups made on every request (the API
+ * key of each call, the provider and catalog of each create). Entries are dropped at once when this
+ * process's projector of the model applies a change (a write answers only after that), and after
+ * `ttlMs` in any case: a process that does not run the projections (ROLE=api) sees another node's
+ * change (a revoked key, a disabled provider) within `ttlMs`. Values are shared: do not mutate.
+ */
+export class ProjectionCache<V> {
+  private readonly entries = new Map<string, V | null>();
+  private at = Date.now();
+  private generation = 0;
+  private listeningTo: unknown = null;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly projection: DocumentProjection,
+    private readonly options: { ttlMs?: number; maxEntries?: number; cacheMisses?: boolean } = {},
+  ) {}
+
+  /** The cached value for `key`, else `load()`'s (kept only if no change arrived while it loaded). */
+  async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    this.listen();
+    if (Date.now() - this.at > (this.options.ttlMs ?? 1000)) this.clear();
+    if (this.entries.has(key)) return this.entries.get(key)!;
+    const generation = this.generation;
+    const value = await load();
+    if (generation === this.generation && (value !== null || this.options.cacheMisses)) {
+      if (this.entries.size >= (this.options.maxEntries ?? 10_000)) this.entries.clear();
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  private clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.at = Date.now();
+  }
+
+  /** Follows this process's runner of the model (a rebuild replaces it); none in a ROLE=api process. */
+  private listen(): void {
+    const name = `projection:${this.projection.name}:v${this.projection.version}`;
+    const runner = this.platform.projections.allRunners().find((r) => r.name === name);
+    if (!runner || runner === this.listeningTo) return;
+    const current = runner;
+    runner.onChange(() => {
+      if (this.listeningTo === current) this.clear();
+    });
+    this.listeningTo = runner;
+    this.clear();
+  }
+
+  /** One cache per platform and name (services are created per application, platforms per process). */
+  static for<V>(platform: Platform, name: string, projection: DocumentProjection, options?: { ttlMs?: number; maxEntries?: number; cacheMisses?: boolean }): ProjectionCache<V> {
+    let byName = caches.get(platform);
+    if (!byName) caches.set(platform, (byName = new Map()));
+    let cache = byName.get(name) as ProjectionCache<V> | undefined;
+    if (!cache) byName.set(name, (cache = new ProjectionCache<V>(platform, projection, options)));
+    return cache;
+  }
+}
+
+const caches = new WeakMap<Platform, Map<string, ProjectionCache<unknown>>>();
