@@ -74,8 +74,11 @@ describe('compute: auto-stop timer, live sync, catalog sync job and the compute 
           types.set(ce.subject, [...(types.get(ce.subject) ?? []), ce.type]);
         },
       });
+      // The two streams are keyed to different partitions, which the consumer fetches independently:
+      // wait for the last event of each.
       const deadline = Date.now() + 30000;
-      while (!(types.get(`job-${res.body.jobId}`) ?? []).includes('jobs.JobCompleted.v1') && Date.now() < deadline) await sleep(200);
+      const seen = () => (types.get(`job-${res.body.jobId}`) ?? []).includes('jobs.JobCompleted.v1') && (types.get(`instance-${res.body.data.id}`) ?? []).includes('compute.InstanceProvisioned.v1');
+      while (!seen() && Date.now() < deadline) await sleep(200);
     } finally {
       await consumer.disconnect();
     }

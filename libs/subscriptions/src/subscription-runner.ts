@@ -33,7 +33,12 @@ interface Waiter {
  * most of a read model's batches hold none of its events: saving each of them was a read-store write
  * per runner per batch. The in-memory position (and so read-your-writes in this process) moves at once.
  */
-export const CHECKPOINT_DEFER_MS = 200;
+export const CHECKPOINT_DEFER_MS = 1000;
+
+/** Minimum spacing of one runner's checkpoint saves (positions arriving meanwhile are coalesced). */
+export const CHECKPOINT_MIN_INTERVAL_MS = 50;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs one handler from its checkpoint: catch-up then live, batch by batch, and saves the checkpoint
@@ -65,6 +70,7 @@ export class SubscriptionRunner {
 
   async start(): Promise<void> {
     if (this.subscription) return;
+    this.stopping = false;
     this.current = await this.checkpoints.load(this.handler.name);
     this.lastSaved = this.current;
     this.wanted = this.current;
@@ -98,6 +104,8 @@ export class SubscriptionRunner {
   private wanted = 0;
   private saving = false;
   private savesIdle: Array<() => void> = [];
+  private lastSaveAt = 0;
+  private stopping = false;
 
   /**
    * Saves the checkpoint in the background, in order, never backwards, coalescing positions requested
@@ -113,7 +121,12 @@ export class SubscriptionRunner {
     void (async () => {
       try {
         while (this.wanted > this.lastSaved) {
+          // At most one save per CHECKPOINT_MIN_INTERVAL_MS: under load a runner applies a batch every
+          // few ms, and each save is a read-store write.
+          const wait = this.lastSaveAt + CHECKPOINT_MIN_INTERVAL_MS - Date.now();
+          if (wait > 0 && !this.stopping) await sleep(wait);
           const target = this.wanted;
+          this.lastSaveAt = Date.now();
           await this.checkpoints.save(this.handler.name, target);
           this.lastSaved = target;
         }
@@ -163,6 +176,7 @@ export class SubscriptionRunner {
   async stop(): Promise<void> {
     const sub = this.subscription;
     this.subscription = null;
+    this.stopping = true;
     await sub?.stop();
     this.flushDeferred();
     try {

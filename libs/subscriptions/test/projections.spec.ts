@@ -405,6 +405,30 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
     }
   });
 
+  it('coalesces checkpoint saves under a stream of batches, and stores the last position on stop', async () => {
+    const inner = new ReadStoreCheckpointStore(reads);
+    let saves = 0;
+    const counting = { load: (n: string) => inner.load(n), save: async (n: string, p: number) => (saves++, inner.save(n, p)) };
+    const seen: number[] = [];
+    const handler = { name: `coalesce-${randomUUID()}`, batchSize: 1, handle: async (events: RecordedEvent[]) => void seen.push(...events.map((e) => e.position)) };
+    const start = await events.headPosition();
+    await inner.save(handler.name, start);
+    const runner = new SubscriptionRunner(events, counting, handler);
+    await runner.start();
+    try {
+      const id = `ctr-${randomUUID()}`;
+      let last = 0;
+      for (let i = 0; i < 40; i++) last = (await events.append(`c-${id}`, [ev(id)], { expectedRevision: 'any' })).position;
+      expect(await runner.waitFor(last, 10000)).toBe(true);
+    } finally {
+      await runner.stop();
+    }
+    // One batch per event (batchSize 1), but far fewer saves; the stored checkpoint is the last one.
+    expect(seen.length).toBeGreaterThanOrEqual(40);
+    expect(saves).toBeLessThan(seen.length / 2);
+    expect(await inner.load(handler.name)).toBe(seen[seen.length - 1]);
+  });
+
   it('deletes documents when the projection says so', async () => {
     const engine = new ProjectionEngine(events, reads, new ReadStoreCheckpointStore(reads), [counters as unknown as DocumentProjection]);
     await engine.start();

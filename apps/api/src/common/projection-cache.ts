@@ -25,14 +25,23 @@ export class ProjectionCache<V> {
     this.listen();
     if (Date.now() - this.at > (this.options.ttlMs ?? 1000)) this.clear();
     if (this.entries.has(key)) return this.entries.get(key)!;
+    // Concurrent misses of one key (every request in flight when an entry expires) share one load.
     const generation = this.generation;
-    const value = await load();
+    const flightKey = `${generation}:${key}`;
+    let flight = this.loading.get(flightKey);
+    if (!flight) {
+      flight = load().finally(() => this.loading.delete(flightKey));
+      this.loading.set(flightKey, flight);
+    }
+    const value = await flight;
     if (generation === this.generation && (value !== null || this.options.cacheMisses)) {
       if (this.entries.size >= (this.options.maxEntries ?? 10_000)) this.entries.clear();
       this.entries.set(key, value);
     }
     return value;
   }
+
+  private readonly loading = new Map<string, Promise<V | null>>();
 
   private clear(): void {
     this.generation++;
