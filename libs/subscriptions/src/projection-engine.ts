@@ -85,7 +85,8 @@ export class ProjectionEngine {
     for (const plan of plans) await this.store.collection(plan.physical).drop();
     const fold = new WriteBehindFold(
       plans.map((plan) => ({ projection: plan.p, collection: this.store.collection(plan.physical) })),
-      { memoryDocs: options.memoryDocs },
+      // An in-memory store holds every document anyway: nothing to bound, no I/O to overlap.
+      { memoryDocs: options.memoryDocs ?? (this.store.kind === 'memory' ? Number.POSITIVE_INFINITY : undefined) },
     );
     let position = 0;
     let count = 0;

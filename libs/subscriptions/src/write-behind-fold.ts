@@ -64,6 +64,7 @@ export class WriteBehindFold {
   private readonly targets: Target[];
   private readonly byType = new Map<string, Target[]>();
   private readonly memoryDocs: number;
+  private readonly bounded: boolean;
   private readonly chunkSize: number;
   private readonly writers: number;
   private readonly maxQueued: number;
@@ -75,6 +76,7 @@ export class WriteBehindFold {
 
   constructor(targets: FoldTarget[], options: WriteBehindOptions = {}) {
     this.memoryDocs = Math.max(1, options.memoryDocs ?? 25_000);
+    this.bounded = Number.isFinite(this.memoryDocs);
     this.chunkSize = Math.max(1, options.chunkSize ?? 1000);
     this.writers = Math.max(1, options.writers ?? 3);
     this.maxQueued = Math.max(1, options.maxQueuedChunks ?? 6);
@@ -96,13 +98,14 @@ export class WriteBehindFold {
         const current = held ? t.resident.get(id)! : null;
         const next = applyEvent(t.projection, current, event, id);
         t.live += (next ? 1 : 0) - (current ? 1 : 0);
-        if (held) {
+        if (next || t.written.has(id)) {
+          // A touch moves the entry to the end (least recently touched first); unbounded, order is moot.
+          if (held && this.bounded) t.resident.delete(id);
+          else if (!held) this.resident++;
+          t.resident.set(id, next ?? TOMBSTONE);
+        } else if (held) {
           t.resident.delete(id);
           this.resident--;
-        }
-        if (next || t.written.has(id)) {
-          t.resident.set(id, next ?? TOMBSTONE);
-          this.resident++;
         }
       }
     }

@@ -303,6 +303,8 @@ export class SqlEventStore implements EventStore {
   private tailVerifiedAt = 0;
   private extending: Promise<void> | null = null;
   private static readonly TAIL_MAX = 20_000;
+  /** Events another process committed that the tail fetches itself before answering. */
+  private static readonly EXTEND_MAX = 1000;
 
   private get tailEnd(): number {
     return this.tailStart + this.tail.length;
@@ -314,6 +316,8 @@ export class SqlEventStore implements EventStore {
     // Events committed elsewhere (known from NOTIFY) are fetched first: a short batch tells the
     // subscription it reached the head, so the tail must reach the known head before answering short.
     while (this.tailEnd < this.knownHead && this.tailEnd - from < max) {
+      // A large catch-up (a rebuild, a runner far behind) reads its own batches from the database.
+      if (this.knownHead - this.tailEnd > SqlEventStore.EXTEND_MAX) return null;
       const before = this.tailEnd;
       await this.extendTail();
       if (this.tailEnd === before || from < this.tailStart) return null;
@@ -337,6 +341,7 @@ export class SqlEventStore implements EventStore {
   private async readStreamFromTail(streamId: string): Promise<RecordedEvent[] | null> {
     if (!this.tailStreams.has(streamId)) return null;
     while (this.tailEnd < this.knownHead) {
+      if (this.knownHead - this.tailEnd > SqlEventStore.EXTEND_MAX) return null;
       const before = this.tailEnd;
       await this.extendTail();
       if (this.tailEnd === before) return null;
@@ -359,8 +364,8 @@ export class SqlEventStore implements EventStore {
     this.extending ??= (async () => {
       const from = this.tailEnd;
       const startedAt = Date.now();
-      const rows = await this.queryAll({ fromPosition: from, maxCount: 1000 });
-      this.absorb(from, rows, rows.length < 1000 ? startedAt : null);
+      const rows = await this.queryAll({ fromPosition: from, maxCount: SqlEventStore.EXTEND_MAX });
+      this.absorb(from, rows, rows.length < SqlEventStore.EXTEND_MAX ? startedAt : null);
     })().finally(() => (this.extending = null));
     return this.extending;
   }
