@@ -461,6 +461,20 @@ start_kafka() {
   done
 }
 
+# Every test run and bench creates topics under a fresh prefix, and this broker is a disposable local
+# bus: once the data directory holds more than KAFKA_PRUNE_AT partitions (thousands made a restart
+# take over 90 s, which the relay test's broker stop/start then hit), `up` starts it empty. Only at
+# `up` (the start of a test or bench run), never at a `start` made by a test in the middle of a run.
+prune_kafka_leftovers() {
+  local limit="${KAFKA_PRUNE_AT:-1500}" count
+  [[ -d "$KAFKADATA" ]] || return 0
+  count=$(find "$KAFKADATA" -mindepth 1 -maxdepth 1 -type d | wc -l)
+  ((count > limit)) || return 0
+  log "kafka: $count partition directories left by earlier runs (> $limit); starting the local broker empty"
+  stop_kafka
+  rm -rf "$KAFKADATA"
+}
+
 stop_kafka() {
   # SIGTERM = controlled shutdown; logs are flushed, data + cluster id stay for the next start
   stop_pidfile kafka "$KAFKAPID" 60 kafka.Kafka
@@ -701,6 +715,7 @@ main() {
       ensure_client_tools "${names[@]}"
       local t0 e; t0=$(now_ms)
       # dependency order: postgres before mongo (FerretDB backend)
+      if [[ "$cmd" == up && " ${names[*]} " == *" kafka "* ]] && ! external kafka; then prune_kafka_leftovers; fi
       for e in postgres redis kafka mongo; do
         [[ " ${names[*]} " == *" $e "* ]] && up_one "$e"
       done
