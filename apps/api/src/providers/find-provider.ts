@@ -1,6 +1,8 @@
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import type { Platform } from '../platform/platform';
 import { ProjectionCache } from '../common/projection-cache';
+import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
+import { providerStream } from '../../../../libs/domain/providers/events';
 
 /**
  * The provider `providerId` of `projectId`, or null when it is missing, deleted, belongs to another
@@ -14,7 +16,14 @@ export async function findProjectProvider(
 ): Promise<ProviderDoc | null> {
   // Every create looks its provider up: cached briefly, dropped when the providers model changes.
   const cache = ProjectionCache.for<ProviderDoc>(platform, 'providers', providersProjection as never);
-  const doc = await cache.get(providerId, async () => (await platform.projections.collection(providersProjection)).get(providerId));
+  // A provider created a moment ago may not be projected yet (the create answered after the bounded
+  // consistency wait): then it is folded from its own stream, so a create right after never 404s.
+  const doc = await cache.get(
+    providerId,
+    async () =>
+      (await (await platform.projections.collection(providersProjection)).get(providerId)) ??
+      foldDocument(providersProjection, await platform.events.readStream(providerStream(providerId)), providerId),
+  );
   if (!doc || doc.projectId !== projectId || doc.deletedAt !== null) return null;
   if (opts.requireEnabled && !doc.enabled) return null;
   return doc;
