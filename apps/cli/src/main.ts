@@ -4,6 +4,7 @@ import { createLogger } from '../../../libs/http/src/logging';
 import { toCloudEvent } from '../../../libs/messaging/src/cloudevents';
 import { PROJECTIONS, Platform } from '../../api/src/platform/platform';
 import { ReadStoreCheckpointStore } from '../../../libs/subscriptions/src/checkpoint-store';
+import { projectorName } from '../../../libs/subscriptions/src/document-projection';
 
 const USAGE = `cloud-api CLI (uses the same configuration as the API: PROFILE, PG_URL, MONGO_URL, DATA_DIR, …)
 
@@ -57,7 +58,7 @@ async function main(argv: string[]): Promise<number> {
       case 'status': {
         const head = await platform.events.headPosition();
         const checkpoints = new ReadStoreCheckpointStore(platform.reads);
-        const names = [...PROJECTIONS.map((p) => `projection:${p.name}:v${p.version}`), 'saga:job-dispatcher', 'saga:batch-fanout', 'relay:kafka'];
+        const names = [...PROJECTIONS.map((p) => projectorName(p)), 'saga:job-dispatcher', 'saga:batch-fanout', 'relay:kafka'];
         const subscriptions = await Promise.all(names.map(async (name) => ({ name, position: await checkpoints.load(name) })));
         process.stdout.write(
           `${JSON.stringify({ head, eventStore: config.eventStore.kind, readStore: config.readStore.kind, subscriptions: subscriptions.map((s) => ({ ...s, lagEvents: head - s.position })) })}\n`,

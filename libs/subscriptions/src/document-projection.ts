@@ -26,6 +26,11 @@ export interface DocumentProjection<D extends ReadDoc = ReadDoc> {
   evolve(current: D | null, event: RecordedEvent): D | null;
 }
 
+/** The subscription (and checkpoint) name of a projection's live projector. */
+export function projectorName(p: Pick<DocumentProjection, 'name' | 'version'>): string {
+  return `projection:${p.name}:v${p.version}`;
+}
+
 /** Resolves a projection's logical name to the physical collection currently serving reads. */
 export class ProjectionCatalog {
   private readonly active = new Map<string, string>();
@@ -81,7 +86,7 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
     readonly projection: DocumentProjection<D>,
     private readonly store: ReadStore,
     private readonly physicalName: () => Promise<string>,
-    readonly name = `projection:${projection.name}:v${projection.version}`,
+    readonly name = projectorName(projection),
     batchSize = 1000,
     private readonly recentLimit = 20_000,
   ) {

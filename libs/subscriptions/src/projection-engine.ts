@@ -1,7 +1,7 @@
 import type { EventStore } from '../../eventstore/src/event-store.port';
 import type { ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
 import type { CheckpointStore } from './checkpoint-store';
-import { DocumentProjection, DocumentProjector, ProjectionCatalog } from './document-projection';
+import { DocumentProjection, DocumentProjector, ProjectionCatalog, projectorName } from './document-projection';
 import { WriteBehindFold } from './write-behind-fold';
 import { SubscriptionRunner } from './subscription-runner';
 
@@ -46,6 +46,11 @@ export class ProjectionEngine {
     const r = this.runners.get(name);
     if (!r) throw new Error(`Unknown projection ${name}`);
     return r;
+  }
+
+  /** This process's live runner of a read model, if it runs one (a ROLE=api process runs none). */
+  liveRunner(name: string): SubscriptionRunner | undefined {
+    return this.runners.get(name);
   }
 
   allRunners(): SubscriptionRunner[] {
@@ -139,7 +144,7 @@ export class ProjectionEngine {
     }
     const old = await this.catalog.resolve(p);
     await this.catalog.switchTo(p, physical);
-    const liveName = live?.handler.name ?? `projection:${p.name}:v${p.version}`;
+    const liveName = live?.handler.name ?? projectorName(p);
     await this.checkpoints.save(liveName, position);
     const runner = this.runnerFor(p);
     this.runners.set(p.name, runner);

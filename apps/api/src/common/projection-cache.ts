@@ -51,8 +51,7 @@ export class ProjectionCache<V> {
 
   /** Follows this process's runner of the model (a rebuild replaces it); none in a ROLE=api process. */
   private listen(): void {
-    const name = `projection:${this.projection.name}:v${this.projection.version}`;
-    const runner = this.platform.projections.allRunners().find((r) => r.name === name);
+    const runner = this.platform.projections.liveRunner(this.projection.name);
     if (!runner || runner === this.listeningTo) return;
     const current = runner;
     runner.onChange(() => {

@@ -12,7 +12,7 @@ import { MongoReadStore } from '../../../../libs/readstore/src/mongo-read-store'
 import { ReadStoreCheckpointStore } from '../../../../libs/subscriptions/src/checkpoint-store';
 import { ProjectionEngine } from '../../../../libs/subscriptions/src/projection-engine';
 import { SubscriptionRunner } from '../../../../libs/subscriptions/src/subscription-runner';
-import { DocumentProjector, foldDocument, type DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import { DocumentProjector, foldDocument, projectorName, type DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import { KafkaRelay } from '../../../../libs/messaging/src/kafka-relay';
 import { metricsRegistry } from '../../../../libs/http/src/metrics';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
@@ -177,7 +177,7 @@ export class Platform {
   async readBack<D extends ReadDoc>(projection: DocumentProjection<D>, stream: string, id: string, position: number | null): Promise<D | null> {
     const collection = await this.projections.collection(projection);
     // This process's projector of the model knows what it just wrote there (no round trip).
-    const runner = this.config.role === 'api' ? undefined : this.projections.allRunners().find((r) => r.name === `projection:${projection.name}:v${projection.version}`);
+    const runner = this.projections.liveRunner(projection.name);
     const held = runner?.handler instanceof DocumentProjector ? (runner.handler as DocumentProjector<D>).peek(collection.name, id) : undefined;
     if (held && (position === null || held._position >= position)) return structuredClone(held);
     const doc = await collection.get(id);
@@ -250,7 +250,7 @@ export class Platform {
       const positions = await Promise.all(
         names.map((n) => {
           const p = PROJECTIONS.find((x) => x.name === n)!;
-          return checkpoints.load(`projection:${p.name}:v${p.version}`);
+          return checkpoints.load(projectorName(p));
         }),
       );
       if (positions.every((p) => p >= position)) return true;
