@@ -18,6 +18,13 @@ export interface JobOperationHandler {
 export interface JobExecutorOptions {
   concurrency?: number;
   pollIntervalMs?: number;
+  /**
+   * Resolves once the jobs read model holds every job event written before this start (the
+   * projection has caught up with the log's head as of then). Crash recovery waits for it: an attempt
+   * started just before a crash may not be projected yet, and would otherwise be found `pending`,
+   * refused by its own stream, and never run again.
+   */
+  ready?: () => Promise<void>;
 }
 
 /**
@@ -25,6 +32,11 @@ export interface JobExecutorOptions {
  * JobEnqueued / JobAttemptFailed.retryAt / JobRetried), so a restart re-arms every retry by
  * itself. Each attempt is started with an optimistic append (only one executor wins it); an
  * attempt found `processing` at start-up was cut off by a crash and is re-run with its token.
+ *
+ * Between two queries of the read model (at most `pollIntervalMs` apart) the executor works from
+ * the in-process change feed of the jobs projector (`observe`): the pending jobs it wrote. A stale
+ * entry costs one refused StartAttempt; one the feed missed (another process's projector) waits
+ * for the next query.
  */
 export class JobExecutor {
   private readonly inFlight = new Set<string>();
@@ -35,13 +47,19 @@ export class JobExecutor {
   private readonly pollIntervalMs: number;
   private wake: (() => void) | null = null;
   private loop: Promise<void> | null = null;
+  /** Pending jobs known from the change feed or the last query, by id. */
+  private readonly known = new Map<string, JobDoc>();
+  private fed = false;
+  private lastQueryAt = -Infinity;
+  /** The last query returned as many jobs as it asked for: there may be more than `known` holds. */
+  private truncated = false;
 
   constructor(
     private readonly events: EventStore,
     private readonly jobs: () => Promise<ReadCollection<JobDoc>>,
     private readonly handlers: Record<string, JobOperationHandler>,
     private readonly logger: pino.Logger,
-    options: JobExecutorOptions = {},
+    private readonly options: JobExecutorOptions = {},
   ) {
     this.concurrency = options.concurrency ?? 32;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
@@ -57,6 +75,22 @@ export class JobExecutor {
     this.loop = this.run();
   }
 
+  /**
+   * The jobs projector's change feed: the documents it just wrote. Pending ones become candidates
+   * without a query; any other status (or a deletion) removes the job from them.
+   */
+  observe(changes: Array<{ id: string; doc: JobDoc | null }>): void {
+    this.fed = true;
+    for (const { id, doc } of changes) {
+      if (doc && doc.status === 'pending') {
+        const held = this.known.get(id);
+        if (!held || held._position <= doc._position) this.known.set(id, doc);
+      } else {
+        this.known.delete(id);
+      }
+    }
+  }
+
   /** Hint that new jobs may be due (the jobs projection just moved). */
   poke(): void {
     const w = this.wake;
@@ -64,8 +98,11 @@ export class JobExecutor {
     w?.();
   }
 
+  private onStop: (() => void) | null = null;
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.onStop?.();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.poke();
     await this.loop;
@@ -73,6 +110,13 @@ export class JobExecutor {
   }
 
   private async run(): Promise<void> {
+    if (this.options.ready) {
+      try {
+        await Promise.race([this.options.ready(), new Promise<void>((resolve) => (this.onStop = resolve))]);
+      } catch (err) {
+        this.logger.warn({ err: String(err) }, 'job executor: the jobs projection did not catch up before recovery');
+      }
+    }
     while (!this.stopped) {
       try {
         await this.tick();
@@ -99,9 +143,21 @@ export class JobExecutor {
     if (free <= 0) return;
     // One query for both what is due now and when the next retry falls due (a timer wakes us then);
     // otherwise the executor sleeps until the jobs projection moves or the idle poll comes round.
-    const now = Date.now();
-    const pending = await jobs.find({ filter: { status: 'pending' }, sort: [{ field: 'dueAt', direction: 1 }], limit: free + this.inFlight.size, withTotal: false });
-    for (const job of pending.items) {
+    let now = Date.now();
+    const candidates = () => [...this.known.values()].filter((j) => !this.inFlight.has(j.id));
+    if (!this.fed || now - this.lastQueryAt >= this.pollIntervalMs || (this.truncated && candidates().length < free)) {
+      const limit = free + this.inFlight.size;
+      this.lastQueryAt = now;
+      const pending = await jobs.find({ filter: { status: 'pending' }, sort: [{ field: 'dueAt', direction: 1 }], limit, withTotal: false });
+      this.truncated = pending.items.length >= limit;
+      for (const job of pending.items) {
+        const held = this.known.get(job.id);
+        if (!held || held._position <= job._position) this.known.set(job.id, job);
+      }
+      now = Date.now();
+    }
+    const due = candidates().sort((a, b) => dueTime(a, now) - dueTime(b, now));
+    for (const job of due) {
       const dueAt = job.dueAt ? Date.parse(job.dueAt) : now;
       if (dueAt > now) {
         this.wakeAt(dueAt);
@@ -130,6 +186,7 @@ export class JobExecutor {
   private launch(job: JobDoc, attempt: number, fresh: boolean): void {
     if (this.inFlight.has(job.id) || this.stopped) return;
     this.inFlight.add(job.id);
+    this.known.delete(job.id);
     void this.attempt(job, attempt, fresh)
       .catch((err) => this.logger.error({ err: String(err), jobId: job.id }, 'job attempt crashed; it will be recovered'))
       .finally(() => {
@@ -161,4 +218,8 @@ export class JobExecutor {
     }
     await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'CompleteAttempt', attempt, now: now(), result }, ctx);
   }
+}
+
+function dueTime(job: JobDoc, now: number): number {
+  return job.dueAt ? Date.parse(job.dueAt) : now;
 }

@@ -3,6 +3,8 @@ import { eventually, sleep } from '../support/wait';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { waitForTopic } from '../support/kafka';
 import { requireEngine } from '../engines';
+import { MongoReadCollection } from '../../libs/readstore/src/mongo-read-store';
+import type { FindQuery } from '../../libs/readstore/src/read-store.port';
 
 
 
@@ -85,4 +87,31 @@ describe('compute: auto-stop timer, live sync, catalog sync job and the compute 
     expect(types.get(`instance-${res.body.data.id}`)).toEqual(expect.arrayContaining(['compute.InstanceRequested.v1', 'compute.InstanceProvisioned.v1']));
     expect(types.get(`job-${res.body.jobId}`)).toEqual(expect.arrayContaining(['jobs.JobEnqueued.v1', 'jobs.JobAttemptStarted.v1', 'jobs.JobCompleted.v1']));
   }, 90000);
+  it('starts new jobs from the jobs projector\'s change feed, not from a read-model query per job', async () => {
+    // The executor queries the read model for pending jobs at most once per poll interval (1 s, plus
+    // a re-query when a query was cut at its limit); new jobs come from the projector's writes.
+    const pendingQueries: number[] = [];
+    const find = MongoReadCollection.prototype.find;
+    const spy = jest.spyOn(MongoReadCollection.prototype, 'find').mockImplementation(function (this: MongoReadCollection, query: FindQuery) {
+      if (this.name.startsWith('jobs') && (query.filter as Record<string, unknown> | undefined)?.status === 'pending') pendingQueries.push(Date.now());
+      return find.call(this, query);
+    });
+    try {
+      const started = Date.now();
+      const ids: string[] = [];
+      for (let round = 0; round < 4; round++) {
+        const created = await Promise.all(Array.from({ length: 10 }, (_, i) => api.post('/v1/instances', { name: `feed-${round}-${i}`, providerId, region: 'us-east', instanceType: 'mc-standard-2' })));
+        for (const r of created) {
+          expect(r.status).toBe(202);
+          ids.push(r.body.jobId);
+        }
+      }
+      for (const jobId of ids) await eventually(() => api.get(`/v1/jobs/${jobId}`), (r) => r.body.data?.attributes?.status === 'completed', 30000);
+      const elapsedS = (Date.now() - started) / 1000;
+      // 40 jobs; one query per job (the old behaviour) is far above this bound for any run time under 35 s.
+      expect(pendingQueries.length).toBeLessThanOrEqual(Math.ceil(elapsedS) + 3);
+    } finally {
+      spy.mockRestore();
+    }
+  }, 60000);
 });

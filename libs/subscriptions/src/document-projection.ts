@@ -81,6 +81,7 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
    */
   private readonly recent = new Map<string, D | null>();
   private recentFor: string | null = null;
+  private readonly writtenListeners: Array<(docs: Array<{ id: string; doc: D | null }>) => void> = [];
 
   constructor(
     readonly projection: DocumentProjection<D>,
@@ -153,7 +154,20 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
       }
     }
     this.remember(docs);
+    if (this.writtenListeners.length > 0) {
+      const changed = [...dirty].map((id) => ({ id, doc: docs.get(id) ?? null }));
+      for (const listener of this.writtenListeners) listener(changed);
+    }
     return true;
+  }
+
+  /**
+   * Called after each successful write with the documents it changed (null: deleted), as the
+   * collection now holds them: an in-process change feed (the job executor's due queue). Listeners
+   * must not mutate the documents.
+   */
+  onWritten(listener: (docs: Array<{ id: string; doc: D | null }>) => void): void {
+    this.writtenListeners.push(listener);
   }
 
   /**

@@ -11,6 +11,12 @@ export interface SubscriptionHandler {
    */
   handle(events: RecordedEvent[]): Promise<void | boolean>;
   batchSize?: number;
+  /**
+   * Minimum spacing of this handler's checkpoint saves (default CHECKPOINT_MIN_INTERVAL_MS). A handler
+   * whose stored checkpoint nobody waits on (the Kafka relay) may save less often: a crash then only
+   * hands it a little more of the log again.
+   */
+  checkpointIntervalMs?: number;
 }
 
 export interface SubscriptionStatus {
@@ -123,7 +129,7 @@ export class SubscriptionRunner {
         while (this.wanted > this.lastSaved) {
           // At most one save per CHECKPOINT_MIN_INTERVAL_MS: under load a runner applies a batch every
           // few ms, and each save is a read-store write.
-          const wait = this.lastSaveAt + CHECKPOINT_MIN_INTERVAL_MS - Date.now();
+          const wait = this.lastSaveAt + (this.handler.checkpointIntervalMs ?? CHECKPOINT_MIN_INTERVAL_MS) - Date.now();
           if (wait > 0 && !this.stopping) await sleep(wait);
           const target = this.wanted;
           this.lastSaveAt = Date.now();

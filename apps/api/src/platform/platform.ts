@@ -17,7 +17,7 @@ import { KafkaRelay } from '../../../../libs/messaging/src/kafka-relay';
 import { metricsRegistry } from '../../../../libs/http/src/metrics';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
 import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
-import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
+import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { JobDispatcher } from '../../../../sagas/job-executor/job-dispatcher';
 import { JobExecutor } from '../../../../sagas/job-executor/job-executor';
 import { InstanceOperations } from '../../../../sagas/instance-operations/instance-operations';
@@ -112,6 +112,10 @@ export class Platform {
     const jobs = () => this.projections.collection(jobsProjection);
     const executor = new JobExecutor(events, jobs, { instance: new InstanceOperations(events, (kind) => this.drivers.get(kind)), server: new ServerOperations(events, (kind) => this.drivers.get(kind)) }, logger, {
       concurrency: config.jobConcurrency,
+      ready: async () => {
+        const head = await events.headPosition();
+        if (!(await this.projections.runner('jobs').waitFor(head, 300_000))) throw new Error(`jobs projection still behind position ${head} after 300 s`);
+      },
     });
     this.workers.push(executor);
     this.executor = executor;
@@ -150,7 +154,9 @@ export class Platform {
     }
     for (const r of this.relays) await r.start();
     for (const r of this.sagas) await r.start();
-    this.projections.runner('jobs').onProgress(() => this.executor.poke());
+    const jobsRunner = this.projections.runner('jobs');
+    if (jobsRunner.handler instanceof DocumentProjector) (jobsRunner.handler as DocumentProjector<JobDoc>).onWritten((changes) => this.executor.observe(changes));
+    jobsRunner.onProgress(() => this.executor.poke());
     for (const w of this.workers) w.start();
     this.registerLagMetrics();
   }
