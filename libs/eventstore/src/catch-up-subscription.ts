@@ -49,6 +49,7 @@ export class CatchUpSubscription implements Subscription {
       try {
         // Arm the wake-up before reading so an append that lands during the read is not missed.
         const woken = new Promise<void>((resolve) => (this.wakeUp = resolve));
+        const batchStarted = Date.now();
         events = await this.reader.readAll({ fromPosition: this.current, maxCount: batchSize });
         if (events.length === 0) {
           failures = 0;
@@ -63,6 +64,8 @@ export class CatchUpSubscription implements Subscription {
         // `woken` (armed before the read), so an immediate re-read would only come back empty.
         if (events.length < batchSize) {
           await Promise.race([woken, sleep(this.pollIntervalMs)]);
+          const early = (this.options.minBatchIntervalMs ?? 0) - (Date.now() - batchStarted);
+          if (early > 0 && !this.stopped) await sleep(early);
         }
       } catch (err) {
         failures++;

@@ -57,6 +57,12 @@ export interface SubscribeOptions {
   /** Exclusive, like readAll. */
   fromPosition: number;
   batchSize?: number;
+  /**
+   * Live batches start at most this often (default 0: as soon as woken). Events that arrive within
+   * the interval join the next batch, so a subscriber nobody waits on (the Kafka relay) sends fewer,
+   * larger batches under load; an idle subscription still handles a lone event at once.
+   */
+  minBatchIntervalMs?: number;
   /** Called with each batch in position order; the next batch is read after it resolves. */
   onEvents: (events: RecordedEvent[]) => Promise<void>;
   /** Called when a batch handler throws or the store fails; the subscription retries with backoff. */

@@ -156,6 +156,28 @@ export function testEventStore(name: string, makeFixture: () => Promise<EventSto
       expect(sub.position).toBe(received[3].position);
     });
 
+    it('spaces live batches by minBatchIntervalMs, so appends arriving meanwhile share one batch', async () => {
+      const batchesFor = async (minBatchIntervalMs: number | undefined): Promise<string[][]> => {
+        const start = await store.headPosition();
+        const s = `spaced-${randomUUID()}`;
+        const batches: string[][] = [];
+        const sub = store.subscribeToAll({ fromPosition: start, minBatchIntervalMs, onEvents: async (events) => void batches.push(events.map((e) => e.type)) });
+        await store.append(s, [ev('First')], { expectedRevision: 'no_stream' });
+        await until(() => batches.length >= 1);
+        // Five appends, each awaited, while the interval after the first batch runs.
+        for (let i = 0; i < 5; i++) await store.append(s, [ev(`Next${i}`)], { expectedRevision: i });
+        await until(() => batches.flat().length >= 6);
+        await sub.stop();
+        expect(batches.flat()).toEqual(['First', 'Next0', 'Next1', 'Next2', 'Next3', 'Next4']);
+        return batches;
+      };
+      // The first event is handled at once; the next five wait out the interval and come together.
+      const spaced = await batchesFor(2000);
+      expect(spaced).toEqual([['First'], ['Next0', 'Next1', 'Next2', 'Next3', 'Next4']]);
+      // Without it, each awaited append wakes the subscription on its own.
+      expect((await batchesFor(undefined)).length).toBeGreaterThan(2);
+    });
+
     it('retries a failing batch from the same position, so nothing is skipped', async () => {
       const start = await store.headPosition();
       const s = `retry-${randomUUID()}`;

@@ -17,6 +17,8 @@ export interface SubscriptionHandler {
    * hands it a little more of the log again.
    */
   checkpointIntervalMs?: number;
+  /** See SubscribeOptions.minBatchIntervalMs (for handlers that nobody waits on). */
+  minBatchIntervalMs?: number;
 }
 
 export interface SubscriptionStatus {
@@ -83,6 +85,7 @@ export class SubscriptionRunner {
     this.subscription = this.store.subscribeToAll({
       fromPosition: this.current,
       batchSize: this.handler.batchSize ?? 500,
+      minBatchIntervalMs: this.handler.minBatchIntervalMs,
       onEvents: async (events) => {
         const changed = await this.handler.handle(events);
         const last = events[events.length - 1];
