@@ -27,7 +27,7 @@ import { ProjectionEngine } from '../libs/subscriptions/src/projection-engine';
 import { cleanup } from './http.bench';
 import { deleteTopics, serverConfig } from './compute.bench';
 import { scanAll } from './projection.bench';
-import { log, row, shortId, type Engines, type Row } from './lib';
+import { log, quiesce, row, shortId, type Engines, type Row } from './lib';
 
 export interface HistoryBenchOptions {
   engines: Engines;
@@ -227,6 +227,9 @@ export async function benchHistoryRebuild(opts: HistoryBenchOptions): Promise<{ 
     const appendRate = history.events / (history.ms / 1000);
     log(`history: ${history.events} events (${history.instances} instances, ${history.keys} api keys, 100 projects) appended in ${(history.ms / 1000).toFixed(1)} s (${Math.round(appendRate)} ev/s), head ${head}`);
     details.history = { ...history, ms: Math.round(history.ms), eventsPerSec: Math.round(appendRate), head };
+    // A rebuild replays a settled history: let PostgreSQL finish what the append left (checkpoint, autovacuum).
+    const quiet = await quiesce();
+    log(`history settled after ${(quiet.waitedMs / 1000).toFixed(1)} s (machine busy ${quiet.busy === null ? '?' : Math.round(quiet.busy * 100) + '%'})`);
 
     const scan = await scanAll(platform.events, 0, head, opts.batchSize);
     const scanRate = scan.events / (scan.ms / 1000);

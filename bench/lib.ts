@@ -162,3 +162,37 @@ export function cpuDelta(before: CpuSnapshot, after: CpuSnapshot, labels: Record
   }
   return out;
 }
+
+/** Machine-wide busy fraction of all CPUs over `ms`, from /proc/stat (null where there is none). */
+async function busyFraction(ms: number): Promise<number | null> {
+  const read = (): [number, number] | null => {
+    try {
+      const line = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0];
+      const v = line.trim().split(/\s+/).slice(1).map(Number);
+      const idle = v[3] + (v[4] ?? 0);
+      return [v.reduce((a, b) => a + b, 0), idle];
+    } catch {
+      return null;
+    }
+  };
+  const a = read();
+  await new Promise((r) => setTimeout(r, ms));
+  const b = read();
+  if (!a || !b || b[0] === a[0]) return null;
+  return 1 - (b[1] - a[1]) / (b[0] - a[0]);
+}
+
+/**
+ * Waits (up to `maxMs`) until the machine is quiet: the servers keep working after an item ends
+ * (autovacuum of dropped read models, Kafka deleting topics, FerretDB's collector), and an item
+ * started on top of that measures the previous item's leftovers. Returns what it waited.
+ */
+export async function quiesce(maxMs = 60_000, threshold = 0.15): Promise<{ waitedMs: number; busy: number | null }> {
+  const started = performance.now();
+  let busy: number | null = null;
+  while (performance.now() - started < maxMs) {
+    busy = await busyFraction(1000);
+    if (busy === null || busy < threshold) break;
+  }
+  return { waitedMs: Math.round(performance.now() - started), busy };
+}

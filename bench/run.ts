@@ -19,7 +19,7 @@ import { benchProjections } from './projection.bench';
 import { benchRelayItem } from './relay.bench';
 import { benchCompute } from './compute.bench';
 import { benchHistoryRebuild } from './history.bench';
-import { engines, formatTable, log, type Row } from './lib';
+import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
   const v = Number(process.env[name]);
@@ -35,8 +35,9 @@ async function main(): Promise<number> {
   const failures: Record<string, string> = {};
 
   const step = async (name: string, fn: () => Promise<void>) => {
+    const quiet = await quiesce();
     const t = performance.now();
-    log(`--- ${name}`);
+    log(`--- ${name} (after ${(quiet.waitedMs / 1000).toFixed(1)} s waiting for a quiet machine; busy ${quiet.busy === null ? '?' : Math.round(quiet.busy * 100) + '%'})`);
     try {
       await fn();
     } catch (err) {
