@@ -20,6 +20,7 @@ import { Platform, PROJECTIONS } from '../apps/api/src/platform/platform';
 import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
 import { instanceStream, type InstanceSpecData } from '../libs/domain/compute/instance.events';
 import { jobStream } from '../libs/domain/jobs/events';
+import { instanceCreatePayload } from '../sagas/job-executor/job-dispatcher';
 import { apiKeyStream, IdentityEventTypes, projectStream } from '../libs/domain/identity/events';
 import { MemoryReadStore } from '../libs/readstore/src/memory-read-store';
 import { ReadStoreCheckpointStore } from '../libs/subscriptions/src/checkpoint-store';
@@ -130,7 +131,7 @@ class HistoryGen {
     const requestedAt = this.at();
     const steps: Step[] = [{ stream: is, events: [ev('compute.InstanceRequested.v1', { ...s, instanceId, jobId: job1, requestedAt }, `apikey:${p.id.slice(-8)}`)] }];
     steps.push(
-      ...this.jobSteps(p.id, instanceId, job1, 'instance.create', 'create', { ...s }, [
+      ...this.jobSteps(p.id, instanceId, job1, 'instance.create', 'create', instanceCreatePayload(s), [
         ev('compute.InstanceProvisioningStarted.v1', { instanceId, jobId: job1, at: this.at() }),
         ev('compute.InstanceProvisioned.v1', { instanceId, jobId: job1, operation: 'create', externalId: `pc-${instanceId.slice(-12)}`, hostname: s.hostname, ipv4: `10.${n % 250}.${(n >> 8) % 250}.${n % 200}`, ipv6: null, sshUser: 'ubuntu', sshPort: 22, at: this.at() }),
       ]),

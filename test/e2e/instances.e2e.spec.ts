@@ -36,6 +36,17 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     const listed = await api.get('/v1/instances?sort=-createdAt');
     expect(listed.body.data.map((d: { id: string }) => d.id)).toContain(id);
     expect((await job(res.body.jobId)).body.data.attributes).toMatchObject({ type: 'instance.create', maxAttempts: 3 });
+    // The job describes its operation (as a server create's does); the full spec stays on the instance.
+    expect((await job(res.body.jobId)).body.data.attributes.payload).toEqual({
+      name: 'web-1',
+      plan: 'pc-t3-medium',
+      operatingSystem: res.body.data.attributes.image ?? null,
+      region: 'us-east-1',
+      site: res.body.data.attributes.site,
+      hostname: res.body.data.attributes.hostname,
+      workerCount: 1,
+      sshKeyId: null,
+    });
 
     const done = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
     expect(done.body.data.attributes).toMatchObject({ status: 'completed', attempts: 1, error: null });
