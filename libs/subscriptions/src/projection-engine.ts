@@ -33,7 +33,7 @@ export class ProjectionEngine {
       const physical = await this.catalog.resolve(p);
       await this.store.collection(physical).ensureIndexes(p.indexes ?? []);
       const runner = this.runnerFor(p);
-      this.runners.set(p.name, runner);
+      this.setRunner(p.name, runner);
       await runner.start();
     }
   }
@@ -46,6 +46,26 @@ export class ProjectionEngine {
     const r = this.runners.get(name);
     if (!r) throw new Error(`Unknown projection ${name}`);
     return r;
+  }
+
+  private readonly runnerListeners = new Map<string, Array<(runner: SubscriptionRunner) => void>>();
+
+  /**
+   * Calls `attach` with this process's live runner of a read model now (if it runs one) and with each
+   * runner that replaces it (a rebuild's switch-over starts a new one), so in-process listeners
+   * (the job executor's change feed and wake-ups) survive a rebuild.
+   */
+  onRunner(name: string, attach: (runner: SubscriptionRunner) => void): void {
+    const list = this.runnerListeners.get(name) ?? [];
+    list.push(attach);
+    this.runnerListeners.set(name, list);
+    const current = this.runners.get(name);
+    if (current) attach(current);
+  }
+
+  private setRunner(name: string, runner: SubscriptionRunner): void {
+    this.runners.set(name, runner);
+    for (const attach of this.runnerListeners.get(name) ?? []) attach(runner);
   }
 
   /** This process's live runner of a read model, if it runs one (a ROLE=api process runs none). */
@@ -147,7 +167,7 @@ export class ProjectionEngine {
     const liveName = live?.handler.name ?? projectorName(p);
     await this.checkpoints.save(liveName, position);
     const runner = this.runnerFor(p);
-    this.runners.set(p.name, runner);
+    this.setRunner(p.name, runner);
     await runner.start();
     if (old !== physical) await this.store.collection(old).drop();
     return count;

@@ -195,6 +195,35 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
     }
   });
 
+  it('hands onRunner listeners the live runner and, after a rebuild, the runner that replaced it', async () => {
+    const engine = new ProjectionEngine(events, reads, new ReadStoreCheckpointStore(reads), [counters as unknown as DocumentProjection]);
+    const attached: SubscriptionRunner[] = [];
+    const written: string[] = [];
+    engine.onRunner('counters', (runner) => {
+      attached.push(runner);
+      (runner.handler as DocumentProjector<ReadDoc>).onWritten((changes) => written.push(...changes.map((c) => c.id)));
+    });
+    await engine.start();
+    try {
+      expect(attached).toEqual([engine.runner('counters')]);
+      const before = `ctr-${randomUUID()}`;
+      const r1 = await events.append(`c-${before}`, [ev(before)], { expectedRevision: 'no_stream' });
+      expect(await engine.runner('counters').waitFor(r1.position, 5000)).toBe(true);
+      expect(written).toContain(before);
+      await engine.rebuild('counters');
+      expect(attached).toHaveLength(2);
+      expect(attached[1]).toBe(engine.runner('counters'));
+      expect(attached[1]).not.toBe(attached[0]);
+      // The replacement's writes reach the listener too.
+      const after = `ctr-${randomUUID()}`;
+      const r2 = await events.append(`c-${after}`, [ev(after)], { expectedRevision: 'no_stream' });
+      expect(await engine.runner('counters').waitFor(r2.position, 5000)).toBe(true);
+      expect(written).toContain(after);
+    } finally {
+      await engine.stop();
+    }
+  });
+
   it('rebuilds with a memory bound: documents written out mid-pass are read back, deleted and re-created as the full fold says', async () => {
     const engine = new ProjectionEngine(events, reads, new ReadStoreCheckpointStore(reads), [counters as unknown as DocumentProjection, totals as unknown as DocumentProjection]);
     await engine.start();

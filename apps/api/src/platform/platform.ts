@@ -154,9 +154,11 @@ export class Platform {
     }
     for (const r of this.relays) await r.start();
     for (const r of this.sagas) await r.start();
-    const jobsRunner = this.projections.runner('jobs');
-    if (jobsRunner.handler instanceof DocumentProjector) (jobsRunner.handler as DocumentProjector<JobDoc>).onWritten((changes) => this.executor.observe(changes));
-    jobsRunner.onProgress(() => this.executor.poke());
+    // The executor's change feed and wake-ups follow the jobs projector across rebuilds.
+    this.projections.onRunner('jobs', (runner) => {
+      if (runner.handler instanceof DocumentProjector) (runner.handler as DocumentProjector<JobDoc>).onWritten((changes) => this.executor.observe(changes));
+      runner.onProgress(() => this.executor.poke());
+    });
     for (const w of this.workers) w.start();
     this.registerLagMetrics();
   }
