@@ -132,21 +132,34 @@ export async function benchProjections(opts: ProjectionBenchOptions): Promise<{ 
     log(`history: ${appended.events} api-key events (${opts.keys} keys) appended in ${(appended.ms / 1000).toFixed(1)} s (${Math.round(appended.events / (appended.ms / 1000))} ev/s)`);
     details.history = { events: appended.events, keys: opts.keys, window: opts.window, appendMs: Math.round(appended.ms), mongoRebuildEvents: part1.events };
 
-    const scan = await scanAll(platform.events, 0, head, opts.batchSize);
-    const scanRate = scan.events / (scan.ms / 1000);
-    log(`readAll scan: ${scan.events} events in ${(scan.ms / 1000).toFixed(2)} s (${Math.round(scanRate)} ev/s)`);
-
-    const mem = new MemoryReadStore();
-    memEngine = new ProjectionEngine(platform.events, mem, new ReadStoreCheckpointStore(mem), [apiKeysProjection as unknown as DocumentProjection]);
-    const memory = await memEngine.rebuild('api_keys', { batchSize: opts.batchSize });
-    const memDocs = (await (await memEngine.collection(apiKeysProjection)).find({ limit: 0 })).total;
-    log(`rebuild into memory: ${memory.events} events in ${(memory.ms / 1000).toFixed(2)} s (${Math.round(memory.eventsPerSec)} ev/s), ${memDocs} docs`);
+    // The memory rebuild takes about 2 s, short enough for a GC pause or a busy neighbour to move it by
+    // a quarter: it runs three times, each after its own scan baseline, and the medians are reported.
+    type Timed = { events: number; ms: number; eventsPerSec: number };
+    const scans: Timed[] = [];
+    const memories: Timed[] = [];
+    let memDocs = 0;
+    for (let round = 0; round < 3; round++) {
+      const s = await scanAll(platform.events, 0, head, opts.batchSize);
+      scans.push({ ...s, eventsPerSec: s.events / (s.ms / 1000) });
+      await memEngine?.stop().catch(() => undefined);
+      const mem = new MemoryReadStore();
+      memEngine = new ProjectionEngine(platform.events, mem, new ReadStoreCheckpointStore(mem), [apiKeysProjection as unknown as DocumentProjection]);
+      const r = await memEngine.rebuild('api_keys', { batchSize: opts.batchSize });
+      memories.push({ events: r.events, ms: r.ms, eventsPerSec: r.eventsPerSec });
+      memDocs = (await (await memEngine.collection(apiKeysProjection)).find({ limit: 0 })).total;
+      log(`round ${round + 1}: readAll scan ${s.events} events in ${(s.ms / 1000).toFixed(2)} s (${Math.round(scans[round].eventsPerSec)} ev/s); rebuild into memory ${r.events} events in ${(r.ms / 1000).toFixed(2)} s (${Math.round(r.eventsPerSec)} ev/s), ${memDocs} docs`);
+    }
+    const median = (xs: Timed[]) => [...xs].sort((a, b) => a.eventsPerSec - b.eventsPerSec)[1];
+    const scan = median(scans);
+    const scanRate = scan.eventsPerSec;
+    const memory = median(memories);
+    log(`medians of 3: readAll scan ${Math.round(scanRate)} ev/s, rebuild into memory ${Math.round(memory.eventsPerSec)} ev/s`);
     if (mongoDocs !== opts.mongoKeys || memDocs !== opts.keys) log(`WARNING: expected ${opts.mongoKeys} / ${opts.keys} api-key documents, got mongo ${mongoDocs} / memory ${memDocs}`);
 
-    details.rebuild = { scan: { ...scan, eventsPerSec: Math.round(scanRate) }, scanMongoPart: { ...scan1, eventsPerSec: Math.round(scan1Rate) }, mongo: { ...mongo, docs: mongoDocs }, memory: { ...memory, docs: memDocs } };
+    details.rebuild = { scan: { ...scan, eventsPerSec: Math.round(scanRate) }, memoryRounds: memories.map((m) => Math.round(m.eventsPerSec)), scanRounds: scans.map((m) => Math.round(m.eventsPerSec)), scanMongoPart: { ...scan1, eventsPerSec: Math.round(scan1Rate) }, mongo: { ...mongo, docs: mongoDocs }, memory: { ...memory, docs: memDocs } };
     rows.push(
       row({ item: '4', metric: `rebuild api_keys -> FerretDB (${Math.round(mongo.events / 1000)}k ev)`, unit: 'events/s', value: mongo.eventsPerSec, baselineName: 'readAll scan, same events', baseline: scan1Rate, target: 20_000, targetKind: 'absolute' }),
-      row({ item: '4', metric: `rebuild api_keys -> memory (${Math.round(memory.events / 1000)}k ev)`, unit: 'events/s', value: memory.eventsPerSec, baselineName: 'readAll scan', baseline: scanRate, target: 100_000, targetKind: 'absolute' }),
+      row({ item: '4', metric: `rebuild api_keys -> memory (${Math.round(memory.events / 1000)}k ev, median of 3)`, unit: 'events/s', value: memory.eventsPerSec, baselineName: 'readAll scan, median of 3', baseline: scanRate, target: 100_000, targetKind: 'absolute' }),
     );
   } finally {
     await memEngine?.stop().catch(() => undefined);
