@@ -130,6 +130,8 @@ export class WriteBehindFold {
   }
 
   private async reloadWrittenOut(batch: RecordedEvent[]): Promise<void> {
+    // Nothing written out yet (always so in an unbounded fold): no event can need a read-back.
+    if (!this.targets.some((t) => t.written.size > 0)) return;
     const wanted = new Map<Target, Set<string>>();
     for (const event of batch) {
       for (const t of this.byType.get(event.type) ?? []) {
