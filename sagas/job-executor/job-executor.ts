@@ -82,13 +82,15 @@ export class JobExecutor {
   observe(changes: Array<{ id: string; doc: JobDoc | null }>): void {
     this.fed = true;
     for (const { id, doc } of changes) {
-      if (doc && doc.status === 'pending') {
-        const held = this.known.get(id);
-        if (!held || held._position <= doc._position) this.known.set(id, doc);
-      } else {
-        this.known.delete(id);
-      }
+      if (doc && doc.status === 'pending') this.remember(doc);
+      else this.known.delete(id);
     }
+  }
+
+  /** Keeps the newer of two views of a pending job (the feed and a query can cross). */
+  private remember(job: JobDoc): void {
+    const held = this.known.get(job.id);
+    if (!held || held._position <= job._position) this.known.set(job.id, job);
   }
 
   /** Hint that new jobs may be due (the jobs projection just moved). */
@@ -150,10 +152,7 @@ export class JobExecutor {
       this.lastQueryAt = now;
       const pending = await jobs.find({ filter: { status: 'pending' }, sort: [{ field: 'dueAt', direction: 1 }], limit, withTotal: false });
       this.truncated = pending.items.length >= limit;
-      for (const job of pending.items) {
-        const held = this.known.get(job.id);
-        if (!held || held._position <= job._position) this.known.set(job.id, job);
-      }
+      for (const job of pending.items) this.remember(job);
       now = Date.now();
     }
     const due = candidates().sort((a, b) => dueTime(a, now) - dueTime(b, now));
