@@ -100,6 +100,17 @@ pid_alive() { # pidfile [cmdline-substring]  (the substring guards against a rec
   [[ -z "${2:-}" ]] || tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "$2"
 }
 
+# A server this script has just started, in its start-up loop. Not pid_alive: the background subshell
+# gets its pid before it execs the server, so for a moment its command line is still this script's and
+# a cmdline guard would call a starting server dead (CI once failed a Kafka restart that way, with an
+# empty log). A pid that fresh cannot have been recycled; an exited-but-unreaped child (state Z) is dead.
+child_running() { # pidfile
+  local p st
+  [[ -s "$1" ]] && p="$(head -n1 "$1")" && [[ "$p" =~ ^[0-9]+$ ]] && kill -0 "$p" 2>/dev/null || return 1
+  st="$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f1)"
+  [[ "$st" != Z && -n "$st" ]]
+}
+
 tail_log() { # file
   if [[ -f "$1" ]]; then
     log "---- last 30 lines of $1 ----"
@@ -455,7 +466,7 @@ start_kafka() {
   echo $! >"$KAFKAPID"
   local deadline=$((SECONDS + 90))
   until kafka_ready_local; do
-    pid_alive "$KAFKAPID" kafka.Kafka || fail kafka "the JVM exited during start-up" "$KAFKALOG"
+    child_running "$KAFKAPID" || fail kafka "the JVM exited during start-up" "$KAFKALOG"
     ((SECONDS < deadline)) || fail kafka "not ready after 90s" "$KAFKALOG"
     sleep 0.2
   done
@@ -609,7 +620,7 @@ start_mongo() {
   echo $! >"$MONGOPID"
   local deadline=$((SECONDS + 30))
   until mongo_hello 127.0.0.1 "$MONGO_PORT"; do
-    pid_alive "$MONGOPID" ferretdb || fail mongo "FerretDB exited during start-up" "$MONGOLOG"
+    child_running "$MONGOPID" || fail mongo "FerretDB exited during start-up" "$MONGOLOG"
     ((SECONDS < deadline)) || fail mongo "FerretDB not answering hello after 30s" "$MONGOLOG"
     sleep 0.2
   done
