@@ -179,18 +179,22 @@ export class Platform {
   }
 
   /**
-   * A document as of a write just made (position): from the read model once it has caught up, else
-   * folded from the resource's own stream, so an accepted write never answers 404 or stale data.
+   * A document exactly as of a write just made (position): the write's answer shows what that write
+   * did (a create answers `creating` even when its job has already moved the resource on). From the
+   * read model when it holds that very version, else folded from the resource's own stream up to the
+   * write, so an accepted write never answers 404, stale data or a later state. With no position
+   * (nothing appended), the newest projected version.
    */
   async readBack<D extends ReadDoc>(projection: DocumentProjection<D>, stream: string, id: string, position: number | null): Promise<D | null> {
     const collection = await this.projections.collection(projection);
     // This process's projector of the model knows what it just wrote there (no round trip).
     const runner = this.projections.liveRunner(projection.name);
     const held = runner?.handler instanceof DocumentProjector ? (runner.handler as DocumentProjector<D>).peek(collection.name, id) : undefined;
-    if (held && (position === null || held._position >= position)) return structuredClone(held);
+    if (held && (position === null || held._position === position)) return structuredClone(held);
     const doc = await collection.get(id);
-    if (doc && (position === null || doc._position >= position)) return doc;
-    return foldDocument(projection, await this.events.readStream(stream), id) ?? doc;
+    if (doc && (position === null || doc._position === position)) return doc;
+    const events = await this.events.readStream(stream);
+    return foldDocument(projection, position === null ? events : events.filter((e) => e.position <= position), id) ?? doc;
   }
 
   /** Set by the application: what the auto-stop timer does to an idle instance (a system stop). */
