@@ -206,12 +206,11 @@ export class JobExecutor {
     const token = `${job.id}:r${job.retries ?? 0}:${attempt}`;
     let result: Record<string, unknown>;
     try {
-      if (!handler) throw new ProviderError(`No handler for ${job.resourceType} jobs`, false);
+      if (!handler) throw new ProviderError(`No handler for ${job.resourceType} jobs`);
       result = await handler.execute(job, attempt, token, ctx);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      const retryable = !(err instanceof ProviderError) || err.retryable;
-      const failed = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'RecordAttemptFailure', attempt, error: message, retryable, now: now() }, ctx);
+      const failed = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'RecordAttemptFailure', attempt, error: message, now: now() }, ctx);
       if (failed.state.status === 'failed' && handler) await handler.onFailed(job, message, ctx);
       return;
     }

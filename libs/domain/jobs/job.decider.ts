@@ -15,7 +15,7 @@ export type JobState =
 
 export type EnqueueJob = { type: 'EnqueueJob'; job: JobEnqueued['data'] };
 export type StartAttempt = { type: 'StartAttempt'; attempt: number; now: string };
-export type RecordAttemptFailure = { type: 'RecordAttemptFailure'; attempt: number; error: string; retryable: boolean; now: string };
+export type RecordAttemptFailure = { type: 'RecordAttemptFailure'; attempt: number; error: string; now: string };
 export type CompleteAttempt = { type: 'CompleteAttempt'; attempt: number; now: string; result: Record<string, unknown> };
 export type RetryJob = { type: 'RetryJob'; now: string };
 export type JobCommand = EnqueueJob | StartAttempt | RecordAttemptFailure | CompleteAttempt | RetryJob;
@@ -61,7 +61,9 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState> = {
         return [{ type: 'jobs.JobAttemptStarted.v1', data: { jobId: state.jobId, attempt: command.attempt, startedAt: command.now } }];
       case 'RecordAttemptFailure': {
         if (state.status !== 'processing' || command.attempt !== state.attempts) return [];
-        const last = !command.retryable || command.attempt >= state.maxAttempts;
+        // Spec §3.4: a job fails only after 3 attempts in all, whatever the error (a provider's
+        // "permanent" error included: providers misreport, and a manual retry costs a client more).
+        const last = command.attempt >= state.maxAttempts;
         const retryAt = last ? null : new Date(Date.parse(command.now) + retryDelayMs(command.attempt)).toISOString();
         const failed: JobEvent[] = [{ type: 'jobs.JobAttemptFailed.v1', data: { jobId: state.jobId, attempt: command.attempt, error: command.error, failedAt: command.now, retryAt } }];
         if (last) failed.push({ type: 'jobs.JobFailed.v1', data: { jobId: state.jobId, attempts: command.attempt, error: command.error, failedAt: command.now } });

@@ -51,7 +51,10 @@ export interface UtilizationSample {
   diskWriteMbps: number;
 }
 
-/** A driver failure. `retryable` false makes the job fail at once (no further attempts). */
+/**
+ * A driver failure. `retryable` false marks an error the provider calls permanent; it is reported
+ * with the job's error, but the job still makes its 3 attempts in all (spec §3.4).
+ */
 export class ProviderError extends Error {
   constructor(
     message: string,
@@ -67,7 +70,8 @@ export interface ProviderDriver {
   createInstance(token: string, spec: InstanceSpec): Promise<ProvisionedInstance>;
   instanceAction(token: string, externalId: string, action: InstanceAction, spec: InstanceSpec): Promise<{ status: LiveStatus }>;
   deleteInstance(token: string, externalId: string, spec: InstanceSpec): Promise<void>;
-  liveStatus(externalId: string): Promise<LiveStatus>;
+  /** What the provider reports now; `tags` are the instance's (the simulator reads its directives there). */
+  liveStatus(externalId: string, tags?: Record<string, string>): Promise<LiveStatus>;
   metrics(externalId: string, now: Date, points: number): Promise<UtilizationSample[]>;
   /** The provider's current offer (plans, regions, OS, instance types, images, availability); optional for drivers without one. */
   fetchCatalog?(): Promise<CatalogSnapshot>;
