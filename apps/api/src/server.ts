@@ -9,9 +9,7 @@ import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
 import { Platform } from './platform/platform';
 import { seedCatalog } from './catalog/catalog.service';
-import { CatalogSyncOperation } from './catalog/catalog-sync';
-import { InstancesService } from './instances/instances.service';
-import { DomainError } from '../../../libs/domain/shared/domain-error';
+import { wireOperations } from './operations';
 
 export interface RunningServer {
   url: string;
@@ -26,13 +24,7 @@ export interface RunningServer {
 /** Assembles engines, identity and the HTTP surface; used by main.ts, the tests and the bench. */
 export async function startServer(config: AppConfig, logger: pino.Logger): Promise<RunningServer> {
   const platform = await Platform.open(config, logger);
-  const instances = new InstancesService(platform);
-  platform.onAutoStop = async (doc) => {
-    await instances.act(doc.projectId, doc.id, 'stop', { metadata: { projectId: doc.projectId, actor: 'system:auto-stop' } }).catch((err) => {
-      if (!(err instanceof DomainError && err.code === 'INVALID_STATE')) throw err;
-    });
-  };
-  platform.executor.register('catalog', new CatalogSyncOperation(platform));
+  wireOperations(platform);
   await platform.start();
   await seedCatalog(platform);
   const identity = new IdentityService(platform);

@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../../../libs/config/src/config';
 import { createLogger } from '../../../libs/http/src/logging';
 import { Platform } from '../../api/src/platform/platform';
+import { wireOperations } from '../../api/src/operations';
 
 /**
- * The worker of a split deployment: runs every subscription (projections, relays; later sagas)
- * while API nodes run with ROLE=api and only serve HTTP.
+ * The worker of a split deployment: runs every subscription (projections, sagas, the job executor,
+ * the timers, relays) while API nodes run with ROLE=api and only serve HTTP.
  */
 async function main(): Promise<void> {
   let config;
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     logger.warn('READ_STORE=memory: this worker projects into its own memory, which no API node can read; use MongoDB in a split deployment');
   }
   const platform = await Platform.open(config, logger);
+  wireOperations(platform);
   await platform.start();
   logger.info({ subscriptions: platform.allRunners().map((r) => r.name), eventStore: config.eventStore.kind, readStore: config.readStore.kind }, 'worker running');
   const shutdown = async () => {
