@@ -106,6 +106,16 @@ export const instancesProjection: DocumentProjection<InstanceDoc> = {
           ...(event.data.tags ? { tags: event.data.tags } : {}),
           autoStopAt: current.status === 'active' ? plusMinutes(event.data.at, current.autoStopMinutes) : current.autoStopAt,
         };
+      case 'compute.InstanceStatusSynced.v1': {
+        const to = event.data.to;
+        return {
+          ...base,
+          status: to,
+          autoStopAt: to === 'active' ? plusMinutes(event.data.at, current.autoStopMinutes) : null,
+          errorMessage: to === 'error' ? 'The provider reports this instance in error' : null,
+          ...(to === 'terminated' ? { deletedAt: event.data.at } : {}),
+        };
+      }
       default: {
         const never: never = event;
         return never;

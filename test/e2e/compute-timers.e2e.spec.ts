@@ -37,14 +37,47 @@ describe('compute: auto-stop timer, live sync, catalog sync job and the compute 
     expect(jobs.body.data.map((j: { attributes: { type: string; status: string } }) => j.attributes.type).sort()).toEqual(['instance.action', 'instance.create']);
   }, 120000);
 
-  it('lists active instances across providers, with live statuses on refresh=true', async () => {
-    const res = await api.post('/v1/instances', { name: 'live', providerId, region: 'us-east', instanceType: 'mc-standard-2' });
-    await eventually(() => api.get(`/v1/instances/${res.body.data.id}`), (r) => r.body.data.attributes.status === 'active', 20000);
-    const all = await api.get('/v1/instances/all?refresh=true');
+  it('lists active instances across enabled providers, paginated, and refresh=true records live statuses', async () => {
+    const other = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-timers-2' })).body.data.id;
+    const created = await Promise.all([
+      api.post('/v1/instances', { name: 'live-1', providerId, region: 'us-east', instanceType: 'mc-standard-2' }),
+      api.post('/v1/instances', { name: 'live-2', providerId, region: 'us-east', instanceType: 'mc-standard-2' }),
+      api.post('/v1/instances', { name: 'drifting', providerId, region: 'us-east', instanceType: 'mc-standard-2', tags: { simulate: 'drift:stopped' } }),
+      api.post('/v1/instances', { name: 'elsewhere', providerId: other, region: 'us-east-1', instanceType: 'pc-t3-medium' }),
+    ]);
+    const [live1, live2, drifting, elsewhere] = created.map((r) => r.body.data.id as string);
+    for (const id of [live1, live2, drifting, elsewhere]) await eventually(() => api.get(`/v1/instances/${id}`), (r) => r.body.data.attributes.status === 'active', 20000);
+    const idsOf = (r: { body: { data: Array<{ id: string }> } }) => r.body.data.map((d) => d.id);
+
+    // A disabled provider's instances are not listed.
+    const before = await api.get('/v1/instances/all?limit=100');
+    expect(idsOf(before)).toEqual(expect.arrayContaining([live1, live2, drifting, elsewhere]));
+    expect(before.body.meta).toMatchObject({ page: 1, limit: 100, refreshed: false });
+    expect((await api.patch(`/v1/providers/${other}`, { enabled: false })).status).toBe(200);
+    expect(idsOf(await api.get('/v1/instances/all?limit=100'))).not.toContain(elsewhere);
+
+    // Paginated like every list: the standard envelope, links and the sort.
+    const page1 = await api.get('/v1/instances/all?limit=2&sort=-createdAt');
+    expect(page1.status).toBe(200);
+    expect(page1.body.data).toHaveLength(2);
+    expect(page1.body.meta).toMatchObject({ page: 1, limit: 2, total: expect.any(Number), totalPages: Math.ceil(page1.body.meta.total / 2) });
+    expect(page1.body.links.next).toContain('page=2');
+    const page2 = await api.get('/v1/instances/all?limit=2&page=2&sort=-createdAt');
+    expect(idsOf(page2).some((id: string) => idsOf(page1).includes(id))).toBe(false);
+
+    // refresh=true asks the drivers and records what changed: the drifted instance is stopped now.
+    const all = await api.get('/v1/instances/all?refresh=true&limit=100');
     expect(all.status).toBe(200);
     expect(all.body.meta.refreshed).toBe(true);
-    const mine = all.body.data.find((d: { id: string }) => d.id === res.body.data.id);
-    expect(mine.attributes.liveStatus).toBe('active');
+    expect(all.body.meta.sync).toMatchObject({ changed: 1, unreachable: 0 });
+    expect(all.body.meta.sync.checked).toBeGreaterThanOrEqual(3);
+    expect(idsOf(all)).toEqual(expect.arrayContaining([live1, live2]));
+    expect(idsOf(all)).not.toContain(drifting);
+    expect((await api.get(`/v1/instances/${drifting}`)).body.data.attributes.status).toBe('stopped');
+    const synced = (await srv.platform.events.readStream(`instance-${drifting}`)).filter((e) => e.type === 'compute.InstanceStatusSynced.v1');
+    expect(synced.map((e) => [e.data.from, e.data.to])).toEqual([['active', 'stopped']]);
+    // A second sync finds nothing new to record.
+    expect((await api.get('/v1/instances/all?refresh=true')).body.meta.sync.changed).toBe(0);
     expect((await api.get('/v1/instances/all?refresh=maybe')).status).toBe(400);
   });
 

@@ -29,6 +29,7 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(res.status).toBe(202);
     expect(res.body.jobId).toEqual(expect.any(String));
     expect(res.body.data.type).toBe('instances');
+    expect(res.body.data.attributes.status).toBe('creating');
     expect(res.body.data.attributes).toMatchObject({ name: 'web-1', providerId, region: 'us-east-1', plan: { slug: 'pc-t3-medium' }, role: 'VirtualMachine' });
     expect(res.body.data.attributes.tags).toEqual([{ key: 'env', value: 'prod' }, { key: 'team', value: 'core' }]);
     const id = res.body.data.id;
@@ -81,6 +82,16 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect([gap(0), gap(1)]).toEqual([1000, 2000]);
   });
 
+  it('gives a provider error marked permanent its 3 attempts too (spec §3.4)', async () => {
+    const res = await api.post('/v1/instances', { ...base, name: 'permanent', providerId, tags: { simulate: 'fail-permanent' } });
+    expect(res.status).toBe(202);
+    const failed = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
+    expect(failed.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
+    expect(failed.body.data.attributes.error).toContain('permanent');
+    const failures = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).filter((e) => e.type === 'jobs.JobAttemptFailed.v1');
+    expect(failures.map((e) => e.data.attempt)).toEqual([1, 2, 3]);
+  });
+
   it('fails for good after 3 attempts (instance error), and a manual retry starts it over', async () => {
     const res = await api.post('/v1/instances', { ...base, name: 'doomed', providerId, tags: { simulate: 'fail:always' } });
     const failed = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
@@ -131,6 +142,10 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(restart.body.data.attributes.status).toBe('stopping');
     await eventually(() => job(restart.body.jobId), (r) => r.body.data.attributes.status === 'completed');
     expect((await instance(id)).body.data.attributes.status).toBe('active');
+    // DECISIONS 6: active → stopping → starting → active, each a step of its own in the history.
+    const restartEvents = (await srv.platform.events.readStream(`instance-${id}`)).filter((e) => e.data.jobId === restart.body.jobId);
+    expect(restartEvents.map((e) => e.type)).toEqual(['compute.InstanceActionRequested.v1', 'compute.InstanceRebooting.v1', 'compute.InstanceStarted.v1']);
+    expect(new Set(restartEvents.map((e) => e.position)).size).toBe(3);
 
     const patched = await api.patch(`/v1/instances/${id}`, { name: 'renamed', tags: [{ key: 'a', value: '1' }] });
     expect(patched.status).toBe(200);
@@ -209,7 +224,8 @@ describe('instances when the read models lag behind the bounded wait', () => {
       for (const [i, r] of results.entries()) {
         expect([r.status, r.body?.errors?.[0]?.code]).toEqual([202, undefined]);
         expect(r.body.data.attributes).toMatchObject({ name: `lag-${i}`, providerId });
-        expect(['creating', 'provisioning', 'active']).toContain(r.body.data.attributes.status);
+        // The answer shows what the create did, even when the job has already moved the instance on.
+        expect(r.body.data.attributes.status).toBe('creating');
       }
     } finally {
       await srv.stop();

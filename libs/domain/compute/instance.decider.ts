@@ -25,6 +25,8 @@ export type CompleteInstanceOperation = {
 export type FailInstanceOperation = { type: 'FailInstanceOperation'; jobId: string; error: string; now: string };
 export type RetryInstanceOperation = { type: 'RetryInstanceOperation'; jobId: string; now: string };
 export type UpdateInstance = { type: 'UpdateInstance'; name?: string; tags?: Array<{ key: string; value: string }>; now: string };
+/** What the provider reports live for this instance (a status sync). */
+export type SyncInstanceStatus = { type: 'SyncInstanceStatus'; observed: 'active' | 'stopped' | 'error' | 'terminated' | 'unknown'; now: string };
 
 export type InstanceCommand =
   | RequestInstance
@@ -33,7 +35,8 @@ export type InstanceCommand =
   | CompleteInstanceOperation
   | FailInstanceOperation
   | RetryInstanceOperation
-  | UpdateInstance;
+  | UpdateInstance
+  | SyncInstanceStatus;
 
 /** DECISIONS §6: which statuses an action may start from, and the status it moves to at once. */
 const ACTIONS: Record<InstanceAction, { from: readonly InstanceStatus[] | 'any-live'; to: InstanceStatus }> = {
@@ -90,6 +93,8 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
         return { ...state, status: event.data.status };
       case 'compute.InstanceUpdated.v1':
         return { ...state, spec: { ...state.spec, ...(event.data.name ? { name: event.data.name } : {}), ...(event.data.tags ? { tags: event.data.tags } : {}) } };
+      case 'compute.InstanceStatusSynced.v1':
+        return { ...state, status: event.data.to };
       default: {
         const never: never = event;
         return never;
@@ -131,8 +136,11 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
         ];
       }
       case 'BeginInstanceOperation':
-        if (!mine(command.jobId) || job!.operation !== 'create' || state.status !== 'creating') return [];
-        return [{ type: 'compute.InstanceProvisioningStarted.v1', data: { instanceId, jobId: command.jobId, at: command.now } }];
+        if (!mine(command.jobId)) return [];
+        if (job!.operation === 'create' && state.status === 'creating') return [{ type: 'compute.InstanceProvisioningStarted.v1', data: { instanceId, jobId: command.jobId, at: command.now } }];
+        // A restart is stopping until the provider reboots it: `starting` while the reboot runs (DECISIONS 6).
+        if (job!.operation === 'restart' && state.status === 'stopping') return [{ type: 'compute.InstanceRebooting.v1', data: { instanceId, jobId: command.jobId, at: command.now } }];
+        return [];
       case 'CompleteInstanceOperation': {
         // From `error` too: a manually retried job that now succeeds brings the instance back.
         if (!mine(command.jobId)) return [];
@@ -150,10 +158,7 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
           case 'start':
             return [{ type: 'compute.InstanceStarted.v1', data: { ...base, operation: 'start' } }];
           case 'restart':
-            return [
-              { type: 'compute.InstanceRebooting.v1', data: base },
-              { type: 'compute.InstanceStarted.v1', data: { ...base, operation: 'restart' } },
-            ];
+            return [{ type: 'compute.InstanceStarted.v1', data: { ...base, operation: 'restart' } }];
           case 'terminate':
             return [{ type: 'compute.InstanceTerminated.v1', data: base }];
           default: {
@@ -176,6 +181,13 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
         }
         if (command.name === undefined && command.tags === undefined) return [];
         return [{ type: 'compute.InstanceUpdated.v1', data: { instanceId, name: command.name, tags: command.tags, at: command.now } }];
+      case 'SyncInstanceStatus': {
+        // Only a settled instance takes the provider's word: one with a job in flight is about to
+        // change anyway, and its job's outcome is the authority for it.
+        if (state.currentJob || (state.status !== 'active' && state.status !== 'stopped')) return [];
+        if (command.observed === 'unknown' || command.observed === state.status) return [];
+        return [{ type: 'compute.InstanceStatusSynced.v1', data: { instanceId, from: state.status, to: command.observed, at: command.now } }];
+      }
       default: {
         const never: never = command;
         return never;

@@ -52,6 +52,8 @@ export type InstanceTerminated = DomainEvent<'compute.InstanceTerminated.v1', { 
 export type InstanceOperationFailed = DomainEvent<'compute.InstanceOperationFailed.v1', { instanceId: string; jobId: string; operation: InstanceOperation; error: string; at: string }>;
 export type InstanceOperationRetried = DomainEvent<'compute.InstanceOperationRetried.v1', { instanceId: string; jobId: string; operation: InstanceOperation; status: InstanceStatus; at: string }>;
 export type InstanceUpdated = DomainEvent<'compute.InstanceUpdated.v1', { instanceId: string; name?: string; tags?: Array<{ key: string; value: string }>; at: string }>;
+/** A live-status sync found the provider's status differing from the recorded one (GET /v1/instances/all?refresh=true). */
+export type InstanceStatusSynced = DomainEvent<'compute.InstanceStatusSynced.v1', { instanceId: string; from: InstanceStatus; to: 'active' | 'stopped' | 'error' | 'terminated'; at: string }>;
 
 export type InstanceEvent =
   | InstanceRequested
@@ -64,7 +66,8 @@ export type InstanceEvent =
   | InstanceTerminated
   | InstanceOperationFailed
   | InstanceOperationRetried
-  | InstanceUpdated;
+  | InstanceUpdated
+  | InstanceStatusSynced;
 
 export const INSTANCE_EVENT_TYPES: readonly InstanceEvent['type'][] = [
   'compute.InstanceRequested.v1',
@@ -78,6 +81,7 @@ export const INSTANCE_EVENT_TYPES: readonly InstanceEvent['type'][] = [
   'compute.InstanceOperationFailed.v1',
   'compute.InstanceOperationRetried.v1',
   'compute.InstanceUpdated.v1',
+  'compute.InstanceStatusSynced.v1',
 ];
 
 export const instanceStream = (instanceId: string) => `instance-${instanceId}`;

@@ -2,7 +2,12 @@
 import type { Resource } from './envelope';
 
 export class ListResult<A extends object = Record<string, unknown>> {
-  constructor(readonly items: Resource<A>[], readonly total: number) {}
+  constructor(
+    readonly items: Resource<A>[],
+    readonly total: number,
+    /** Route-specific members added to `meta` next to the pagination ones. */
+    readonly extraMeta?: Record<string, unknown>,
+  ) {}
 }
 
-export const listResult = <A extends object>(items: Resource<A>[], total: number): ListResult<A> => new ListResult(items, total);
+export const listResult = <A extends object>(items: Resource<A>[], total: number, extraMeta?: Record<string, unknown>): ListResult<A> => new ListResult(items, total, extraMeta);

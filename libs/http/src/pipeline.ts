@@ -171,7 +171,8 @@ export function installPipeline(fastify: FastifyInstance, o: PipelineOptions): v
     let out = payload;
     if (out instanceof ListResult) {
       const list = req.parsed?.list ?? { page: 1, limit: out.items.length || 1, fields: req.sparseFields };
-      out = listResponse(req, list, out.items, out.total);
+      const doc = listResponse(req, list, out.items, out.total);
+      out = out.extraMeta ? { ...doc, meta: { ...doc.meta, ...out.extraMeta } } : doc;
     }
     return applySparseFields(out, req.sparseFields);
   });

@@ -15,6 +15,8 @@ describe('SimulatorDriver', () => {
     expect(parseSimulateTag('fail:always')).toEqual([{ kind: 'fail-always' }]);
     expect(parseSimulateTag('fail-permanent')).toEqual([{ kind: 'fail-permanent' }]);
     expect(parseSimulateTag('nonsense')).toEqual([]);
+    expect(parseSimulateTag('drift:stopped')).toEqual([{ kind: 'drift', status: 'stopped' }]);
+    expect(parseSimulateTag('drift:active')).toEqual([]);
     expect(attemptOf('job-1:3')).toBe(3);
     expect(attemptOf('job-1')).toBe(1);
   });
@@ -48,6 +50,16 @@ describe('SimulatorDriver', () => {
     await s.deleteInstance('d:1', externalId, spec());
     expect(await s.liveStatus(externalId)).toBe('terminated');
     expect(await s.liveStatus('sim-unknown')).toBe('active');
+  });
+
+  it('reports a running instance tagged drift:<status> in that status, and a deleted one terminated', async () => {
+    const s = sim();
+    const tags = { simulate: 'drift:error' };
+    const { externalId } = await s.createInstance('j:1', spec(tags));
+    expect(await s.liveStatus(externalId, tags)).toBe('error');
+    expect(await s.liveStatus(externalId)).toBe('active');
+    await s.deleteInstance('d:1', externalId, spec(tags));
+    expect(await s.liveStatus(externalId, tags)).toBe('terminated');
   });
 
   it('waits realistic, deterministic latencies, and slow:<ms> overrides them', async () => {

@@ -15,6 +15,7 @@ import { PLATFORM } from '../tokens';
 import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
 import { InstancesService } from './instances.service';
 import { jobResource, jobAttributes } from '../jobs/job-view';
+import { providersProjection } from '../../../../projections/providers/providers.projection';
 
 const tagsSchema = z.union([
   z.record(z.string().min(1).max(128), z.string().max(256)),
@@ -44,6 +45,7 @@ const listFilters = z.object({
   provider: z.string().max(64).optional(),
   region: z.string().max(64).optional(),
 });
+const allFilters = z.object({ refresh: z.enum(['true', 'false']).optional() });
 const accepted = resourceSchema('instances', instanceAttributes, { jobId: z.string() });
 
 @Controller()
@@ -92,24 +94,20 @@ export class InstancesController {
   @ApiRoute({
     method: 'GET',
     path: '/v1/instances/all',
-    summary: 'All active instances across enabled providers; refresh=true syncs live statuses from the drivers first',
+    summary: 'All active instances across enabled providers; refresh=true first syncs live statuses from the drivers and records the ones that changed',
     tag: 'Instances',
     auth: 'project',
-    query: z.object({ refresh: z.enum(['true', 'false']).optional() }),
-    responses: { 200: z.object({ data: z.array(z.object({ id: z.string(), type: z.literal('instances'), attributes: instanceAttributes.extend({ liveStatus: z.string().optional() }) })), meta: z.object({ total: z.number(), refreshed: z.boolean() }) }) },
+    query: allFilters,
+    list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
+    responses: { 200: collectionSchema('instances', instanceAttributes) },
   })
-  async all(@CurrentPrincipal() p: Principal, @Parsed('query') q: { refresh?: 'true' | 'false' }) {
-    const { items } = await (await this.service.instances()).find({ filter: { projectId: projectIdOf(p), status: 'active' }, sort: [{ field: 'createdAt', direction: -1 }], limit: 10_000 });
-    const refresh = q.refresh === 'true';
-    const data = await Promise.all(
-      items.map(async (d) => {
-        const r = instanceResource(d);
-        if (!refresh || !d.externalId) return r;
-        const liveStatus = await this.platform.drivers.get(d.providerKind).liveStatus(d.externalId);
-        return { ...r, attributes: { ...r.attributes, liveStatus } };
-      }),
-    );
-    return { data, meta: { total: data.length, refreshed: refresh } };
+  async all(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof allFilters>>) {
+    const projectId = projectIdOf(p);
+    const providers = await (await this.platform.projections.collection(providersProjection)).find({ filter: { projectId, deletedAt: null, enabled: true } });
+    const filter: Filter = { projectId, status: 'active', providerId: { $in: providers.items.map((d) => d.id) } };
+    const refreshed = list.filters.refresh === 'true' ? await this.service.syncLiveStatuses(filter, commandContext(req, p)) : null;
+    const { items, total } = await (await this.service.instances()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(items.map((d) => instanceResource(d)), total, { refreshed: refreshed !== null, ...(refreshed ? { sync: refreshed } : {}) });
   }
 
   @ApiRoute({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } })

@@ -15,6 +15,11 @@ import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.p
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import type { Platform } from '../platform/platform';
+import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import type { LiveStatus } from '../../../../libs/providers/src/driver.port';
+
+const SYNC_PAGE = 500;
+const SYNC_CONCURRENCY = 16;
 
 export interface CreateInstanceInput {
   name: string;
@@ -163,6 +168,47 @@ export class InstancesService {
     }
     await this.platform.waitForProjections(position, resourceProjection ? [resourceProjection, 'jobs'] : ['jobs']);
     return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, retried.position))!;
+  }
+
+  /**
+   * Asks each matching instance's driver for its live status and records the ones that differ
+   * (compute.InstanceStatusSynced.v1), then waits until the read model shows them. Instances go in
+   * pages of SYNC_PAGE, SYNC_CONCURRENCY driver calls at a time; an unreachable driver leaves its
+   * instances as recorded and is counted.
+   */
+  async syncLiveStatuses(filter: Filter, ctx: CommandContext): Promise<{ checked: number; changed: number; unreachable: number }> {
+    const instances = await this.instances();
+    const docs: InstanceDoc[] = [];
+    for (let skip = 0; ; skip += SYNC_PAGE) {
+      const { items } = await instances.find({ filter, sort: [{ field: 'createdAt', direction: -1 }], skip, limit: SYNC_PAGE });
+      docs.push(...items);
+      if (items.length < SYNC_PAGE) break;
+    }
+    const out = { checked: 0, changed: 0, unreachable: 0 };
+    let last: number | null = null;
+    const queue = docs.filter((d) => d.externalId);
+    const worker = async () => {
+      for (let d = queue.shift(); d; d = queue.shift()) {
+        let observed: LiveStatus;
+        try {
+          observed = await this.platform.drivers.get(d.providerKind as ProviderKind).liveStatus(d.externalId!, Object.fromEntries(d.tags.map((t) => [t.key, t.value])));
+        } catch (err) {
+          out.unreachable++;
+          this.platform.logger.warn({ instanceId: d.id, err: (err as Error).message }, 'live status unavailable');
+          continue;
+        }
+        out.checked++;
+        if (observed === d.status) continue;
+        const r = await handleCommand(this.platform.events, instanceStream(d.id), instanceDecider, { type: 'SyncInstanceStatus', observed, now: new Date().toISOString() }, ctx);
+        if (r.events.length > 0) {
+          out.changed++;
+          if (r.position !== null && (last === null || r.position > last)) last = r.position;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: SYNC_CONCURRENCY }, worker));
+    await this.platform.waitForProjections(last, ['instances']);
+    return out;
   }
 
   /**

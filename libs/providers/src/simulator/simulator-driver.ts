@@ -30,9 +30,10 @@ export type SimulateDirective =
   | { kind: 'fail'; attempts: number }
   | { kind: 'fail-always' }
   | { kind: 'fail-permanent' }
-  | { kind: 'slow'; ms: number };
+  | { kind: 'slow'; ms: number }
+  | { kind: 'drift'; status: 'stopped' | 'terminated' | 'error' };
 
-/** Parses the `simulate` tag: comma-separated `fail:N`, `fail:always`, `fail-permanent`, `slow:<ms>`. */
+/** Parses the `simulate` tag: comma-separated `fail:N`, `fail:always`, `fail-permanent`, `slow:<ms>`, `drift:<status>`. */
 export function parseSimulateTag(value: string | undefined): SimulateDirective[] {
   if (!value) return [];
   const out: SimulateDirective[] = [];
@@ -42,6 +43,7 @@ export function parseSimulateTag(value: string | undefined): SimulateDirective[]
     else if (part === 'fail-permanent' || part === 'fail:permanent') out.push({ kind: 'fail-permanent' });
     else if ((m = /^fail:(\d{1,4})$/.exec(part))) out.push({ kind: 'fail', attempts: Number(m[1]) });
     else if ((m = /^slow:(\d{1,6})$/.exec(part))) out.push({ kind: 'slow', ms: Number(m[1]) });
+    else if ((m = /^drift:(stopped|terminated|error)$/.exec(part))) out.push({ kind: 'drift', status: m[1] as 'stopped' | 'terminated' | 'error' });
   }
   return out;
 }
@@ -103,8 +105,11 @@ export class SimulatorDriver implements ProviderDriver {
     this.status.set(externalId, 'terminated');
   }
 
-  async liveStatus(externalId: string): Promise<LiveStatus> {
-    return this.status.get(externalId) ?? 'active';
+  async liveStatus(externalId: string, tags?: Record<string, string>): Promise<LiveStatus> {
+    const known = this.status.get(externalId) ?? 'active';
+    // `drift:<status>`: a running instance that the provider reports otherwise (stopped or lost outside the API).
+    const drift = parseSimulateTag(tags?.simulate).find((d): d is Extract<SimulateDirective, { kind: 'drift' }> => d.kind === 'drift');
+    return drift && known === 'active' ? drift.status : known;
   }
 
   async metrics(externalId: string, now: Date, points: number): Promise<UtilizationSample[]> {
