@@ -160,6 +160,8 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     expect(second.status).toBe(201);
     const listed = await api.get(`/v1/servers/${id}/backups?sort=name`);
     expect(listed.body.data.map((b: { attributes: { name: string } }) => b.attributes.name)).toEqual(['nightly', 'weekly']);
+    const byStatus = await api.get(`/v1/servers/${id}/backups?sort=-status,name`);
+    expect([byStatus.status, byStatus.body.data.length]).toEqual([200, 2]);
     expect((await api.post(`/v1/servers/${id}/backups`, { data: { type: 'backups', attributes: { name: '' } } })).status).toBe(400);
 
     const restored = await api.post(`/v1/backups/${created.body.data.id}/restore`);
@@ -218,6 +220,18 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     const provider = await api.post('/v1/servers', { ...bareMetal, role: 'VirtualMachine', site: 'us-east-1', plan: 'pc-t3-medium', provider: 'nope' });
     expect(provider.status).toBe(404);
     expect(provider.body.errors[0].code).toBe('PROVIDER_NOT_FOUND');
+    // A named provider is checked for bare metal too, the role must match the plan, and a VM needs a provider.
+    const bmProvider = await api.post('/v1/servers', jsonApi({ ...bareMetal, provider: 'nope' }));
+    expect([bmProvider.status, bmProvider.body.errors[0].code]).toEqual([404, 'PROVIDER_NOT_FOUND']);
+    const wrongKind = await api.post('/v1/servers', jsonApi({ ...bareMetal, provider: providerId }));
+    expect([wrongKind.status, wrongKind.body.errors[0].code]).toEqual([422, 'INVALID_PLAN']);
+    const roleMismatch = await api.post('/v1/servers', jsonApi({ ...bareMetal, role: 'VirtualMachine', provider: providerId }));
+    expect([roleMismatch.status, roleMismatch.body.errors[0].code]).toEqual([422, 'INVALID_PLAN']);
+    expect(roleMismatch.body.errors[0].detail).toContain('BareMetal plan');
+    // A VM plan makes a VirtualMachine even without role, so it needs a provider as well.
+    const vmNoProvider = await api.post('/v1/servers', jsonApi({ ...bareMetal, site: 'us-east-1', plan: 'pc-t3-medium' }));
+    expect(vmNoProvider.status).toBe(400);
+    expect(vmNoProvider.body.errors[0].source).toEqual({ pointer: '/data/attributes/provider' });
   });
 
   it('hides servers and backups of other projects', async () => {

@@ -13,6 +13,7 @@ import { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
 import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
 import { ServersService } from './servers.service';
+import { unwrapBody } from '../../../../libs/http/src/body-shape';
 
 const tagsSchema = z.union([
   z.record(z.string().min(1).max(128), z.string().max(256)),
@@ -95,7 +96,7 @@ export class ServersController {
     responses: { 201: withJob },
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p));
+    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p), unwrapBody(req.body, 'servers').pointerPrefix);
     return { data: serverResource(doc), jobId };
   }
 
@@ -155,7 +156,7 @@ export class ServersController {
     tag: 'Servers',
     auth: 'project',
     params: idParams,
-    list: { type: 'backups', sortFields: ['createdAt', 'name'] },
+    list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
     responses: { 200: collectionSchema('backups', backupAttributes) },
   })
   async serverBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
@@ -187,7 +188,7 @@ export class ServersController {
     tag: 'Instances',
     auth: 'project',
     params: instanceParams,
-    list: { type: 'backups', sortFields: ['createdAt', 'name'] },
+    list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
     responses: { 200: collectionSchema('backups', backupAttributes) },
   })
   async instanceBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof instanceParams>, @Parsed('list') list: ListQuery) {

@@ -6,7 +6,7 @@ import { backupDecider } from '../../../../libs/domain/servers/backup.decider';
 import { backupStream, type BackupSource } from '../../../../libs/domain/servers/backup.events';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { ApiError, invalidState, notFound } from '../../../../libs/http/src/errors';
+import { badRequest, invalidState, notFound } from '../../../../libs/http/src/errors';
 import { serversProjection, type ServerDoc } from '../../../../projections/servers/servers.projection';
 import { backupsProjection, type BackupDoc } from '../../../../projections/backups/backups.projection';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
@@ -65,12 +65,17 @@ export class ServersService {
     return doc;
   }
 
-  async create(projectId: string, input: CreateServerInput, ctx: CommandContext): Promise<{ doc: ServerDoc; jobId: string }> {
+  async create(projectId: string, input: CreateServerInput, ctx: CommandContext, pointerPrefix = ''): Promise<{ doc: ServerDoc; jobId: string }> {
     const plan = await this.catalog.resolvePlan(input.plan);
-    const role: ServerRole = input.role ?? (plan.category.startsWith('virtual-machine') ? 'VirtualMachine' : 'BareMetal');
+    const planRole: ServerRole = plan.category.startsWith('virtual-machine') ? 'VirtualMachine' : 'BareMetal';
+    const role: ServerRole = input.role ?? planRole;
+    if (role !== planRole) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is a ${planRole} plan; role ${role} needs a ${role} plan`);
+    if (role === 'VirtualMachine' && !input.provider) {
+      throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: `${pointerPrefix}/provider` } }]);
+    }
+    // A provider, when named (always for VMs), must be this project's, enabled, and offer the plan.
     let providerId: string | null = null;
-    if (role === 'VirtualMachine') {
-      if (!input.provider) throw new ApiError('BAD_REQUEST', 'provider is required for VirtualMachine servers');
+    if (input.provider) {
       const provider = await requireProjectProvider(this.platform, projectId, input.provider, { requireEnabled: true });
       if (provider.name !== plan.providerKind) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not offered by provider ${provider.name}`);
       providerId = provider.id;
