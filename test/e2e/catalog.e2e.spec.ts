@@ -26,6 +26,35 @@ describe.each<Profile>(['embedded', 'server'])('catalog (%s profile)', (profile)
     expect(events.map((e) => e.type)).toEqual(['catalog.CatalogSynced.v1']);
   });
 
+  it('lists every catalog view newest first by default, and sorts each by createdAt (DECISIONS 2)', async () => {
+    const routes = [
+      '/v1/plans',
+      '/v1/regions',
+      '/v1/operating_systems',
+      '/v1/server-catalog/categories',
+      '/v1/server-catalog/tiers',
+      '/v1/server-catalog/macroregions',
+      '/v1/server-catalog/cities',
+      '/v1/server-catalog/servers',
+      '/v1/server-catalog/os-versions',
+      '/v1/server-catalog/billing-options',
+      '/v1/catalog/instance-types',
+      '/v1/catalog/regions',
+      '/v1/catalog/images',
+      '/v1/catalog/availability',
+    ];
+    for (const route of routes) {
+      const byDefault = await owner.get(`${route}?limit=100`);
+      const newest = await owner.get(`${route}?limit=100&sort=-createdAt`);
+      const oldest = await owner.get(`${route}?limit=100&sort=createdAt`);
+      expect([route, byDefault.status, newest.status, oldest.status]).toEqual([route, 200, 200, 200]);
+      const times = byDefault.body.data.map((d: { attributes: { createdAt: string } }) => d.attributes.createdAt);
+      expect([route, times.every((t: unknown) => typeof t === 'string')]).toEqual([route, true]);
+      expect([route, times]).toEqual([route, [...times].sort().reverse()]);
+      expect([route, byDefault.body.data.map((d: { id: string }) => d.id)]).toEqual([route, newest.body.data.map((d: { id: string }) => d.id)]);
+    }
+  });
+
   it('lists plans paginated with pricing and availability, and gets one by slug or id', async () => {
     const p1 = await owner.get('/v1/plans?limit=5');
     expect(p1.status).toBe(200);

@@ -100,6 +100,7 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     const broken = await eventually(() => instance(res.body.data.id), (r) => r.body.data.attributes.status === 'error');
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
     expect((await api.get('/v1/jobs/failed')).body.data.map((j: { id: string }) => j.id)).toContain(res.body.jobId);
+    expect((await api.get('/v1/jobs/failed?sort=-status,createdAt')).body.data.map((j: { id: string }) => j.id)).toContain(res.body.jobId);
 
     const retried = await api.post(`/v1/jobs/${res.body.jobId}/retry`);
     expect(retried.status).toBe(200);

@@ -22,7 +22,10 @@ const BILLING = ['hourly', 'monthly', 'yearly'] as const;
 const attrs = z.record(z.string(), z.unknown());
 const idParams = z.object({ id: z.string().min(1).max(128) });
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional() });
-const list = (type: string, sortFields = ['name', 'createdAt']): ListSpec => ({ type, sortFields, defaultSort: sortFields[0] });
+/** Every catalog list sorts by createdAt too, newest first by default (DECISIONS 2). */
+const list = (type: string, sortFields = ['name', 'createdAt']): ListSpec => ({ type, sortFields: [...new Set([...sortFields, 'createdAt'])], defaultSort: '-createdAt' });
+/** The earliest of some creation times: when a derived record (a city, a category) first existed. */
+const earliest = (times: string[]) => times.reduce((a, b) => (b < a ? b : a));
 const common = { tag: 'Catalog', auth: 'project' as const, permission: 'catalog:read' };
 
 type Item = Resource<Record<string, unknown>>;
@@ -88,6 +91,12 @@ export class CatalogController {
     return docs.flatMap((d) => d.snapshot.images.map(({ id, ...i }) => ({ id, type: 'images', attributes: { ...i, providerKind: d.kind, createdAt: d.firstSeen[`images:${i.slug}`] ?? d.createdAt } })));
   }
 
+  /** When the catalog began: the first provider catalog recorded (for views that derive from all of it). */
+  private async catalogCreatedAt(): Promise<string> {
+    const docs = await this.docs();
+    return docs.length ? earliest(docs.map((d) => d.createdAt)) : new Date(0).toISOString();
+  }
+
   /** Kinds selected by `providerId` (a provider of the caller's project), else all kinds. */
   private async kindsFor(principal: Principal, providerId?: string): Promise<readonly ProviderKind[]> {
     if (!providerId) return PROVIDER_KINDS;
@@ -143,28 +152,45 @@ export class CatalogController {
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/categories', summary: 'Server categories', list: list('server-categories'), responses: { 200: collectionSchema('server-categories', attrs) } })
   async categories(@Parsed('list') q: ListQuery<unknown>) {
     const names: Record<ServerCategory, string> = { 'bare-metal': 'Bare metal', 'bare-metal-gpu': 'Bare metal GPU', 'virtual-machine': 'Virtual machine', 'virtual-machine-gpu': 'Virtual machine GPU' };
-    return page(CATEGORIES.map((c) => ({ id: c, type: 'server-categories', attributes: { slug: c, name: names[c] } })), q);
+    const createdAt = await this.catalogCreatedAt();
+    return page(CATEGORIES.map((c) => ({ id: c, type: 'server-categories', attributes: { slug: c, name: names[c], createdAt } })), q);
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/tiers', summary: 'Server tiers', list: list('server-tiers'), responses: { 200: collectionSchema('server-tiers', attrs) } })
   async tiers(@Parsed('list') q: ListQuery<unknown>) {
-    return page(TIERS.map((t) => ({ id: t, type: 'server-tiers', attributes: { slug: t, name: t === 'all' ? 'All' : t.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase()) } })), q);
+    const createdAt = await this.catalogCreatedAt();
+    return page(TIERS.map((t) => ({ id: t, type: 'server-tiers', attributes: { slug: t, name: t === 'all' ? 'All' : t.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase()), createdAt } })), q);
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/macroregions', summary: 'Macroregions with their regions', list: list('macroregions'), responses: { 200: collectionSchema('macroregions', attrs) } })
   async macroregions(@Parsed('list') q: ListQuery<unknown>) {
-    const regions = (await this.docs()).flatMap((d) => d.snapshot.regions);
+    const regions = this.regions(await this.docs()).map((r) => r.attributes as unknown as CatalogRegion & { createdAt: string });
     const names = [...new Set(regions.map((r) => r.macroregion))];
-    return page(names.map((m) => ({ id: m, type: 'macroregions', attributes: { slug: m, name: m.replace(/-/g, ' ').replace(/\b./g, (c) => c.toUpperCase()), regions: uniqueBySlug(regions.filter((r) => r.macroregion === m)).map((r) => r.slug) } })), q);
+    return page(
+      names.map((m) => {
+        const in_ = regions.filter((r) => r.macroregion === m);
+        return { id: m, type: 'macroregions', attributes: { slug: m, name: m.replace(/-/g, ' ').replace(/\b./g, (c) => c.toUpperCase()), regions: uniqueBySlug(in_).map((r) => r.slug), createdAt: earliest(in_.map((r) => r.createdAt)) } };
+      }),
+      q,
+    );
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/cities', summary: 'Cities, optionally of one macroregion or region', list: list('cities', ['name', 'country']), query: z.object({ region: z.string().optional() }), responses: { 200: collectionSchema('cities', attrs) } })
   async cities(@Parsed('list') q: ListQuery<{ region?: string }>) {
     const r = q.filters.region;
-    const regions = (await this.docs()).flatMap((d) => d.snapshot.regions).filter((x: CatalogRegion) => !r || x.macroregion === r || matches(x, r) || x.site === r);
-    const byCity = new Map<string, CatalogRegion[]>();
+    const regions = this.regions(await this.docs())
+      .map((x) => ({ ...(x.attributes as unknown as CatalogRegion & { createdAt: string }), id: x.id }))
+      .filter((x) => !r || x.macroregion === r || matches(x, r) || x.site === r);
+    const byCity = new Map<string, typeof regions>();
     for (const x of regions) byCity.set(`${x.city}|${x.country}`, [...(byCity.get(`${x.city}|${x.country}`) ?? []), x]);
-    return page([...byCity.entries()].map(([k, rs]) => ({ id: k.toLowerCase().replace(/[^a-z0-9|]+/g, '-').replace('|', '-'), type: 'cities', attributes: { name: rs[0].city, country: rs[0].country, macroregion: rs[0].macroregion, sites: rs.map((x) => x.site), regions: rs.map((x) => x.slug) } })), q);
+    return page(
+      [...byCity.entries()].map(([k, rs]) => ({
+        id: k.toLowerCase().replace(/[^a-z0-9|]+/g, '-').replace('|', '-'),
+        type: 'cities',
+        attributes: { name: rs[0].city, country: rs[0].country, macroregion: rs[0].macroregion, sites: rs.map((x) => x.site), regions: rs.map((x) => x.slug), createdAt: earliest(rs.map((x) => x.createdAt)) },
+      })),
+      q,
+    );
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/servers', summary: 'Server offers by category, tier and region', list: list('server-offers', ['name', 'createdAt', 'slug']), query: z.object({ category: z.enum(CATEGORIES).optional(), tier: z.enum(TIERS).optional(), region: z.string().optional() }), responses: { 200: collectionSchema('server-offers', attrs) } })
@@ -200,11 +226,12 @@ export class CatalogController {
     }
     const discount = { hourly: 0, monthly: 10, yearly: 23.5 };
     const priced = pricing;
+    const createdAt = await this.catalogCreatedAt();
     return page(
       BILLING.map((b) => ({
         id: b,
         type: 'billing-options',
-        attributes: { slug: b, name: b[0].toUpperCase() + b.slice(1), discountPercent: discount[b], ...(priced ? { priceCents: { USD: priced.USD[`${b}Cents`], NGN: priced.NGN[`${b}Cents`] } } : {}) },
+        attributes: { slug: b, name: b[0].toUpperCase() + b.slice(1), discountPercent: discount[b], ...(priced ? { priceCents: { USD: priced.USD[`${b}Cents`], NGN: priced.NGN[`${b}Cents`] } } : {}), createdAt },
       })),
       q,
     );
@@ -270,7 +297,12 @@ export class CatalogController {
     const items = docs.flatMap((d) =>
       d.snapshot.availability
         .filter((a) => (!q.filters.plan || a.planSlug === q.filters.plan || d.snapshot.plans.some((p) => p.id === q.filters.plan && p.slug === a.planSlug)) && (!q.filters.region || a.regionSlug === q.filters.region || d.snapshot.regions.some((r) => (r.id === q.filters.region || r.site === q.filters.region) && r.slug === a.regionSlug)) && (!q.filters.available || String(a.available) === q.filters.available))
-        .map((a) => ({ id: `${d.kind}:${a.planSlug}@${a.regionSlug}`, type: 'availability', attributes: { plan: a.planSlug, region: a.regionSlug, providerKind: d.kind, available: a.available, stockLevel: a.stockLevel } })),
+        .map((a) => {
+          // A plan-region pair exists once both do.
+          const seen = [d.firstSeen[`plans:${a.planSlug}`] ?? d.createdAt, d.firstSeen[`regions:${a.regionSlug}`] ?? d.createdAt];
+          const createdAt = seen[0] > seen[1] ? seen[0] : seen[1];
+          return { id: `${d.kind}:${a.planSlug}@${a.regionSlug}`, type: 'availability', attributes: { plan: a.planSlug, region: a.regionSlug, providerKind: d.kind, available: a.available, stockLevel: a.stockLevel, createdAt } };
+        }),
     );
     return page(items, q);
   }

@@ -51,7 +51,7 @@ export class JobsController {
     summary: 'List failed jobs',
     tag: 'Jobs',
     auth: 'project',
-    list: { type: 'jobs', sortFields: ['createdAt', 'updatedAt'] },
+    list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
     responses: { 200: collectionSchema('jobs', jobAttributes) },
   })
   async failed(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery) {
