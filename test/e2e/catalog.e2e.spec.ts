@@ -137,6 +137,14 @@ describe.each<Profile>(['embedded', 'server'])('catalog (%s profile)', (profile)
     expect((await owner.get('/v1/catalog/regions/nowhere')).status).toBe(404);
     const avail = await owner.get('/v1/catalog/availability?plan=pc-p5-48xlarge&available=true');
     expect(avail.body.data.map((a: { attributes: { region: string } }) => a.attributes.region).sort()).toEqual(['us-east-1', 'us-west-2']);
+    // A disabled provider offers nothing: its catalog reads answer 404 as a create naming it would.
+    expect((await owner.patch(`/v1/providers/${id}`, { enabled: false })).status).toBe(200);
+    for (const path of ['instance-types', 'regions', 'images', 'resources']) {
+      const r = await owner.get(`/v1/catalog/${path}?providerId=${id}`);
+      expect([path, r.status, r.body.errors?.[0]?.code]).toEqual([path, 404, 'PROVIDER_NOT_FOUND']);
+    }
+    expect((await owner.patch(`/v1/providers/${id}`, { enabled: true })).status).toBe(200);
+    expect((await owner.get(`/v1/catalog/images?providerId=${id}`)).status).toBe(200);
   });
 
   it('needs a project credential', async () => {

@@ -36,6 +36,17 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect((await instance(id)).status).toBe(200);
     const listed = await api.get('/v1/instances?sort=-createdAt');
     expect(listed.body.data.map((d: { id: string }) => d.id)).toContain(id);
+    // ?region= takes the region as creates do: slug, id or site.
+    const regionId = (await api.get('/v1/catalog/regions/us-east-1')).body.data.id;
+    for (const ref of ['us-east-1', regionId, res.body.data.attributes.site]) {
+      expect([ref, (await api.get(`/v1/instances?region=${encodeURIComponent(ref)}&limit=100`)).body.data.map((d: { id: string }) => d.id)]).toEqual([ref, expect.arrayContaining([id])]);
+    }
+    expect((await api.get('/v1/instances?region=us-west-2&limit=100')).body.data.map((d: { id: string }) => d.id)).not.toContain(id);
+    expect((await api.get('/v1/instances?region=atlantis&limit=100')).body.data).toEqual([]);
+    // Ids are opaque: an unknown one is a 404 at any length, never a 400.
+    for (const unknown of ['x'.repeat(65), 'y'.repeat(99), 'z'.repeat(1000)]) {
+      expect([unknown.length, (await instance(unknown)).status, (await job(unknown)).status]).toEqual([unknown.length, 404, 404]);
+    }
     expect((await job(res.body.jobId)).body.data.attributes).toMatchObject({ type: 'instance.create', maxAttempts: 3 });
     // The job describes its operation (as a server create's does); the full spec stays on the instance.
     expect((await job(res.body.jobId)).body.data.attributes.payload).toEqual({

@@ -227,11 +227,11 @@ describe.each<[Profile, Source]>([
     expect(created.body.data.attributes.key).toMatch(/^svc_live_/);
     const provider = await admin.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'x' });
     expect(provider.status).toBe(201);
-    const template = await developer.post('/v1/templates', { name: 'web', providerId: provider.body.data.id, region: 'us-east', instanceType: 'c3.small' });
+    const template = await developer.post('/v1/templates', { name: 'web', providerId: provider.body.data.id, region: 'NYC', instanceType: 'c2-small-x86' });
     expect(template.status).toBe(201);
     expect(template.body.data.attributes).toMatchObject({ name: 'web', providerId: provider.body.data.id });
     expect((await as(await token({ role: 'viewer' })).get(`/v1/templates/${template.body.data.id}`)).status).toBe(200);
-    expect((await as(await token({ role: null })).post('/v1/templates', { name: 'no', providerId: provider.body.data.id, region: 'us-east', instanceType: 'c3.small' })).status).toBe(403);
+    expect((await as(await token({ role: null })).post('/v1/templates', { name: 'no', providerId: provider.body.data.id, region: 'NYC', instanceType: 'c2-small-x86' })).status).toBe(403);
 
     // The event records the member as the actor, in the member's project.
     const events = await srv.platform.events.readAll({ fromPosition: 0, maxCount: 100000 });

@@ -17,7 +17,7 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     expect(res.status).toBe(201);
     return res.body.data.id as string;
   };
-  const minimal = () => ({ name: 'web', providerId, region: 'us-east', instanceType: 'c3.small' });
+  const minimal = () => ({ name: 'web', providerId, region: 'NYC', instanceType: 'c2-small-x86' });
 
   beforeAll(async () => {
     srv = await startTestServer(profile);
@@ -41,8 +41,8 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
       attributes: {
         name: 'web',
         providerId,
-        region: 'us-east',
-        instanceType: 'c3.small',
+        region: 'NYC',
+        instanceType: 'c2-small-x86',
         image: null,
         diskSizeGb: null,
         sshKeyId: null,
@@ -69,7 +69,7 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     const full = {
       ...minimal(),
       name: 'gpu-trainer',
-      image: 'ubuntu-22.04',
+      image: 'ubuntu_22_04_x64_lts',
       diskSizeGb: 200,
       sshKeyId: key.body.data.id,
       accelerators: 'A100:8',
@@ -87,6 +87,18 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     expect(asArray.body.data.attributes.tags).toEqual({ a: '1', b: '2' });
     const viaJsonApi = await owner.post('/v1/templates', { data: { type: 'instance-templates', attributes: { ...minimal(), name: 'jsonapi' } } });
     expect(viaJsonApi.status).toBe(201);
+  });
+
+  it('checks the template against its provider catalog: 422 INVALID_REGION, INVALID_PLAN, INVALID_OS', async () => {
+    const region = await owner.post('/v1/templates', { ...minimal(), name: 'atlantis', region: 'atlantis' });
+    expect([region.status, region.body.errors[0].code, region.body.errors[0].detail]).toEqual([422, 'INVALID_REGION', 'Unknown region/site: atlantis']);
+    const plan = await owner.post('/v1/templates', { ...minimal(), instanceType: 'pc-t3-medium' });
+    expect([plan.status, plan.body.errors[0].code]).toEqual([422, 'INVALID_PLAN']);
+    const notHere = await owner.post('/v1/templates', { ...minimal(), region: 'LAX', instanceType: 'c3-large-arm' });
+    expect([notHere.status, notHere.body.errors[0].code]).toEqual([422, 'INVALID_PLAN']);
+    const image = await owner.post('/v1/templates', { ...minimal(), image: 'beos-5' });
+    expect([image.status, image.body.errors[0].code]).toEqual([422, 'INVALID_OS']);
+    expect((await owner.get('/v1/templates?limit=100')).body.data.map((t: Listed) => t.attributes.name)).not.toContain('atlantis');
   });
 
   it('answers 400 with one pointer per invalid field', async () => {

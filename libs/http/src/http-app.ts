@@ -92,6 +92,9 @@ export async function createHttpApp(rootModule: Type<unknown> | DynamicModule, o
   const adapter = new FastifyAdapter({
     ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}),
     bodyLimit: options.bodyLimit ?? BODY_LIMIT,
+    // Path ids are opaque: a long unknown one is looked up and answers 404 like any other (the
+    // default, 100, answered 414 for them). Each route's schema still bounds what it accepts.
+    maxParamLength: 1024,
     trustProxy: options.trustProxy,
     loggerInstance: options.logger,
     // (deprecated in fastify 5.x in favour of logController, but @nestjs/platform-fastify bundles its own fastify copy)

@@ -52,6 +52,15 @@ export class CatalogValidation {
     throw new DomainError('INVALID_OS', `Unknown operating system: ${ref}`);
   }
 
+  /** The region slugs a list filter names: by slug, id or site code, across providers (none when unknown). */
+  async regionSlugs(ref: string): Promise<string[]> {
+    const out = new Set<string>();
+    for (const d of await loadCatalog(this.platform)) {
+      for (const x of d.snapshot.regions) if (x.site.toLowerCase() === ref.toLowerCase() || matches(x, ref)) out.add(x.slug);
+    }
+    return [...out];
+  }
+
   /** A region by site code, slug or id (servers use sites, e.g. `NYC`). */
   async resolveSite(site: string): Promise<CatalogRegion & { providerKind: ProviderKind }> {
     for (const d of await loadCatalog(this.platform)) {

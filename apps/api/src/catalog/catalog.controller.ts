@@ -14,13 +14,14 @@ import type { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
 import { findProjectProvider } from '../providers/find-provider';
 import { loadCatalog } from './catalog.service';
+import { pathId } from '../common/resource-lifecycle';
 
 const CATEGORIES: ServerCategory[] = ['bare-metal', 'bare-metal-gpu', 'virtual-machine', 'virtual-machine-gpu'];
 const TIERS = ['all', 'core-optimized', 'memory-optimized', 'storage-optimized'] as const;
 const BILLING = ['hourly', 'monthly', 'yearly'] as const;
 
 const attrs = z.record(z.string(), z.unknown());
-const idParams = z.object({ id: z.string().min(1).max(128) });
+const idParams = z.object({ id: pathId });
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional() });
 /** Every catalog list sorts by createdAt too, newest first by default (DECISIONS 2). */
 const list = (type: string, sortFields = ['name', 'createdAt']): ListSpec => ({ type, sortFields: [...new Set([...sortFields, 'createdAt'])], defaultSort: '-createdAt' });
@@ -101,7 +102,8 @@ export class CatalogController {
   private async kindsFor(principal: Principal, providerId?: string): Promise<readonly ProviderKind[]> {
     if (!providerId) return PROVIDER_KINDS;
     const p = await findProjectProvider(this.platform, projectOf(principal), providerId);
-    if (!p) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found in this project`);
+    // As on creates: a disabled provider offers nothing to this project.
+    if (!p || !p.enabled) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found in this project${p ? ' (disabled)' : ''}`);
     return [p.name];
   }
 

@@ -27,8 +27,14 @@ export interface ProjectDoc extends ReadDoc {
 
 export const projectIdOf = (p: Principal | null): string => principalProjectId(p) ?? '';
 
+/**
+ * An id in a path: opaque to clients, so any non-empty value up to the router's parameter limit
+ * (1024) is looked up and an unknown one is a 404, never a 400.
+ */
+export const pathId = z.string().min(1).max(1024);
+
 /** Path parameter `{id}` of a simple resource. */
-export const idParams = z.object({ id: z.string().min(1).max(64) });
+export const idParams = z.object({ id: pathId });
 
 export interface ResourceLifecycleSpec<D extends ProjectDoc, C, E extends DomainEvent, S> {
   /** JSON:API type, e.g. `instance-templates`. */

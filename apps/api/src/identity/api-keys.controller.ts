@@ -10,6 +10,7 @@ import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { IDENTITY, IdentityService } from './identity.service';
 import { commandContext } from './request-context';
+import { pathId } from '../common/resource-lifecycle';
 
 const roles = ['owner', 'admin', 'developer', 'viewer'] as const;
 
@@ -30,7 +31,7 @@ const createBody = z.object({
   environment: z.enum(['live', 'test']).optional().describe('svc_live_ (default) or svc_test_ key'),
 });
 
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const idParams = z.object({ id: pathId });
 
 export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = {}) {
   return {

@@ -9,7 +9,7 @@ import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
-import { projectIdOf } from '../common/resource-lifecycle';
+import { projectIdOf, pathId } from '../common/resource-lifecycle';
 import { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
 import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
@@ -39,7 +39,7 @@ const createBody = z.object({
 });
 const patchBody = z.object({ name: z.string().min(1).max(64).optional(), tags: tagsSchema.optional() });
 const actionBody = z.object({ action: z.enum(['start', 'stop', 'restart', 'terminate', 'reinstall', 'rescue']) });
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const idParams = z.object({ id: pathId });
 const listFilters = z.object({
   status: z.enum(['creating', 'active', 'stopping', 'stopped', 'error', 'terminated', 'terminating', 'starting', 'provisioning']).optional(),
   provider: z.string().max(64).optional(),
@@ -86,7 +86,8 @@ export class InstancesController {
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof listFilters>>) {
     const filter: Filter = { projectId: projectIdOf(p), status: list.filters.status ?? { $ne: 'terminated' } };
     if (list.filters.provider) filter.providerId = list.filters.provider;
-    if (list.filters.region) filter.region = list.filters.region;
+    // A region by slug, id or site, as creates take it.
+    if (list.filters.region) filter.region = { $in: await this.service.regionSlugs(list.filters.region) };
     const { items, total } = await (await this.service.instances()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
     return listResult(items.map((d) => instanceResource(d)), total);
   }

@@ -67,6 +67,10 @@ export class InstancesService {
     return doc;
   }
 
+  regionSlugs(ref: string): Promise<string[]> {
+    return this.catalog.regionSlugs(ref);
+  }
+
   async create(projectId: string, input: CreateInstanceInput, ctx: CommandContext, pointerPrefix = ''): Promise<{ doc: InstanceDoc; jobId: string }> {
     const provider = await requireProjectProvider(this.platform, projectId, input.providerId, { requireEnabled: true });
     let sshKeyFingerprint: string | null = null;

@@ -9,13 +9,13 @@ import { notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import { commandContext } from '../identity/request-context';
-import { projectIdOf } from '../common/resource-lifecycle';
+import { projectIdOf, pathId } from '../common/resource-lifecycle';
 import { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
 import { InstancesService } from '../instances/instances.service';
 import { jobAttributes, jobResource } from './job-view';
 
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const idParams = z.object({ id: pathId });
 const filters = z.object({ status: z.enum(['pending', 'processing', 'completed', 'failed']).optional(), instanceId: z.string().max(64).optional() });
 
 /** Spec 4.3. */

@@ -14,6 +14,7 @@ import { PLATFORM } from '../tokens';
 import { commandContext } from '../identity/request-context';
 import { findProjectProvider } from './find-provider';
 import { providersServiceFor, type ProvidersService } from './providers.service';
+import { pathId } from '../common/resource-lifecycle';
 
 export const providerAttributes = z.object({
   name: z.enum(PROVIDER_KINDS),
@@ -45,7 +46,7 @@ const updateBody = z.object({
   enabled: z.boolean().optional(),
 });
 
-const idParams = z.object({ id: z.string().min(1).max(64) });
+const idParams = z.object({ id: pathId });
 
 export function providerResource(doc: ProviderDoc) {
   return {

@@ -14,6 +14,7 @@ import { PLATFORM } from '../tokens';
 import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
 import { ServersService } from './servers.service';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
+import { pathId } from '../common/resource-lifecycle';
 
 const tagsSchema = z.union([
   z.record(z.string().min(1).max(128), z.string().max(256)),
@@ -43,8 +44,8 @@ const createBody = z
 const patchBody = z.object({ label: z.string().min(1).max(64).optional(), locked: z.boolean().optional(), tags: tagsSchema.optional(), plan: z.string().min(1).max(64).optional() });
 const actionBody = z.object({ action: z.enum(['power_on', 'power_off', 'reboot']) });
 const backupBody = z.object({ name: z.string().min(1).max(64) });
-const idParams = z.object({ id: z.string().min(1).max(64) });
-const instanceParams = z.object({ instanceId: z.string().min(1).max(64) });
+const idParams = z.object({ id: pathId });
+const instanceParams = z.object({ instanceId: pathId });
 const listFilters = z.object({ status: z.string().max(32).optional(), site: z.string().max(64).optional(), role: z.enum(['BareMetal', 'VirtualMachine']).optional() });
 
 const serverDoc = resourceSchema('servers', serverAttributes);

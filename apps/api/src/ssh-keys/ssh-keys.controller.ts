@@ -10,7 +10,7 @@ import { sshKeysProjection, type SshKeyDoc } from '../../../../projections/ssh-k
 import type { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
 import { requireProjectProvider } from '../common/project-provider';
-import { ResourceLifecycle, nowIso, projectIdOf } from '../common/resource-lifecycle';
+import { ResourceLifecycle, nowIso, projectIdOf, pathId } from '../common/resource-lifecycle';
 
 export const sshKeyAttributes = z.object({
   name: z.string(),
@@ -38,7 +38,7 @@ const createBody = z.object({
     .describe(`OpenSSH public key (${SSH_KEY_ALGORITHMS.join(', ')}; RSA at least 2048 bits)`),
 });
 
-const keyParams = z.object({ keyId: z.string().min(1).max(64) });
+const keyParams = z.object({ keyId: pathId });
 
 const attributes = (doc: SshKeyDoc) => ({
   name: doc.name,

@@ -15,6 +15,8 @@ import type { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
 import { requireProjectProvider } from '../common/project-provider';
 import { ResourceLifecycle, idParams, nowIso, projectIdOf } from '../common/resource-lifecycle';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import type { ProviderKind } from '../../../../libs/domain/providers/events';
 
 const TYPE = 'instance-templates';
 
@@ -83,7 +85,10 @@ const attributes = (doc: InstanceTemplateDoc) => ({
 export class TemplatesController {
   private readonly templates;
 
+  private readonly catalog: CatalogValidation;
+
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
+    this.catalog = new CatalogValidation(platform);
     this.templates = new ResourceLifecycle(platform, { type: TYPE, label: 'Instance template', projection: templatesProjection, stream: templateStream, decider: instanceTemplateDecider, attributes });
   }
 
@@ -129,7 +134,9 @@ export class TemplatesController {
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: CreateBody) {
     const projectId = projectIdOf(principal);
-    await requireProjectProvider(this.platform, projectId, body.providerId, { requireEnabled: true });
+    const provider = await requireProjectProvider(this.platform, projectId, body.providerId, { requireEnabled: true });
+    // A template must be launchable as written: 422 INVALID_REGION / INVALID_PLAN / INVALID_OS as on an instance create.
+    await this.catalog.validateCompute({ providerKind: provider.name as ProviderKind, region: body.region, instanceType: body.instanceType, image: body.image ?? null });
     if (body.sshKeyId) await this.requireSshKey(req, projectId, body.providerId, body.sshKeyId);
     const templateId = uuidv7();
     return this.templates.create(req, principal, templateId, {
