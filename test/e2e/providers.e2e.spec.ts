@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { loadConfig } from '../../libs/config/src/config';
 import { Client } from 'pg';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { providersServiceFor } from '../../apps/api/src/providers/providers.service';
@@ -150,5 +152,42 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
 
     expect((await owner.delete(`/v1/providers/${id}`)).status).toBe(204);
     expect(await service.vault.get(doc2.credentialsRef!)).toBeNull();
+  });
+});
+
+describe('provider credential key from config (CREDENTIALS_KEY)', () => {
+  const K1 = 'a1'.repeat(32);
+  const K2 = Buffer.alloc(32, 7).toString('base64');
+
+  it('encrypts with the configured key (no generated key file) and cannot decrypt under another one', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-api-credkey-'));
+    let srv = await startTestServer('embedded', { DATA_DIR: dataDir, CREDENTIALS_KEY: K1 });
+    const created = await srv.as(srv.bootstrap.apiKey).post('/v1/providers', { name: 'provider_baremetal', apiKey: SECRET });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id;
+    const credentialsOf = async (s: TestServer) => {
+      const service = providersServiceFor(s.platform);
+      return service.credentialsOf((await (await service.collection()).get(id))!);
+    };
+    expect(await credentialsOf(srv)).toEqual({ apiKey: SECRET });
+    expect(fs.existsSync(path.join(dataDir, 'secrets-credentials.key'))).toBe(false);
+    await srv.stop({ keepData: true });
+
+    srv = await startTestServer('embedded', { DATA_DIR: dataDir, CREDENTIALS_KEY: K1 });
+    expect(await credentialsOf(srv)).toEqual({ apiKey: SECRET });
+    await srv.stop({ keepData: true });
+
+    srv = await startTestServer('embedded', { DATA_DIR: dataDir, CREDENTIALS_KEY: K2 });
+    try {
+      await expect(credentialsOf(srv)).rejects.toThrow();
+    } finally {
+      await srv.stop();
+    }
+  });
+
+  it('refuses a key that is not 32 bytes at start-up, naming the setting', () => {
+    expect(() => loadConfig({}, { CREDENTIALS_KEY: 'short' })).toThrow(/CREDENTIALS_KEY/);
+    expect(() => loadConfig({}, { CREDENTIALS_KEY: 'ab'.repeat(31) })).toThrow(/CREDENTIALS_KEY/);
+    expect(loadConfig({}, { CREDENTIALS_KEY: K2 }).credentialsKey).toBe(K2);
   });
 });

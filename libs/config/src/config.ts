@@ -40,6 +40,15 @@ export const configSchema = z
     RATE_LIMIT_KEY_PER_MIN: positiveInt.default(100),
     RATE_LIMIT_IP_PER_MIN: positiveInt.default(100),
     API_KEY_PEPPER: z.string().min(32).optional(),
+    /**
+     * AES-256-GCM key for provider credentials at rest: 32 bytes as 64 hex characters or base64.
+     * Unset: generated once into `<DATA_DIR>/secrets-credentials.key` (mode 0600). Every process of a
+     * deployment must use the same key.
+     */
+    CREDENTIALS_KEY: z
+      .string()
+      .refine((v) => (/^[0-9a-fA-F]{64}$/.test(v) ? true : /^[A-Za-z0-9+/]{43}=$/.test(v)), 'must be 32 bytes: 64 hex characters or base64')
+      .optional(),
     /** Provider simulator latencies: realistic (default) or zero (tests, benches). */
     SIMULATOR_LATENCY: z.enum(['realistic', 'zero']).default('realistic'),
     JOB_CONCURRENCY: positiveInt.default(32),
@@ -95,6 +104,7 @@ export const configSchema = z
       consistencyWaitMs: c.CONSISTENCY_WAIT_MS,
       rateLimits: { perProject: c.RATE_LIMIT_PROJECT_PER_MIN, perKey: c.RATE_LIMIT_KEY_PER_MIN, perIp: c.RATE_LIMIT_IP_PER_MIN },
       apiKeyPepper: c.API_KEY_PEPPER,
+      credentialsKey: c.CREDENTIALS_KEY,
       simulatorLatency: c.SIMULATOR_LATENCY,
       jobConcurrency: c.JOB_CONCURRENCY,
       /** null: bearer tokens are only accepted as API keys. */

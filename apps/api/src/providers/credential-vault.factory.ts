@@ -6,10 +6,10 @@ import type { Platform } from '../platform/platform';
 
 /**
  * The vault of the running profile: a table in the event store's database for PostgreSQL/PGlite,
- * 0600 files in the data dir for EventStoreDB. `key` (base64 or hex, 32 bytes) overrides the key
- * generated into `<dataDir>/secrets-credentials.key`.
+ * 0600 files in the data dir for EventStoreDB. The key (base64 or hex, 32 bytes) comes from
+ * CREDENTIALS_KEY, else from the one generated into `<dataDir>/secrets-credentials.key`.
  */
-export function createCredentialVault(platform: Platform, key?: string): CredentialVault {
+export function createCredentialVault(platform: Platform, key: string | undefined = platform.config.credentialsKey): CredentialVault {
   const cipher = CredentialCipher.fromConfig(platform.config.dataDir, key);
   const events = platform.events;
   if (events instanceof SqlEventStore) {
