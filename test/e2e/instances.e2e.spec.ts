@@ -34,6 +34,9 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(res.body.data.attributes.tags).toEqual([{ key: 'env', value: 'prod' }, { key: 'team', value: 'core' }]);
     const id = res.body.data.id;
     expect((await instance(id)).status).toBe(200);
+    // No image named: the provider's default OS, never null.
+    expect(res.body.data.attributes.operating_system).toMatchObject({ slug: 'ubuntu_24_04_x64_lts' });
+    expect((await instance(id)).body.data.attributes.operating_system).toBe('ubuntu_24_04_x64_lts');
     const listed = await api.get('/v1/instances?sort=-createdAt');
     expect(listed.body.data.map((d: { id: string }) => d.id)).toContain(id);
     // ?region= takes the region as creates do: slug, id or site.
@@ -52,7 +55,7 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect((await job(res.body.jobId)).body.data.attributes.payload).toEqual({
       name: 'web-1',
       plan: 'pc-t3-medium',
-      operatingSystem: res.body.data.attributes.image ?? null,
+      operatingSystem: 'ubuntu_24_04_x64_lts',
       region: 'us-east-1',
       site: res.body.data.attributes.site,
       hostname: res.body.data.attributes.hostname,

@@ -4,6 +4,9 @@ import type { CatalogImage, CatalogOs, CatalogPlan, CatalogRegion } from '../../
 import type { Platform } from '../platform/platform';
 import { loadCatalog } from './catalog.service';
 
+/** The image an instance gets when its create names none (every seeded provider offers it). */
+export const DEFAULT_OS = 'ubuntu_24_04_x64_lts';
+
 const matches = (x: { id: string; slug: string }, ref: string) => x.id === ref || x.slug === ref || x.slug.toLowerCase() === ref.toLowerCase();
 
 export interface ValidatedCompute {
@@ -31,6 +34,9 @@ export class CatalogValidation {
     if (input.image) {
       image = snap.images.find((i) => matches(i, input.image!) || i.osSlug === input.image || snap.operatingSystems.some((o) => o.id === input.image && o.slug === i.osSlug)) ?? null;
       if (!image) throw new DomainError('INVALID_OS', `Unknown operating system/image: ${input.image}`);
+    } else {
+      // No image named: the provider's default, as a provider console would preselect it.
+      image = snap.images.find((i) => i.osSlug === DEFAULT_OS) ?? snap.images[0] ?? null;
     }
     return { plan, region, image };
   }
