@@ -41,6 +41,17 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
     expect((await api.get(`/v1/instances/${ids[2]}`)).body.data.attributes.status).toBe('active');
     const job = await api.get(`/v1/jobs/${items[0].jobId}`);
     expect(job.body.data.attributes).toMatchObject({ type: 'instance.action', operation: 'stop', status: 'completed' });
+    // The 202's jobId resolves as a job too: the batch, summed up (one item was rejected, so it failed).
+    const batchJob = await api.get(`/v1/jobs/${res.body.jobId}`);
+    expect(batchJob.status).toBe(200);
+    expect(batchJob.body.data).toMatchObject({ id: res.body.jobId, type: 'jobs', attributes: { type: 'batch.action', operation: 'stop', status: 'failed', resourceType: 'batch', resourceId: res.body.jobId } });
+    expect(batchJob.body.data.attributes.error).toContain('1 of 3');
+    expect(batchJob.body.data.attributes.completedAt).toEqual(expect.any(String));
+    const retried = await api.post(`/v1/jobs/${res.body.jobId}/retry`);
+    expect([retried.status, retried.body.errors[0].code]).toEqual([400, 'RETRY_FAILED']);
+    // Another project sees neither.
+    const other = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: `batch-other-job-${profile}` });
+    expect((await srv.as(other.body.included[0].attributes.key).get(`/v1/jobs/${res.body.jobId}`)).status).toBe(404);
   });
 
   it('rejects a wrong-status item with INVALID_STATE and deletes the rest', async () => {
@@ -53,6 +64,10 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
     expect(del.status).toBe(202);
     const done = await eventually(() => status(del.body.data.id), (r) => r.body.data.attributes.inProgress === 0);
     expect(done.body.data.attributes).toMatchObject({ action: 'delete', status: 'completed', succeeded: 3 });
+    // Every item done: the batch's job is completed.
+    const delJob = await api.get(`/v1/jobs/${del.body.jobId}`);
+    expect(delJob.body.data.attributes).toMatchObject({ type: 'batch.delete', status: 'completed', error: null, attempts: 1 });
+    expect(delJob.body.data.attributes.payload).toMatchObject({ resourceIds: ids, succeeded: 3, failed: 0 });
     for (const id of ids) expect((await api.get(`/v1/instances/${id}`)).body.data.attributes.status).toBe('terminated');
   });
 

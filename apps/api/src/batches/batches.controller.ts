@@ -9,11 +9,11 @@ import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/ro
 import type { Principal } from '../../../../libs/http/src/auth';
 import { notFound } from '../../../../libs/http/src/errors';
 import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
-import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf } from '../common/resource-lifecycle';
 import { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
+import { batchOutcome } from './batch-view';
 
 const resourceIds = z
   .array(z.string().min(1).max(64))
@@ -40,7 +40,8 @@ const batchDocument = z.object({ data: z.object({ id: z.string(), type: z.litera
 
 /**
  * Spec 4.17 batches: a batch is an aggregate; a process manager fans it out into one job per
- * resource. `jobId` in the 202 is the batch id (its status is per resource, under `items`).
+ * resource. `jobId` in the 202 is the batch id: GET /v1/jobs/{id} shows the batch as one job
+ * summing up its items, and the status route reports each resource under `items`.
  */
 @Controller()
 export class BatchesController {
@@ -109,30 +110,11 @@ export class BatchesController {
   }
 
   private async view(doc: BatchDoc) {
-    const jobIds = doc.items.map((i) => i.jobId).filter((x): x is string => x !== null);
-    const jobs = new Map((await (await this.platform.projections.collection(jobsProjection)).getMany(jobIds)).map((j) => [j.id, j]));
-    const items = doc.items.map((i) => {
-      if (i.rejected) return { resourceId: i.resourceId, jobId: null, status: 'rejected', error: i.rejected.error, code: i.rejected.code };
-      if (!i.jobId) return { resourceId: i.resourceId, jobId: null, status: 'accepted', error: null, code: null };
-      const job = jobs.get(i.jobId);
-      return { resourceId: i.resourceId, jobId: i.jobId, status: job?.status ?? 'pending', error: job?.status === 'failed' ? job.error : null, code: null };
-    });
-    const succeeded = items.filter((i) => i.status === 'completed').length;
-    const failed = items.filter((i) => i.status === 'failed' || i.status === 'rejected').length;
-    const inProgress = items.length - succeeded - failed;
-    const status = items.some((i) => i.status === 'accepted')
-      ? 'accepted'
-      : inProgress > 0
-        ? 'processing'
-        : failed === 0
-          ? 'completed'
-          : succeeded === 0
-            ? 'failed'
-            : 'partially_failed';
+    const { status, total, succeeded, failed, inProgress, items } = await batchOutcome(this.platform, doc);
     return {
       id: doc.id,
       type: 'batches' as const,
-      attributes: { action: doc.action, resourceType: doc.resourceType, status, total: items.length, succeeded, failed, inProgress, items, createdAt: doc.createdAt, updatedAt: doc.updatedAt },
+      attributes: { action: doc.action, resourceType: doc.resourceType, status, total, succeeded, failed, inProgress, items, createdAt: doc.createdAt, updatedAt: doc.updatedAt },
     };
   }
 }

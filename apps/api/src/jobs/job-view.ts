@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JobDoc } from '../../../../projections/jobs/jobs.projection';
 
 export const jobAttributes = z.object({
-  type: z.enum(['instance.create', 'instance.delete', 'instance.action', 'server.create', 'server.action', 'catalog.sync']),
+  type: z.enum(['instance.create', 'instance.delete', 'instance.action', 'server.create', 'server.action', 'catalog.sync', 'batch.action', 'batch.delete']),
   status: z.enum(['pending', 'processing', 'completed', 'failed']),
   attempts: z.number().int(),
   maxAttempts: z.number().int(),

@@ -5,7 +5,7 @@ import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/ro
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { notFound } from '../../../../libs/http/src/errors';
+import { ApiError, notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import { commandContext } from '../identity/request-context';
@@ -14,6 +14,8 @@ import { Platform } from '../platform/platform';
 import { PLATFORM } from '../tokens';
 import { InstancesService } from '../instances/instances.service';
 import { jobAttributes, jobResource } from './job-view';
+import { batchJobResource } from '../batches/batch-view';
+import { batchesProjection } from '../../../../projections/batches/batches.projection';
 
 const idParams = z.object({ id: pathId });
 const filters = z.object({ status: z.enum(['pending', 'processing', 'completed', 'failed']).optional(), instanceId: z.string().max(64).optional() });
@@ -23,7 +25,7 @@ const filters = z.object({ status: z.enum(['pending', 'processing', 'completed',
 export class JobsController {
   private readonly service: InstancesService;
 
-  constructor(@Inject(PLATFORM) platform: Platform) {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.service = new InstancesService(platform);
   }
 
@@ -62,8 +64,11 @@ export class JobsController {
   @ApiRoute({ method: 'GET', path: '/v1/jobs/{id}', summary: 'Get a job', tag: 'Jobs', auth: 'project', params: idParams, responses: { 200: resourceSchema('jobs', jobAttributes) } })
   async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
     const job = await (await this.service.jobs()).get(params.id);
-    if (!job || job.projectId !== projectIdOf(p)) throw notFound('Job not found');
-    return { data: jobResource(job) };
+    if (job && job.projectId === projectIdOf(p)) return { data: jobResource(job) };
+    // A batch's 202 names the batch as its job.
+    const batch = job ? null : await (await this.platform.projections.collection(batchesProjection)).get(params.id);
+    if (batch && batch.projectId === projectIdOf(p)) return { data: await batchJobResource(this.platform, batch) };
+    throw notFound('Job not found');
   }
 
   @ApiRoute({
@@ -78,6 +83,10 @@ export class JobsController {
     responses: { 200: z.object({ data: z.object({ jobId: z.string(), status: z.literal('retrying') }) }) },
   })
   async retry(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+    const batch = await (await this.platform.projections.collection(batchesProjection)).get(params.id);
+    if (batch && batch.projectId === projectIdOf(p)) {
+      throw new ApiError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
+    }
     const job = await this.service.retryJob(projectIdOf(p), params.id, commandContext(req, p));
     return { data: { jobId: job.id, status: 'retrying' as const } };
   }
