@@ -191,7 +191,9 @@ export class Platform {
     const runner = this.projections.liveRunner(projection.name);
     const held = runner?.handler instanceof DocumentProjector ? (runner.handler as DocumentProjector<D>).peek(collection.name, id) : undefined;
     if (held && (position === null || held._position === position)) return structuredClone(held);
-    const doc = await collection.get(id);
+    // What the projector holds is what the collection has, so a held document at another position
+    // goes straight to the fold (the stream of a new resource is in the event store's memory tail).
+    const doc = held ? null : await collection.get(id);
     if (doc && (position === null || doc._position === position)) return doc;
     const events = await this.events.readStream(stream);
     return foldDocument(projection, position === null ? events : events.filter((e) => e.position <= position), id) ?? doc;
