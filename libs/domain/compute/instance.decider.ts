@@ -184,7 +184,7 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
       case 'SyncInstanceStatus': {
         // Only a settled instance takes the provider's word: one with a job in flight is about to
         // change anyway, and its job's outcome is the authority for it.
-        if (state.currentJob || (state.status !== 'active' && state.status !== 'stopped')) return [];
+        if (state.currentJob || (state.status !== 'active' && state.status !== 'stopped' && state.status !== 'error')) return [];
         if (command.observed === 'unknown' || command.observed === state.status) return [];
         return [{ type: 'compute.InstanceStatusSynced.v1', data: { instanceId, from: state.status, to: command.observed, at: command.now } }];
       }

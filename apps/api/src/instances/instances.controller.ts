@@ -46,6 +46,16 @@ const listFilters = z.object({
   region: z.string().max(64).optional(),
 });
 const allFilters = z.object({ refresh: z.enum(['true', 'false']).optional() });
+const collection = collectionSchema('instances', instanceAttributes);
+const allSchema = collection.extend({
+  meta: collection.shape.meta.extend({
+    refreshed: z.boolean(),
+    sync: z
+      .object({ checked: z.number().int(), changed: z.number().int(), unreachable: z.number().int() })
+      .optional()
+      .describe('With refresh=true: instances asked, statuses recorded as changed, drivers that did not answer'),
+  }),
+});
 const accepted = resourceSchema('instances', instanceAttributes, { jobId: z.string() });
 
 @Controller()
@@ -100,7 +110,7 @@ export class InstancesController {
     auth: 'project',
     query: allFilters,
     list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
-    responses: { 200: collectionSchema('instances', instanceAttributes) },
+    responses: { 200: allSchema },
   })
   async all(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof allFilters>>) {
     const projectId = projectIdOf(p);
