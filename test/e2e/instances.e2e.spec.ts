@@ -129,6 +129,10 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     const types = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).map((e) => e.type);
     expect(types.filter((t) => t === 'jobs.JobAttemptStarted.v1')).toHaveLength(6);
     expect(types.filter((t) => t === 'jobs.JobRetried.v1')).toHaveLength(1);
+    // The retry resets the instance before it re-opens the job, so the next round of attempts finds it reset.
+    const starts = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).filter((e) => e.type === 'jobs.JobAttemptStarted.v1');
+    const reset = (await srv.platform.events.readStream(`instance-${res.body.data.id}`)).find((e) => e.type === 'compute.InstanceOperationRetried.v1');
+    expect(reset!.position).toBeLessThan(starts[3].position);
 
     const ok = await api.post('/v1/instances', { ...base, name: 'ok2', providerId });
     const notFailed = await api.post(`/v1/jobs/${ok.body.jobId}/retry`);

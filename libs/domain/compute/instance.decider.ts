@@ -171,7 +171,8 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
         if (!mine(command.jobId) || state.status === 'error') return [];
         return [{ type: 'compute.InstanceOperationFailed.v1', data: { instanceId, jobId: command.jobId, operation: job!.operation, error: command.error, at: command.now } }];
       case 'RetryInstanceOperation': {
-        if (!mine(command.jobId)) return [];
+        // Only out of the `error` its failed job left (a repeated or concurrent retry changes nothing).
+        if (!mine(command.jobId) || state.status !== 'error') return [];
         const status = OPERATION_START_STATUS[job!.operation];
         return [{ type: 'compute.InstanceOperationRetried.v1', data: { instanceId, jobId: command.jobId, operation: job!.operation, status, at: command.now } }];
       }

@@ -6,7 +6,7 @@ import { instanceStream, type InstanceAction, type InstanceSpecData } from '../.
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { serverDecider } from '../../../../libs/domain/servers/server.decider';
 import { serverStream } from '../../../../libs/domain/servers/server.events';
-import { jobStream } from '../../../../libs/domain/jobs/events';
+import { jobStream, type JobEvent } from '../../../../libs/domain/jobs/events';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import { ApiError, badRequest, notFound } from '../../../../libs/http/src/errors';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
@@ -15,6 +15,7 @@ import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.p
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import type { Platform } from '../platform/platform';
+import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { LiveStatus } from '../../../../libs/providers/src/driver.port';
 
@@ -157,19 +158,24 @@ export class InstancesService {
   async retryJob(projectId: string | null, jobId: string, ctx: CommandContext): Promise<JobDoc> {
     const job = await (await this.jobs()).get(jobId);
     if (!job || (projectId !== null && job.projectId !== projectId)) throw notFound('Job not found');
-    const retried = await handleCommand(this.platform.events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: new Date().toISOString() }, ctx);
-    let position = retried.position;
-    // DECISIONS 7: the resource the job acts on goes back to the status its operation starts from.
+    // Checked on the job's own stream (the read model may lag a failure or another retry).
+    const current = (await this.platform.events.readStream(jobStream(jobId))).reduce((st, e) => jobDecider.evolve(st, e as unknown as JobEvent), jobDecider.initialState());
+    if (current.status !== 'failed') throw new DomainError('RETRY_FAILED', `Only a failed job can be retried; this one is ${current.status}`);
+    // DECISIONS 7: the resource the job acts on goes back to the status its operation starts from,
+    // before the job is re-opened: the executor may begin the next attempt as soon as JobRetried is
+    // appended, and that attempt must find the resource reset. The resource deciders act only out of
+    // the `error` the failed job left, so a refused or repeated retry resets nothing.
     let resourceProjection: string | null = null;
+    let resetAt: number | null = null;
     if (job.resourceType === 'instance') {
-      const reset = await handleCommand(this.platform.events, instanceStream(job.resourceId), instanceDecider, { type: 'RetryInstanceOperation', jobId, now: new Date().toISOString() }, ctx);
-      position = reset.position ?? position;
+      resetAt = (await handleCommand(this.platform.events, instanceStream(job.resourceId), instanceDecider, { type: 'RetryInstanceOperation', jobId, now: new Date().toISOString() }, ctx)).position;
       resourceProjection = 'instances';
     } else if (job.resourceType === 'server') {
-      const reset = await handleCommand(this.platform.events, serverStream(job.resourceId), serverDecider, { type: 'RetryServerOperation', jobId, now: new Date().toISOString() }, ctx);
-      position = reset.position ?? position;
+      resetAt = (await handleCommand(this.platform.events, serverStream(job.resourceId), serverDecider, { type: 'RetryServerOperation', jobId, now: new Date().toISOString() }, ctx)).position;
       resourceProjection = 'servers';
     }
+    const retried = await handleCommand(this.platform.events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: new Date().toISOString() }, ctx);
+    const position = Math.max(retried.position ?? 0, resetAt ?? 0) || null;
     await this.platform.waitForProjections(position, resourceProjection ? [resourceProjection, 'jobs'] : ['jobs']);
     return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, retried.position))!;
   }
