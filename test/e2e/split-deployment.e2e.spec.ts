@@ -40,8 +40,9 @@ describe('split deployment: ROLE=api node plus a worker (server profile)', () =>
     srv = await startTestServer('server', { ...shared, ROLE: 'api' });
   }, 60000);
   afterAll(async () => {
-    await srv?.stop();
+    // The worker first: running, it would re-create the read-store database that stop() drops.
     await worker?.close();
+    await srv?.stop();
   });
 
   it('runs an instance create accepted by the API node to completion on the worker', async () => {
