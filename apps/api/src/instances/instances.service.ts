@@ -19,7 +19,6 @@ import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { LiveStatus } from '../../../../libs/providers/src/driver.port';
 
-const SYNC_PAGE = 500;
 const SYNC_CONCURRENCY = 16;
 
 export interface CreateInstanceInput {
@@ -182,18 +181,13 @@ export class InstancesService {
 
   /**
    * Asks each matching instance's driver for its live status and records the ones that differ
-   * (compute.InstanceStatusSynced.v1), then waits until the read model shows them. Instances go in
-   * pages of SYNC_PAGE, SYNC_CONCURRENCY driver calls at a time; an unreachable driver leaves its
-   * instances as recorded and is counted.
+   * (compute.InstanceStatusSynced.v1), then waits until the read model shows them. SYNC_CONCURRENCY
+   * driver calls at a time; an unreachable driver leaves its instances as recorded and is counted.
    */
   async syncLiveStatuses(filter: Filter, ctx: CommandContext): Promise<{ checked: number; changed: number; unreachable: number }> {
-    const instances = await this.instances();
-    const docs: InstanceDoc[] = [];
-    for (let skip = 0; ; skip += SYNC_PAGE) {
-      const { items } = await instances.find({ filter, sort: [{ field: 'createdAt', direction: -1 }], skip, limit: SYNC_PAGE });
-      docs.push(...items);
-      if (items.length < SYNC_PAGE) break;
-    }
+    // One unsorted, uncounted query: FerretDB decodes every match of a query anyway, so pages would
+    // repeat that work once per page.
+    const { items: docs } = await (await this.instances()).find({ filter, withTotal: false });
     const out = { checked: 0, changed: 0, unreachable: 0 };
     let last: number | null = null;
     const queue = docs.filter((d) => d.externalId);
