@@ -50,6 +50,8 @@ export interface ComputeBenchOptions {
   listInstances: number;
   /** Sequential creates timed to job completion (c3). */
   latencyCreates: number;
+  /** Items to measure (BENCH_COMPUTE_ITEMS, default all): the seed runs either way, so c1 meets the same read model. */
+  items?: Set<string>;
 }
 
 const HIGH = String(10_000_000);
@@ -217,33 +219,36 @@ export async function benchCompute(opts: ComputeBenchOptions): Promise<{ rows: R
     details.seed = { instances: opts.listInstances, docs: listed, appendMs: Math.round(seeded.ms), restartAndProjectMs: Math.round(catchUpMs) };
     const listKey = await server.identity.issueKey({ projectId: listProject, name: 'bench-list', role: 'owner', expiresAt: null, mode: 'test' }, ctx);
 
-    // c2: GET through the API, then the bare Fastify baseline on the same collection.
-    const listPath = '/v1/instances?limit=20&sort=-createdAt';
-    const get = await measure({ url: `${server.url}${listPath}`, method: 'GET', headers: { 'x-service-api-key': listKey.key, accept: 'application/json' }, concurrency: opts.concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 200 });
-    log(describe('API GET /v1/instances', get));
-    details.apiListGet = get;
-
+    const items = opts.items ?? new Set(['c1', 'c2', 'c3']);
     const tls = { key: fs.readFileSync(path.join(dataDir, 'tls', 'key.pem')), cert: fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem')) };
-    const physical = await server.platform.projections.catalog.resolve(instancesProjection as never);
-    baselineStore = await MongoReadStore.connect(opts.engines.mongoUrl, `bench_cmp_${id}`);
-    const coll = baselineStore.collection<InstanceDoc>(physical);
-    const query: FindQuery = { filter: { projectId: listProject, status: { $ne: 'terminated' } }, sort: [{ field: 'createdAt', direction: -1 }], skip: 0, limit: 20 };
-    baseline = Fastify({ https: tls, logger: false });
-    baseline.get('/v1/instances', async () => {
-      const { items, total } = await coll.find(query);
-      return { data: items.map((d) => instanceResource(d)), meta: { total } };
-    });
-    await baseline.listen({ port: 0, host: '127.0.0.1' });
-    const basePort = (baseline.server.address() as { port: number }).port;
-    const baseGet = await measure({ url: `https://127.0.0.1:${basePort}${listPath}`, method: 'GET', headers: { accept: 'application/json' }, concurrency: opts.concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 200 });
-    log(describe('bare Fastify + same find', baseGet));
-    details.baselineListGet = baseGet;
-    rows.push(
-      row({ item: 'c2', metric: `GET /v1/instances?limit=20&sort=-createdAt (${Math.round(listed / 1000)}k inst), ${opts.concurrency} conns`, unit: 'req/s', value: get.rps, baselineName: 'bare Fastify+find', baseline: baseGet.rps, target: 0.6, targetKind: 'ratio' }),
-      row({ item: 'c2', metric: 'GET /v1/instances p99', unit: 'ms', value: get.p99Ms, baselineName: 'bare Fastify+find', baseline: baseGet.p99Ms, target: null, targetKind: null, lowerIsBetter: true }),
-    );
-    await baseline.close();
-    baseline = null;
+    // c2: GET through the API, then the bare Fastify baseline on the same collection.
+    if (items.has('c2')) {
+      const listPath = '/v1/instances?limit=20&sort=-createdAt';
+      const get = await measure({ url: `${server.url}${listPath}`, method: 'GET', headers: { 'x-service-api-key': listKey.key, accept: 'application/json' }, concurrency: opts.concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 200 });
+      log(describe('API GET /v1/instances', get));
+      details.apiListGet = get;
+
+      const physical = await server.platform.projections.catalog.resolve(instancesProjection as never);
+      baselineStore = await MongoReadStore.connect(opts.engines.mongoUrl, `bench_cmp_${id}`);
+      const coll = baselineStore.collection<InstanceDoc>(physical);
+      const query: FindQuery = { filter: { projectId: listProject, status: { $ne: 'terminated' } }, sort: [{ field: 'createdAt', direction: -1 }], skip: 0, limit: 20 };
+      baseline = Fastify({ https: tls, logger: false });
+      baseline.get('/v1/instances', async () => {
+        const { items, total } = await coll.find(query);
+        return { data: items.map((d) => instanceResource(d)), meta: { total } };
+      });
+      await baseline.listen({ port: 0, host: '127.0.0.1' });
+      const basePort = (baseline.server.address() as { port: number }).port;
+      const baseGet = await measure({ url: `https://127.0.0.1:${basePort}${listPath}`, method: 'GET', headers: { accept: 'application/json' }, concurrency: opts.concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 200 });
+      log(describe('bare Fastify + same find', baseGet));
+      details.baselineListGet = baseGet;
+      rows.push(
+        row({ item: 'c2', metric: `GET /v1/instances?limit=20&sort=-createdAt (${Math.round(listed / 1000)}k inst), ${opts.concurrency} conns`, unit: 'req/s', value: get.rps, baselineName: 'bare Fastify+find', baseline: baseGet.rps, target: 0.6, targetKind: 'ratio' }),
+        row({ item: 'c2', metric: 'GET /v1/instances p99', unit: 'ms', value: get.p99Ms, baselineName: 'bare Fastify+find', baseline: baseGet.p99Ms, target: null, targetKind: null, lowerIsBetter: true }),
+      );
+      await baseline.close();
+      baseline = null;
+    }
 
     // c1 baseline: bare Fastify HTTPS route appending one event with the create's payload to the same event store.
     const events = server.platform.events;
@@ -267,31 +272,32 @@ export async function benchCompute(opts: ComputeBenchOptions): Promise<{ rows: R
     await Promise.all(server.platform.allRunners().map((r) => r.waitFor(relayHead, 15_000)));
 
     // c3: sequential creates, each timed until GET /v1/jobs/{id} says completed (10 ms polls).
-    api = apiClient(server.url, boot.apiKey);
-    const toCompleted: number[] = [];
-    const postOnly: number[] = [];
-    let latencyErrors = 0;
-    let firstLatencyError: string | null = null;
-    for (let i = 0; i < opts.latencyCreates; i++) {
-      const t0 = performance.now();
-      const res = await api.call('POST', '/v1/instances', { ...createBody, name: `latency-${i}` });
-      postOnly.push(performance.now() - t0);
-      if (res.status !== 202) {
-        // e.g. 404 when the read-your-writes wait timed out: the create was accepted but is not readable yet.
-        latencyErrors++;
-        firstLatencyError ??= `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
-        continue;
-      }
-      const jobPath = `/v1/jobs/${res.body.jobId as string}`;
-      for (;;) {
-        const job = await api.call('GET', jobPath);
-        const status = job.status === 200 ? (job.body.data.attributes.status as string) : `http ${job.status}`;
-        if (status === 'completed') break;
-        if (status === 'failed') throw new Error(`job ${jobPath} failed: ${JSON.stringify(job.body).slice(0, 300)}`);
-        if (performance.now() - t0 > 30_000) throw new Error(`job ${jobPath} not completed after 30 s (last: ${status})`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      toCompleted.push(performance.now() - t0);
+    if (items.has('c3')) {
+      api = apiClient(server.url, boot.apiKey);
+      const toCompleted: number[] = [];
+      const postOnly: number[] = [];
+      let latencyErrors = 0;
+      let firstLatencyError: string | null = null;
+      for (let i = 0; i < opts.latencyCreates; i++) {
+        const t0 = performance.now();
+        const res = await api.call('POST', '/v1/instances', { ...createBody, name: `latency-${i}` });
+        postOnly.push(performance.now() - t0);
+        if (res.status !== 202) {
+          // e.g. 404 when the read-your-writes wait timed out: the create was accepted but is not readable yet.
+          latencyErrors++;
+          firstLatencyError ??= `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+          continue;
+        }
+        const jobPath = `/v1/jobs/${res.body.jobId as string}`;
+        for (;;) {
+          const job = await api.call('GET', jobPath);
+          const status = job.status === 200 ? (job.body.data.attributes.status as string) : `http ${job.status}`;
+          if (status === 'completed') break;
+          if (status === 'failed') throw new Error(`job ${jobPath} failed: ${JSON.stringify(job.body).slice(0, 300)}`);
+          if (performance.now() - t0 > 30_000) throw new Error(`job ${jobPath} not completed after 30 s (last: ${status})`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        toCompleted.push(performance.now() - t0);
     }
     toCompleted.sort((a, b) => a - b);
     postOnly.sort((a, b) => a - b);
@@ -304,6 +310,7 @@ export async function benchCompute(opts: ComputeBenchOptions): Promise<{ rows: R
     );
     api.close();
     api = null;
+    }
 
     // c1: POST /v1/instances under load (creates keep the executor busy in the background too).
     const post = await measure({ url: `${server.url}/v1/instances`, method: 'POST', headers: { 'x-service-api-key': boot.apiKey, accept: 'application/json' }, postBody: createBody, concurrency: opts.concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 202 });

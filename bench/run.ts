@@ -8,7 +8,8 @@
  * rebuilt into FerretDB, default all of them), BENCH_RELAY_EVENTS (default 50000).
  * Group "compute" (in the default run; BENCH_ONLY=compute, or compute-http / compute-rebuild for one
  * half): BENCH_LIST_INSTANCES (default 10000), BENCH_LATENCY_CREATES (default 50), BENCH_HISTORY_EVENTS
- * (default 1000000), BENCH_HISTORY_MEMORY=1 (also rebuild every read model into memory).
+ * (default 1000000), BENCH_HISTORY_MEMORY=1 (also rebuild every read model into memory),
+ * BENCH_COMPUTE_ITEMS=c1,c2,c3 (which compute-http items to measure; the 10k seed runs either way).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -82,6 +83,7 @@ async function main(): Promise<number> {
         warmupMs: 1500,
         listInstances: num('BENCH_LIST_INSTANCES', 10_000),
         latencyCreates: num('BENCH_LATENCY_CREATES', 50),
+        items: new Set((process.env.BENCH_COMPUTE_ITEMS ?? 'c1,c2,c3').split(',').map((s) => s.trim())),
       });
       rows.push(...r.rows);
       details.compute = r.details;

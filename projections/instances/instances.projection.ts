@@ -17,6 +17,12 @@ export interface InstanceDoc extends ReadDoc, Omit<InstanceSpecData, 'tags'> {
   rescueImage: string | null;
   /** When the system stops this instance for inactivity (active instances with autoStopMinutes only). */
   autoStopAt: string | null;
+  /**
+   * `autoStopAt !== null`: the auto-stop poller's equality key. FerretDB v1 pushes only equality down
+   * to PostgreSQL, so a poll on `status: 'active'` decoded every active instance of every project each
+   * tick (its cost grew with the fleet); on this key it decodes only the instances with a timer.
+   */
+  autoStopArmed: boolean;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -27,99 +33,108 @@ const plusMinutes = (iso: string, minutes: number | null) => (minutes && minutes
 /** Serves the instance routes, the auto-stop due-time index and the live-status sync. */
 export const instancesProjection: DocumentProjection<InstanceDoc> = {
   name: 'instances',
-  version: 1,
+  version: 2,
   eventTypes: INSTANCE_EVENT_TYPES,
   creates: ['compute.InstanceRequested.v1'],
   indexes: [
     { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
     { fields: [{ field: 'projectId', direction: 1 }, { field: 'status', direction: 1 }] },
-    { fields: [{ field: 'status', direction: 1 }, { field: 'autoStopAt', direction: 1 }] },
+    { fields: [{ field: 'autoStopArmed', direction: 1 }, { field: 'autoStopAt', direction: 1 }] },
   ],
   documentId: (e) => (e.data as { instanceId: string }).instanceId,
-  evolve: (current, recorded: RecordedEvent) => {
-    const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
-    if (event.type === 'compute.InstanceRequested.v1') {
-      const { instanceId, jobId, requestedAt, ...spec } = event.data;
-      return {
-        ...spec,
-        id: instanceId,
-        _position: recorded.position,
-        status: 'creating',
-        jobId,
-        externalId: null,
-        ipv4: null,
-        ipv6: null,
-        sshUser: null,
-        sshPort: null,
-        errorMessage: null,
-        rescueImage: null,
-        autoStopAt: null,
-        createdAt: requestedAt,
-        updatedAt: requestedAt,
-        deletedAt: null,
-      };
-    }
-    if (!current) return null;
-    const at = 'at' in event.data ? event.data.at : recorded.recordedAt;
-    const base = { ...current, updatedAt: at };
-    switch (event.type) {
-      case 'compute.InstanceActionRequested.v1':
-        return {
-          ...base,
-          updatedAt: event.data.requestedAt,
-          status: event.data.to,
-          jobId: event.data.jobId,
-          errorMessage: null,
-          autoStopAt: null,
-          rescueImage: event.data.action === 'rescue' ? (event.data.rescueImage ?? null) : event.data.action === 'reinstall' ? null : current.rescueImage,
-        };
-      case 'compute.InstanceProvisioningStarted.v1':
-        return { ...base, status: 'provisioning' };
-      case 'compute.InstanceProvisioned.v1':
-        return {
-          ...base,
-          status: 'active',
-          externalId: event.data.externalId,
-          hostname: event.data.hostname,
-          ipv4: event.data.ipv4,
-          ipv6: event.data.ipv6,
-          sshUser: event.data.sshUser,
-          sshPort: event.data.sshPort,
-          autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes),
-        };
-      case 'compute.InstanceStopped.v1':
-        return { ...base, status: 'stopped', autoStopAt: null };
-      case 'compute.InstanceRebooting.v1':
-        return { ...base, status: 'starting' };
-      case 'compute.InstanceStarted.v1':
-        return { ...base, status: 'active', autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes) };
-      case 'compute.InstanceTerminated.v1':
-        return { ...base, status: 'terminated', deletedAt: event.data.at, autoStopAt: null };
-      case 'compute.InstanceOperationFailed.v1':
-        return { ...base, status: 'error', errorMessage: event.data.error, autoStopAt: null };
-      case 'compute.InstanceOperationRetried.v1':
-        return { ...base, status: event.data.status, errorMessage: null };
-      case 'compute.InstanceUpdated.v1':
-        return {
-          ...base,
-          ...(event.data.name ? { name: event.data.name } : {}),
-          ...(event.data.tags ? { tags: event.data.tags } : {}),
-          autoStopAt: current.status === 'active' ? plusMinutes(event.data.at, current.autoStopMinutes) : current.autoStopAt,
-        };
-      case 'compute.InstanceStatusSynced.v1': {
-        const to = event.data.to;
-        return {
-          ...base,
-          status: to,
-          autoStopAt: to === 'active' ? plusMinutes(event.data.at, current.autoStopMinutes) : null,
-          errorMessage: to === 'error' ? 'The provider reports this instance in error' : null,
-          ...(to === 'terminated' ? { deletedAt: event.data.at } : {}),
-        };
-      }
-      default: {
-        const never: never = event;
-        return never;
-      }
-    }
+  evolve: (current, recorded) => {
+    const next = evolveInstance(current, recorded);
+    // evolveInstance returns a fresh document (or `current` itself, where the marker already holds).
+    if (next) next.autoStopArmed = next.autoStopAt !== null;
+    return next;
   },
 };
+
+function evolveInstance(current: InstanceDoc | null, recorded: RecordedEvent): InstanceDoc | null {
+  const event = { type: recorded.type, data: recorded.data } as InstanceEvent;
+  if (event.type === 'compute.InstanceRequested.v1') {
+    const { instanceId, jobId, requestedAt, ...spec } = event.data;
+    return {
+      ...spec,
+      id: instanceId,
+      _position: recorded.position,
+      status: 'creating',
+      jobId,
+      externalId: null,
+      ipv4: null,
+      ipv6: null,
+      sshUser: null,
+      sshPort: null,
+      errorMessage: null,
+      rescueImage: null,
+      autoStopAt: null,
+      autoStopArmed: false,
+      createdAt: requestedAt,
+      updatedAt: requestedAt,
+      deletedAt: null,
+    };
+  }
+  if (!current) return null;
+  const at = 'at' in event.data ? event.data.at : recorded.recordedAt;
+  const base = { ...current, updatedAt: at };
+  switch (event.type) {
+    case 'compute.InstanceActionRequested.v1':
+      return {
+        ...base,
+        updatedAt: event.data.requestedAt,
+        status: event.data.to,
+        jobId: event.data.jobId,
+        errorMessage: null,
+        autoStopAt: null,
+        rescueImage: event.data.action === 'rescue' ? (event.data.rescueImage ?? null) : event.data.action === 'reinstall' ? null : current.rescueImage,
+      };
+    case 'compute.InstanceProvisioningStarted.v1':
+      return { ...base, status: 'provisioning' };
+    case 'compute.InstanceProvisioned.v1':
+      return {
+        ...base,
+        status: 'active',
+        externalId: event.data.externalId,
+        hostname: event.data.hostname,
+        ipv4: event.data.ipv4,
+        ipv6: event.data.ipv6,
+        sshUser: event.data.sshUser,
+        sshPort: event.data.sshPort,
+        autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes),
+      };
+    case 'compute.InstanceStopped.v1':
+      return { ...base, status: 'stopped', autoStopAt: null };
+    case 'compute.InstanceRebooting.v1':
+      return { ...base, status: 'starting' };
+    case 'compute.InstanceStarted.v1':
+      return { ...base, status: 'active', autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes) };
+    case 'compute.InstanceTerminated.v1':
+      return { ...base, status: 'terminated', deletedAt: event.data.at, autoStopAt: null };
+    case 'compute.InstanceOperationFailed.v1':
+      return { ...base, status: 'error', errorMessage: event.data.error, autoStopAt: null };
+    case 'compute.InstanceOperationRetried.v1':
+      return { ...base, status: event.data.status, errorMessage: null };
+    case 'compute.InstanceUpdated.v1':
+      return {
+        ...base,
+        ...(event.data.name ? { name: event.data.name } : {}),
+        ...(event.data.tags ? { tags: event.data.tags } : {}),
+        autoStopAt: current.status === 'active' ? plusMinutes(event.data.at, current.autoStopMinutes) : current.autoStopAt,
+      };
+    case 'compute.InstanceStatusSynced.v1': {
+      const to = event.data.to;
+      return {
+        ...base,
+        status: to,
+        autoStopAt: to === 'active' ? plusMinutes(event.data.at, current.autoStopMinutes) : null,
+        errorMessage: to === 'error' ? 'The provider reports this instance in error' : null,
+        ...(to === 'terminated' ? { deletedAt: event.data.at } : {}),
+      };
+    }
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+

@@ -34,7 +34,7 @@ export class AutoStopper {
     if (this.busy || this.stopped) return;
     this.busy = true;
     try {
-      const due = await (await this.instances()).find({ filter: { status: 'active', autoStopAt: { $lte: new Date().toISOString() } }, sort: [{ field: 'autoStopAt', direction: 1 }], limit: 100, withTotal: false });
+      const due = await (await this.instances()).find({ filter: { autoStopArmed: true, autoStopAt: { $lte: new Date().toISOString() } }, sort: [{ field: 'autoStopAt', direction: 1 }], limit: 100, withTotal: false });
       for (const doc of due.items) {
         await Promise.resolve(this.stopInstance(doc)).catch((err) => this.logger.warn({ err: String(err), instanceId: doc.id }, 'auto-stop failed; retrying on the next tick'));
       }
