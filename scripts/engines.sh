@@ -570,19 +570,19 @@ BEGIN
     CONTINUE WHEN fld IS NULL;
     -- one twin per collection and field, however many btree indexes start with that field
     twin := left((SELECT relname FROM pg_class WHERE oid = tbl), 45) || '_' || left(md5(fld), 8) || '_gin';
-    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin ((_jsonb -> %L) jsonb_path_ops) WITH (fastupdate = off)', twin, tbl, fld);
+    EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %s USING gin ((_jsonb -> %L) jsonb_path_ops) WITH (gin_pending_list_limit = 128)', twin, tbl, fld);
   END LOOP;
 END
 $fn$;
 DROP EVENT TRIGGER IF EXISTS cloud_api_gin_twin;
 CREATE EVENT TRIGGER cloud_api_gin_twin ON ddl_command_end WHEN TAG IN ('CREATE INDEX') EXECUTE FUNCTION public.cloud_api_gin_twin();
--- twins made before fastupdate=off (earlier versions of this script): switch them over
+-- twins made by earlier versions of this script: same storage parameters
 DO $do$
 DECLARE r record;
 BEGIN
   FOR r IN SELECT c.oid::regclass AS idx FROM pg_class c JOIN pg_am a ON a.oid = c.relam
-           WHERE a.amname = 'gin' AND c.relname LIKE '%\_gin' AND NOT coalesce(c.reloptions @> ARRAY['fastupdate=off'], false) LOOP
-    EXECUTE format('ALTER INDEX %s SET (fastupdate = off)', r.idx);
+           WHERE a.amname = 'gin' AND c.relname LIKE '%\_gin' AND NOT coalesce(c.reloptions @> ARRAY['gin_pending_list_limit=128'], false) LOOP
+    EXECUTE format('ALTER INDEX %s SET (fastupdate = on, gin_pending_list_limit = 128)', r.idx);
     PERFORM gin_clean_pending_list(r.idx);
   END LOOP;
 END
