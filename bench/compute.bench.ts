@@ -33,10 +33,11 @@ import { loadConfig, type AppConfig } from '../libs/config/src/config';
 import { REDACT_PATHS } from '../libs/http/src/logging';
 import type { EventStore, NewEvent, RecordedEvent } from '../libs/eventstore/src/event-store.port';
 import { instanceStream } from '../libs/domain/compute/instance.events';
-import { MongoReadStore } from '../libs/readstore/src/mongo-read-store';
-import type { FindQuery } from '../libs/readstore/src/read-store.port';
+import { MongoReadCollection, MongoReadStore } from '../libs/readstore/src/mongo-read-store';
+import type { FindQuery, ReadDoc, WriteOp } from '../libs/readstore/src/read-store.port';
 import { ReadStoreCheckpointStore } from '../libs/subscriptions/src/checkpoint-store';
 import { instancesProjection, type InstanceDoc } from '../projections/instances/instances.projection';
+import { jobsProjection } from '../projections/jobs/jobs.projection';
 import { runLoad, type LoadResult } from './http-load';
 import { cleanup } from './http.bench';
 import { cpuDelta, cpuSnapshot, log, percentile, row, shortId, type Engines, type Row } from './lib';
@@ -313,12 +314,42 @@ export async function benchCompute(opts: ComputeBenchOptions): Promise<{ rows: R
     }
 
     // c1: POST /v1/instances under load (creates keep the executor busy in the background too).
-    const post = await measure({ url: `${server.url}/v1/instances`, method: 'POST', headers: { 'x-service-api-key': boot.apiKey, accept: 'application/json' }, postBody: createBody, concurrency: opts.concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 202 });
+    // The read-model writes the creates cause are counted (the API runs in this process).
+    const writes = countReadModelWrites(['instances', 'jobs']);
+    let post: MeasuredLoad;
+    let counted: ReturnType<typeof writes.stop>;
+    try {
+      post = await measure({ url: `${server.url}/v1/instances`, method: 'POST', headers: { 'x-service-api-key': boot.apiKey, accept: 'application/json' }, postBody: createBody, concurrency: opts.concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 202 });
+      // The jobs of the run finish before the count ends: their last writes belong to their creates.
+      const jobs = await server.platform.projections.collection(jobsProjection);
+      const deadline = Date.now() + 120_000;
+      while ((await jobs.find({ filter: { status: 'pending' }, limit: 1 })).total + (await jobs.find({ filter: { status: 'processing' }, limit: 1 })).total > 0) {
+        if (Date.now() > deadline) throw new Error('jobs of the c1 run still open after 120 s');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      counted = writes.stop();
+    }
     log(describe('API POST /v1/instances', post));
     details.apiPost = post;
     rows.push(
       row({ item: 'c1', metric: `POST /v1/instances, ${opts.concurrency} conns`, unit: 'req/s', value: post.rps, baselineName: 'bare Fastify+1-event append', baseline: basePost.rps, target: 1000, targetKind: 'absolute' }),
       row({ item: 'c1', metric: 'POST /v1/instances p99', unit: 'ms', value: post.p99Ms, baselineName: 'bare Fastify+1-event append', baseline: basePost.p99Ms, target: 50, targetKind: 'atMost', lowerIsBetter: true }),
+    );
+
+    // c1's ceiling from the read store alone: the document writes each create causes (counted above,
+    // warm-up included; a create is one instance inserted) times what FerretDB sustains for the same
+    // kinds of writes with the whole machine to itself. Nothing else a create costs is counted, so
+    // the real ceiling is lower still.
+    const creates = counted.instances.inserts;
+    const perCreate = { inserts: (counted.instances.inserts + counted.jobs.inserts) / creates, updates: (counted.instances.updates + counted.jobs.updates) / creates };
+    const capacity = await readStoreCapacity(opts.engines.mongoUrl, `bench_cap_${id}`, template, opts.concurrency, Math.min(opts.durationMs, 5000));
+    const secondsPerCreate = perCreate.inserts / capacity.insertsPerSec + perCreate.updates / capacity.updatesPerSec;
+    const ceiling = 1 / secondsPerCreate;
+    log(`c1 ceiling: ${perCreate.inserts.toFixed(2)} inserts + ${perCreate.updates.toFixed(2)} updates of read-model documents per create (${creates} creates); FerretDB alone: ${Math.round(capacity.insertsPerSec)} inserts/s, ${Math.round(capacity.updatesPerSec)} updates/s by id (${opts.concurrency} conns) -> at most ${Math.round(ceiling)} creates/s`);
+    details.c1Ceiling = { creates, writes: counted, perCreate, capacity, ceiling };
+    rows.push(
+      row({ item: 'c1', metric: `  read-store ceiling (${perCreate.inserts.toFixed(1)} ins + ${perCreate.updates.toFixed(1)} upd per create)`, unit: 'creates/s', value: ceiling, baselineName: 'POST /v1/instances', baseline: post.rps, target: null, targetKind: null }),
     );
 
   } finally {
@@ -333,4 +364,80 @@ export async function benchCompute(opts: ComputeBenchOptions): Promise<{ rows: R
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   return { rows, details };
+}
+
+/** Counts the document writes of the named read models (physical names `<model>_v…`) until `stop()`. */
+function countReadModelWrites<M extends string>(models: M[]): { stop(): Record<M, { inserts: number; updates: number; deletes: number }> } {
+  const counts = Object.fromEntries(models.map((m) => [m, { inserts: 0, updates: 0, deletes: 0 }])) as Record<M, { inserts: number; updates: number; deletes: number }>;
+  const write = MongoReadCollection.prototype.write;
+  const spy = function (this: MongoReadCollection, ops: WriteOp<ReadDoc>[]) {
+    const model = models.find((m) => this.name.startsWith(`${m}_v`));
+    if (model) {
+      for (const op of ops) {
+        if (op.kind === 'delete') counts[model].deletes++;
+        else if (op.isNew) counts[model].inserts++;
+        else counts[model].updates++;
+      }
+    }
+    return write.call(this, ops);
+  };
+  MongoReadCollection.prototype.write = spy as typeof write;
+  return {
+    stop() {
+      MongoReadCollection.prototype.write = write;
+      return structuredClone(counts);
+    },
+  };
+}
+
+/**
+ * What FerretDB sustains for a create's kinds of read-model writes, alone on the machine: bulk
+ * inserts of instance documents (as the projector writes them), then replacements by id of those
+ * documents from `concurrency` writers, through the same read-store adapter.
+ */
+async function readStoreCapacity(mongoUrl: string, dbName: string, template: RecordedEvent, concurrency: number, durationMs: number): Promise<{ insertsPerSec: number; updatesPerSec: number; docs: number }> {
+  const store = await MongoReadStore.connect(mongoUrl, dbName);
+  try {
+    const coll = store.collection<InstanceDoc>('capacity_instances');
+    await coll.ensureIndexes(instancesProjection.indexes ?? []);
+    const docs: InstanceDoc[] = [];
+    let position = 0;
+    const stopAt = () => performance.now() + durationMs;
+    // Inserts: batches of 50 (what a busy projector batch holds), `concurrency` writers.
+    let end = stopAt();
+    const insertStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < end) {
+          const batch: InstanceDoc[] = [];
+          for (let i = 0; i < 50; i++) {
+            const instanceId = uuidv7();
+            const doc = instancesProjection.evolve(null, { ...template, position: ++position, data: { ...template.data, instanceId, jobId: uuidv7(), name: `cap-${position}` } })!;
+            batch.push(doc);
+          }
+          await coll.write(batch.map((doc) => ({ kind: 'put', doc, isNew: true })));
+          docs.push(...batch);
+        }
+      }),
+    );
+    const insertsPerSec = docs.length / ((performance.now() - insertStarted) / 1000);
+    // Updates: one document per write call, as a projector batch with one change.
+    let updates = 0;
+    end = stopAt();
+    const updateStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, w) => {
+        for (let i = w; performance.now() < end; i += concurrency) {
+          const doc = docs[i % docs.length];
+          await coll.write([{ kind: 'put', doc: { ...doc, status: 'active', _position: ++position, updatedAt: new Date().toISOString() }, isNew: false }]);
+          updates++;
+        }
+      }),
+    );
+    const updatesPerSec = updates / ((performance.now() - updateStarted) / 1000);
+    return { insertsPerSec, updatesPerSec, docs: docs.length };
+  } finally {
+    await store.dropDatabase?.().catch(() => undefined);
+    await store.close();
+  }
 }
