@@ -201,6 +201,10 @@ describe.each<Profile>(['embedded', 'server'])('SSH keys (%s profile)', (profile
     const reused = await owner.post(keysPath(providerId), { ...body, name: 'twice' }, headers);
     expect(reused.status).toBe(422);
     expect(reused.body.errors[0].code).toBe('IDEMPOTENCY_KEY_REUSED');
+    // The query is part of the request: the same key and body for another provider is another request.
+    const elsewhere = await owner.post(keysPath(otherProviderId), body, headers);
+    expect(elsewhere.status).toBe(422);
+    expect(elsewhere.body.errors[0].code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
   it('describes the routes in /v1/openapi.json', async () => {

@@ -93,6 +93,19 @@ function validate(req: FastifyRequest, route: RegisteredRoute): void {
   req.parsed = { body, query: parsedQuery, params, list };
 }
 
+/**
+ * The path with its query parameters in a canonical order: the query is part of the request (e.g.
+ * `POST /v1/ssh-keys?providerId=`), so the same key with another query is a different request.
+ */
+function canonicalTarget(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const params = new URLSearchParams(url.slice(at + 1));
+  params.sort();
+  const query = params.toString();
+  return query ? `${url.slice(0, at)}?${query}` : url.slice(0, at);
+}
+
 async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: PipelineOptions): Promise<FastifyReply | undefined> {
   const raw = req.headers['idempotency-key'];
   if (raw === undefined || !req.apiRoute?.idempotent) return undefined;
@@ -102,7 +115,7 @@ async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: Pip
   }
   if (!req.principal) return undefined;
   const scope = principalScope(req.principal);
-  const fingerprint = requestFingerprint(req.method, req.url.split('?')[0], req.body);
+  const fingerprint = requestFingerprint(req.method, canonicalTarget(req.url), req.body);
   let res;
   try {
     res = await o.idempotencyStore.begin(scope, key, fingerprint, o.idempotencyLockMs ?? 5 * 60_000);
