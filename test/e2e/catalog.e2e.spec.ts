@@ -162,6 +162,11 @@ describe.each<Profile>(['embedded', 'server'])('catalog (%s profile)', (profile)
     await expect(v.validateCompute({ providerKind: 'provider_baremetal', region: 'NYC', instanceType: 'c3-medium-x86', image: 'plan9' })).rejects.toMatchObject({ code: 'INVALID_OS' });
     expect((await v.resolveSite('LAX')).city).toBe('Los Angeles');
     expect((await v.resolvePlan(catalogId('plan', 'mc-cpu-8'))).providerKind).toBe('provider_multicloud');
-    await expect(v.resolveOs('nope')).rejects.toMatchObject({ code: 'INVALID_OS' });
+    const gpu = await v.resolvePlan('g3-a100-x8');
+    await expect(v.resolveOs('nope', gpu)).rejects.toMatchObject({ code: 'INVALID_OS' });
+    expect((await v.resolveOs('ubuntu_24_04_x64_lts', gpu)).slug).toBe('ubuntu_24_04_x64_lts');
+    await expect(v.resolveOs('windows_2022', gpu)).rejects.toMatchObject({ code: 'INVALID_OS', message: 'Operating system windows_2022 is not offered for bare-metal-gpu plans such as g3-a100-x8' });
+    // Offered by the bare-metal provider only: not for a public-cloud plan.
+    await expect(v.resolveOs('flatcar_stable', await v.resolvePlan('pc-t3-medium'))).rejects.toMatchObject({ code: 'INVALID_OS' });
   });
 });

@@ -192,6 +192,10 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(region.body.errors[0]).toMatchObject({ code: 'INVALID_REGION', detail: 'Unknown region/site: mars-1' });
     expect((await api.post('/v1/instances', { ...base, name: 'x', providerId, instanceType: 'nope' })).body.errors[0].code).toBe('INVALID_PLAN');
     expect((await api.post('/v1/instances', { ...base, name: 'x', providerId, image: 'beos-5' })).body.errors[0].code).toBe('INVALID_OS');
+    // An image the provider offers, but not for this kind of plan (no Windows on GPU plans).
+    const gpuWindows = await api.post('/v1/instances', { ...base, name: 'x', providerId, instanceType: 'pc-g5-xlarge', image: 'windows_2022' });
+    expect([gpuWindows.status, gpuWindows.body.errors[0].code]).toEqual([422, 'INVALID_OS']);
+    expect(gpuWindows.body.errors[0].detail).toContain('virtual-machine-gpu');
     const missing = await api.post('/v1/instances', { ...base, name: 'x', providerId: 'nope' });
     expect(missing.status).toBe(404);
     expect(missing.body.errors[0].code).toBe('PROVIDER_NOT_FOUND');

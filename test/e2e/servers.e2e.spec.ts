@@ -217,6 +217,11 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     const os = await api.post('/v1/servers', jsonApi({ ...bareMetal, operating_system: 'plan9' }));
     expect(os.status).toBe(422);
     expect(os.body.errors[0].code).toBe('INVALID_OS');
+    // The OS must be one the plan's provider offers for the plan's category.
+    const gpuWindows = await api.post('/v1/servers', jsonApi({ ...bareMetal, plan: 'g3-a100-x8', operating_system: 'windows_2022' }));
+    expect([gpuWindows.status, gpuWindows.body.errors[0].code]).toEqual([422, 'INVALID_OS']);
+    const vmFlatcar = await api.post('/v1/servers', { ...bareMetal, role: 'VirtualMachine', site: 'us-east-1', plan: 'pc-t3-medium', provider: providerId, operating_system: 'flatcar_stable' });
+    expect([vmFlatcar.status, vmFlatcar.body.errors[0].code]).toEqual([422, 'INVALID_OS']);
     const provider = await api.post('/v1/servers', { ...bareMetal, role: 'VirtualMachine', site: 'us-east-1', plan: 'pc-t3-medium', provider: 'nope' });
     expect(provider.status).toBe(404);
     expect(provider.body.errors[0].code).toBe('PROVIDER_NOT_FOUND');

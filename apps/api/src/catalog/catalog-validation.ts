@@ -34,6 +34,8 @@ export class CatalogValidation {
     if (input.image) {
       image = snap.images.find((i) => matches(i, input.image!) || i.osSlug === input.image || snap.operatingSystems.some((o) => o.id === input.image && o.slug === i.osSlug)) ?? null;
       if (!image) throw new DomainError('INVALID_OS', `Unknown operating system/image: ${input.image}`);
+      const os = snap.operatingSystems.find((o) => o.slug === image!.osSlug);
+      if (os && !os.categories.includes(plan.category)) throw new DomainError('INVALID_OS', `Operating system ${os.slug} is not offered for ${plan.category} plans such as ${plan.slug}`);
     } else {
       // No image named: the provider's default, as a provider console would preselect it.
       image = snap.images.find((i) => i.osSlug === DEFAULT_OS) ?? snap.images[0] ?? null;
@@ -50,12 +52,17 @@ export class CatalogValidation {
     throw new DomainError('INVALID_PLAN', `Unknown plan: ${ref}`);
   }
 
-  async resolveOs(ref: string): Promise<CatalogOs> {
-    for (const d of await loadCatalog(this.platform)) {
-      const o = d.snapshot.operatingSystems.find((x) => matches(x, ref));
-      if (o) return o;
-    }
-    throw new DomainError('INVALID_OS', `Unknown operating system: ${ref}`);
+  /**
+   * An operating system by slug or id, as the plan's provider offers it for the plan's category
+   * (servers): an OS only another provider offers, or not for this kind of plan (Windows on a GPU
+   * plan, Flatcar on a VM), is refused like an unknown one.
+   */
+  async resolveOs(ref: string, plan: Pick<CatalogPlan, 'slug' | 'category'> & { providerKind: ProviderKind }): Promise<CatalogOs> {
+    const [doc] = await loadCatalog(this.platform, [plan.providerKind]);
+    const o = doc?.snapshot.operatingSystems.find((x) => matches(x, ref));
+    if (!o) throw new DomainError('INVALID_OS', `Unknown operating system: ${ref}`);
+    if (!o.categories.includes(plan.category)) throw new DomainError('INVALID_OS', `Operating system ${o.slug} is not offered for ${plan.category} plans such as ${plan.slug}`);
+    return o;
   }
 
   /** The region slugs a list filter names: by slug, id or site code, across providers (none when unknown). */

@@ -82,7 +82,7 @@ export class ServersService {
     }
     const region = await this.catalog.resolveSite(input.site);
     if (region.providerKind !== plan.providerKind || !plan.regions.includes(region.slug)) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not available at site ${input.site}`);
-    const os = await this.catalog.resolveOs(input.operating_system);
+    const os = await this.catalog.resolveOs(input.operating_system, plan);
     const spec: ServerSpecData = {
       projectId,
       providerId,
