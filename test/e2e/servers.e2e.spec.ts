@@ -1,4 +1,5 @@
 import { eventually } from '../support/wait';
+import { ed25519Key } from '../support/ssh-keys';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 
@@ -68,6 +69,24 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     expect(res.status).toBe(201);
     expect(res.body.data.attributes).toMatchObject({ role: 'VirtualMachine', provider: providerId, billing: 'monthly', ipmiStatus: 'not_applicable' });
     expect(statusOf(await until(res.body.data.id, 'active'))).toBe('active');
+  });
+
+  it('injects only SSH keys of the project (and of the named provider)', async () => {
+    const key = await api.post(`/v1/ssh-keys?providerId=${encodeURIComponent(providerId)}`, { name: 'ops', publicKey: ed25519Key() });
+    expect(key.status).toBe(201);
+    const vm = { name: 'vm-keys', hostname: 'vm-keys', site: 'us-east-1', plan: 'pc-t3-medium', operating_system: 'debian_12', billing: 'monthly', role: 'VirtualMachine', provider: providerId };
+    const ok = await api.post('/v1/servers', { ...vm, ssh_keys: [key.body.data.id] });
+    expect(ok.status).toBe(201);
+    const unknown = await api.post('/v1/servers', { ...vm, ssh_keys: [key.body.data.id, 'no-such-key'] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer)).toEqual(['/ssh_keys/1']);
+    // Another project's key is unknown here too.
+    const created = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: `keys-elsewhere-${profile}` });
+    const otherProject = srv.as(created.body.included[0].attributes.key);
+    const otherProvider = (await otherProject.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-other' })).body.data.id;
+    const foreign = (await otherProject.post(`/v1/ssh-keys?providerId=${encodeURIComponent(otherProvider)}`, { name: 'theirs', publicKey: ed25519Key() })).body.data.id;
+    const refused = await api.post('/v1/servers', jsonApi({ ...bareMetal, ssh_keys: [foreign] }));
+    expect([refused.status, refused.body.errors[0].source.pointer]).toEqual([400, '/data/attributes/ssh_keys/0']);
   });
 
   it('runs power_off, power_on and reboot through their lifecycles and refuses wrong-status actions', async () => {
@@ -145,6 +164,8 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     expect(gone.body.data.attributes.deletedAt).toEqual(expect.any(String));
     expect((await api.get('/v1/servers?limit=100')).body.data.map((d: { id: string }) => d.id)).not.toContain(id);
     expect((await api.get('/v1/servers?status=terminated&limit=100')).body.data.map((d: { id: string }) => d.id)).toContain(id);
+    const unknownStatus = await api.get('/v1/servers?status=bogus');
+    expect([unknownStatus.status, unknownStatus.body.errors[0].code]).toEqual([400, 'INVALID_QUERY']);
     const again = await api.delete(`/v1/servers/${id}`);
     expect(again.status).toBe(409);
     expect(again.body.errors[0].code).toBe('INVALID_STATE');

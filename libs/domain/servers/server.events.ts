@@ -1,27 +1,29 @@
 import type { DomainEvent } from '../shared/domain-error';
 
 /** Spec 3.2 statuses plus `migrating` (DECISIONS 8). */
-export type ServerStatus =
-  | 'active'
-  | 'creating'
-  | 'deleting'
-  | 'error'
-  | 'inactive'
-  | 'installing'
-  | 'maintenance'
-  | 'pending'
-  | 'rescued'
-  | 'rescuing'
-  | 'restarted'
-  | 'scheduled'
-  | 'starting'
-  | 'stopped'
-  | 'stopping'
-  | 'suspended'
-  | 'terminated'
-  | 'updating'
-  | 'waiting'
-  | 'migrating';
+export const SERVER_STATUSES = [
+  'active',
+  'creating',
+  'deleting',
+  'error',
+  'inactive',
+  'installing',
+  'maintenance',
+  'pending',
+  'rescued',
+  'rescuing',
+  'restarted',
+  'scheduled',
+  'starting',
+  'stopped',
+  'stopping',
+  'suspended',
+  'terminated',
+  'updating',
+  'waiting',
+  'migrating',
+] as const;
+export type ServerStatus = (typeof SERVER_STATUSES)[number];
 export type ServerRole = 'BareMetal' | 'VirtualMachine';
 export type ServerPowerAction = 'power_on' | 'power_off' | 'reboot';
 /** What a job does to a server. */

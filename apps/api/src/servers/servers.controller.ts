@@ -15,6 +15,7 @@ import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes,
 import { ServersService } from './servers.service';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { pathId } from '../common/resource-lifecycle';
+import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 
 const tagsSchema = z.union([
   z.record(z.string().min(1).max(128), z.string().max(256)),
@@ -46,7 +47,7 @@ const actionBody = z.object({ action: z.enum(['power_on', 'power_off', 'reboot']
 const backupBody = z.object({ name: z.string().min(1).max(64) });
 const idParams = z.object({ id: pathId });
 const instanceParams = z.object({ instanceId: pathId });
-const listFilters = z.object({ status: z.string().max(32).optional(), site: z.string().max(64).optional(), role: z.enum(['BareMetal', 'VirtualMachine']).optional() });
+const listFilters = z.object({ status: z.enum(SERVER_STATUSES).optional(), site: z.string().max(64).optional(), role: z.enum(['BareMetal', 'VirtualMachine']).optional() });
 
 const serverDoc = resourceSchema('servers', serverAttributes);
 const withJob = resourceSchema('servers', serverAttributes, { jobId: z.string() });

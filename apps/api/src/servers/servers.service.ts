@@ -10,6 +10,7 @@ import { badRequest, invalidState, notFound } from '../../../../libs/http/src/er
 import { serversProjection, type ServerDoc } from '../../../../projections/servers/servers.projection';
 import { backupsProjection, type BackupDoc } from '../../../../projections/backups/backups.projection';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
+import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { normalizeTags } from '../instances/instances.service';
@@ -83,6 +84,7 @@ export class ServersService {
     const region = await this.catalog.resolveSite(input.site);
     if (region.providerKind !== plan.providerKind || !plan.regions.includes(region.slug)) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not available at site ${input.site}`);
     const os = await this.catalog.resolveOs(input.operating_system, plan);
+    await this.requireSshKeys(projectId, providerId, input.ssh_keys ?? [], pointerPrefix);
     const spec: ServerSpecData = {
       projectId,
       providerId,
@@ -104,6 +106,21 @@ export class ServersService {
       accelerators: input.accelerators ?? null,
     };
     return this.request(spec, ctx);
+  }
+
+  /**
+   * The keys to inject must be this project's SSH keys, and the named provider's when there is one
+   * (keys are registered per provider, spec 4.7); 400 with a pointer to each unknown entry.
+   */
+  private async requireSshKeys(projectId: string, providerId: string | null, ids: string[], pointerPrefix: string): Promise<void> {
+    if (ids.length === 0) return;
+    const found = new Map((await (await this.platform.projections.collection(sshKeysProjection)).getMany(ids)).map((k) => [k.id, k]));
+    const errors = ids.flatMap((id, i) => {
+      const key = found.get(id);
+      if (key && key.projectId === projectId && (providerId === null || key.providerId === providerId)) return [];
+      return [{ detail: `SSH key ${id} not found${providerId ? ` for provider ${providerId}` : ''}`, source: { pointer: `${pointerPrefix}/ssh_keys/${i}` } }];
+    });
+    if (errors.length > 0) throw badRequest(errors);
   }
 
   async act(projectId: string, id: string, action: ServerPowerAction, ctx: CommandContext): Promise<{ doc: ServerDoc; jobId: string }> {
