@@ -30,7 +30,7 @@ export interface JobDoc extends ReadDoc {
 /** Serves the job routes and is the executor's due-time index (pending jobs by dueAt). */
 export const jobsProjection: DocumentProjection<JobDoc> = {
   name: 'jobs',
-  version: 1,
+  version: 2,
   eventTypes: Object.values(JobEventTypes),
   creates: ['jobs.JobEnqueued.v1'],
   indexes: [
@@ -77,7 +77,9 @@ export const jobsProjection: DocumentProjection<JobDoc> = {
       case 'jobs.JobFailed.v1':
         return { ...current, status: 'failed', error: event.data.error, dueAt: null, completedAt: event.data.failedAt, updatedAt: event.data.failedAt };
       case 'jobs.JobRetried.v1':
-        return { ...current, status: 'pending', attempts: 0, retries: (current.retries ?? 0) + 1, maxAttempts: event.data.maxAttempts, dueAt: event.data.retriedAt, completedAt: null, updatedAt: event.data.retriedAt };
+        // A fresh budget (DECISIONS 7): the earlier round's error is history (the job's events), not
+        // a diagnostic of the pending job.
+        return { ...current, status: 'pending', attempts: 0, retries: (current.retries ?? 0) + 1, maxAttempts: event.data.maxAttempts, error: null, dueAt: event.data.retriedAt, completedAt: null, updatedAt: event.data.retriedAt };
       default: {
         const never: never = event;
         return never;

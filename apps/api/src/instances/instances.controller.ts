@@ -183,7 +183,7 @@ export class InstancesController {
     tag: 'Instances',
     auth: 'project',
     params: idParams,
-    list: { type: 'instance-events', sortFields: ['createdAt'], defaultSort: 'createdAt' },
+    list: { type: 'instance-events', sortFields: ['createdAt'] },
     responses: { 200: collectionSchema('instance-events', z.object({ event: z.string(), revision: z.number(), data: z.record(z.string(), z.unknown()), actor: z.string().nullable(), createdAt: z.string() })) },
   })
   async events(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
