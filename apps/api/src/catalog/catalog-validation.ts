@@ -75,8 +75,10 @@ export class CatalogValidation {
   }
 
   /** A region by site code, slug or id (servers use sites, e.g. `NYC`). */
-  async resolveSite(site: string): Promise<CatalogRegion & { providerKind: ProviderKind }> {
-    for (const d of await loadCatalog(this.platform)) {
+  async resolveSite(site: string, preferred?: ProviderKind): Promise<CatalogRegion & { providerKind: ProviderKind }> {
+    // The plan's provider first: two providers' catalogs may share a site code.
+    const docs = await loadCatalog(this.platform);
+    for (const d of preferred ? [...docs.filter((x) => x.kind === preferred), ...docs.filter((x) => x.kind !== preferred)] : docs) {
       const r = d.snapshot.regions.find((x) => x.site.toLowerCase() === site.toLowerCase() || matches(x, site));
       if (r) return { ...r, providerKind: d.kind };
     }

@@ -81,7 +81,7 @@ export class ServersService {
       if (provider.name !== plan.providerKind) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not offered by provider ${provider.name}`);
       providerId = provider.id;
     }
-    const region = await this.catalog.resolveSite(input.site);
+    const region = await this.catalog.resolveSite(input.site, plan.providerKind);
     if (region.providerKind !== plan.providerKind || !plan.regions.includes(region.slug)) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not available at site ${input.site}`);
     const os = await this.catalog.resolveOs(input.operating_system, plan);
     await this.requireSshKeys(projectId, providerId, input.ssh_keys ?? [], pointerPrefix);
