@@ -1,46 +1,10 @@
-import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import type { InstanceSpecData } from '../../libs/domain/compute/instance.events';
 import { instancesProjection, type InstanceDoc } from './instances.projection';
+import { instanceSpec, streamRecorder } from '../../test/support/fixtures';
 
-const spec: InstanceSpecData = {
-  projectId: 'p1',
-  providerId: 'prov1',
-  providerKind: 'provider_publiccloud',
-  name: 'web',
-  hostname: 'web.us-east-1',
-  region: 'us-east-1',
-  site: 'us-east-1',
-  instanceType: 'pc-t3-medium',
-  plan: { slug: 'pc-t3-medium', name: 't3.medium' },
-  image: 'pc-ubuntu-24-04-x64-lts',
-  operatingSystem: { slug: 'ubuntu_24_04_x64_lts', name: 'Ubuntu 24.04 LTS' },
-  diskSizeGb: null,
-  workerCount: 1,
-  spot: false,
-  ports: [],
-  autoStopMinutes: 30,
-  accelerators: null,
-  sshKeyId: null,
-  tags: [],
-  vcpus: 2,
-  ramMb: 4096,
-  diskGb: 80,
-  gpus: 0,
-  gpuType: null,
-  hourlyPriceCents: 4,
-};
+const spec: InstanceSpecData = instanceSpec({ autoStopMinutes: 30 });
 
-let position = 0;
-const recorded = (type: string, data: Record<string, unknown>): RecordedEvent => ({
-  id: `e${++position}`,
-  type,
-  streamId: 'instance-i1',
-  revision: position - 1,
-  position,
-  data: { instanceId: 'i1', jobId: 'j1', ...data },
-  metadata: { schemaVersion: 1 },
-  recordedAt: '2026-01-01T00:00:00.000Z',
-});
+const recorded = streamRecorder('instance-i1', { instanceId: 'i1', jobId: 'j1' });
 
 describe('instances projection: the auto-stop poll key', () => {
   it('is armed exactly while an auto-stop time is set, through the lifecycle', () => {

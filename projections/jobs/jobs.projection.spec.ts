@@ -1,17 +1,7 @@
-import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { jobsProjection, type JobDoc } from './jobs.projection';
+import { streamRecorder } from '../../test/support/fixtures';
 
-let position = 0;
-const recorded = (type: string, data: Record<string, unknown>): RecordedEvent => ({
-  id: `e${++position}`,
-  type,
-  streamId: 'job-j1',
-  revision: position - 1,
-  position,
-  data: { jobId: 'j1', ...data },
-  metadata: { schemaVersion: 1 },
-  recordedAt: '2026-01-01T00:00:00.000Z',
-});
+const recorded = streamRecorder('job-j1', { jobId: 'j1' });
 
 describe('jobs projection', () => {
   it('clears the error of a failed job when a manual retry re-opens it, and keeps each round\'s own', () => {

@@ -1,34 +1,9 @@
 import { instanceDecider, type InstanceCommand } from './instance.decider';
 import type { InstanceEvent, InstanceSpecData } from './instance.events';
+import { instanceSpec } from '../../../test/support/fixtures';
 
 const at = '2026-01-01T00:00:00.000Z';
-const spec: InstanceSpecData = {
-  projectId: 'p1',
-  providerId: 'prov1',
-  providerKind: 'provider_publiccloud',
-  name: 'web',
-  hostname: 'web.us-east-1',
-  region: 'us-east-1',
-  site: 'us-east-1',
-  instanceType: 'pc-t3-medium',
-  plan: { slug: 'pc-t3-medium', name: 't3.medium' },
-  image: 'pc-ubuntu-24-04-x64-lts',
-  operatingSystem: { slug: 'ubuntu_24_04_x64_lts', name: 'Ubuntu 24.04 LTS' },
-  diskSizeGb: null,
-  workerCount: 1,
-  spot: false,
-  ports: [],
-  autoStopMinutes: null,
-  accelerators: null,
-  sshKeyId: null,
-  tags: [],
-  vcpus: 2,
-  ramMb: 4096,
-  diskGb: 80,
-  gpus: 0,
-  gpuType: null,
-  hourlyPriceCents: 4,
-};
+const spec: InstanceSpecData = instanceSpec();
 const requested: InstanceEvent = { type: 'compute.InstanceRequested.v1', data: { ...spec, instanceId: 'i1', jobId: 'j1', requestedAt: at } };
 const provisioned: InstanceEvent = {
   type: 'compute.InstanceProvisioned.v1',
