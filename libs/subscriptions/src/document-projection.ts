@@ -33,27 +33,45 @@ export function projectorName(p: Pick<DocumentProjection, 'name' | 'version'>): 
 
 /** Resolves a projection's logical name to the physical collection currently serving reads. */
 export class ProjectionCatalog {
-  private readonly active = new Map<string, string>();
+  private readonly active = new Map<string, { physical: string; at: number }>();
 
-  constructor(private readonly store: ReadStore) {}
+  /**
+   * `ttlMs`: how long a resolved name is trusted before the stored one is read again, so that a
+   * process which does not run the model (a split deployment's API node) follows the switch another
+   * process makes at the end of a rebuild or upgrade.
+   */
+  constructor(
+    private readonly store: ReadStore,
+    private readonly ttlMs = 2000,
+  ) {}
 
   static physicalName(p: DocumentProjection, suffix = ''): string {
     return `${p.name}_v${p.version}${suffix}`;
   }
 
+  /**
+   * The collection serving reads. A model whose version changed keeps serving its previous version's
+   * collection until ProjectionEngine.start has rebuilt the new one aside and switched to it (an
+   * upgrade never shows an empty or half-filled model); a model never stored gets its first one.
+   */
   async resolve(p: DocumentProjection): Promise<string> {
     const cached = this.active.get(p.name);
-    if (cached) return cached;
+    if (cached && Date.now() - cached.at < this.ttlMs) return cached.physical;
     const stored = await this.store.getMeta<{ collection: string; version: number }>(`collection:${p.name}`);
-    const physical = stored && stored.version === p.version ? stored.collection : ProjectionCatalog.physicalName(p);
-    if (!stored || stored.version !== p.version) await this.store.setMeta(`collection:${p.name}`, { collection: physical, version: p.version });
-    this.active.set(p.name, physical);
+    const physical = stored ? stored.collection : ProjectionCatalog.physicalName(p);
+    if (!stored) await this.store.setMeta(`collection:${p.name}`, { collection: physical, version: p.version });
+    this.active.set(p.name, { physical, at: Date.now() });
     return physical;
+  }
+
+  /** The version of the collection serving reads, or null when the model was never stored. */
+  async storedVersion(p: DocumentProjection): Promise<number | null> {
+    return (await this.store.getMeta<{ collection: string; version: number }>(`collection:${p.name}`))?.version ?? null;
   }
 
   async switchTo(p: DocumentProjection, physical: string): Promise<void> {
     await this.store.setMeta(`collection:${p.name}`, { collection: physical, version: p.version });
-    this.active.set(p.name, physical);
+    this.active.set(p.name, { physical, at: Date.now() });
   }
 
   /** Forgets cached names so that another process's switch is picked up. */

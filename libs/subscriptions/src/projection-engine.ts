@@ -29,13 +29,23 @@ export class ProjectionEngine {
   }
 
   async start(): Promise<void> {
+    const upgraded: DocumentProjection[] = [];
     for (const p of this.projections) {
+      const stored = await this.catalog.storedVersion(p);
+      if (stored !== null && stored !== p.version) {
+        upgraded.push(p);
+        continue;
+      }
       const physical = await this.catalog.resolve(p);
       await this.store.collection(physical).ensureIndexes(p.indexes ?? []);
       const runner = this.runnerFor(p);
       this.setRunner(p.name, runner);
       await runner.start();
     }
+    // A model whose version changed (its document shape or rules did) is rebuilt into a fresh
+    // collection in one pass while reads stay on its previous collection, then switched to and run
+    // live: replaying it live into an empty collection answered 404s and short lists until it caught up.
+    if (upgraded.length > 0) await this.rebuildAll(upgraded.map((p) => p.name));
   }
 
   async stop(): Promise<void> {

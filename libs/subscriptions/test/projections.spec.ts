@@ -7,7 +7,7 @@ import type { ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
 import { MemoryReadStore } from '../../readstore/src/memory-read-store';
 import { MongoReadStore } from '../../readstore/src/mongo-read-store';
 import { ReadStoreCheckpointStore } from '../src/checkpoint-store';
-import { DocumentProjector, type DocumentProjection } from '../src/document-projection';
+import { DocumentProjector, ProjectionCatalog, type DocumentProjection } from '../src/document-projection';
 import { ProjectionEngine } from '../src/projection-engine';
 import { SubscriptionRunner } from '../src/subscription-runner';
 import { requireEngine } from '../../../test/engines';
@@ -192,6 +192,43 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
       expect(report.events).toBeGreaterThanOrEqual(41);
     } finally {
       await engine.stop();
+    }
+  });
+
+  it('upgrades a model whose version changed: built aside at start, reads on the previous version until the switch', async () => {
+    // Its own model name: the other tests share the store's catalog entry of `counters`.
+    const v1: DocumentProjection<CounterDoc> = { ...counters, name: `upgraded_${kind}` };
+    const v2: DocumentProjection<CounterDoc> = { ...v1, version: 2, evolve: (current, e) => ({ id: (e.data as { counterId: string }).counterId, _position: e.position, count: (current?.count ?? 0) + 10, seen: [] }) };
+    const id = `ctr-${randomUUID()}`;
+    const first = new ProjectionEngine(events, reads, new ReadStoreCheckpointStore(reads), [v1 as unknown as DocumentProjection]);
+    await first.start();
+    const p1 = await events.append(`c-${id}`, [ev(id), ev(id)], { expectedRevision: 'no_stream' });
+    await first.runner(v1.name).waitFor(p1.position, 10000);
+    const v1Collection = (await first.collection(v1)).name;
+    await first.stop();
+
+    // A process that only reads (a split deployment's API node) resolves before the upgrade: the v1
+    // collection, full, not an empty v2 one.
+    const reader = new ProjectionCatalog(reads, 50);
+    expect(await reader.resolve(v2 as unknown as DocumentProjection)).toBe(v1Collection);
+    expect((await reads.collection<CounterDoc>(v1Collection).get(id))?.count).toBe(2);
+
+    const upgraded = new ProjectionEngine(events, reads, new ReadStoreCheckpointStore(reads), [v2 as unknown as DocumentProjection]);
+    await upgraded.start();
+    try {
+      const c = await upgraded.collection(v2);
+      expect(c.name).not.toBe(v1Collection);
+      expect((await c.get(id))?.count).toBe(20); // the whole history under the v2 rules
+      const p2 = await events.append(`c-${id}`, [ev(id)], { expectedRevision: 1 });
+      expect(await upgraded.runner(v2.name).waitFor(p2.position, 10000)).toBe(true);
+      expect((await c.get(id))?.count).toBe(30); // then live
+      expect(await reads.collection(v1Collection).get(id)).toBeNull(); // the v1 collection is dropped
+      // The reading process follows the switch once its cached name expires.
+      await new Promise((r) => setTimeout(r, 60));
+      expect(await reader.resolve(v2 as unknown as DocumentProjection)).toBe(c.name);
+      expect(await upgraded.catalog.storedVersion(v2 as unknown as DocumentProjection)).toBe(2);
+    } finally {
+      await upgraded.stop();
     }
   });
 
