@@ -68,15 +68,42 @@ describe('SimulatorDriver', () => {
     await s.createInstance('a:1', spec());
     await s.createInstance('a:1', spec());
     await s.instanceAction('b:1', 'x', 'restart', spec());
+    await s.deleteInstance('d:1', 'x', spec());
     await s.createInstance('c:1', spec({ simulate: 'slow:1234' }));
+    expect(waits).toHaveLength(5);
     expect(waits[0]).toBeGreaterThanOrEqual(300);
     expect(waits[0]).toBeLessThanOrEqual(800);
     expect(waits[1]).toBe(waits[0]);
     expect(waits[2]).toBeGreaterThanOrEqual(150);
-    expect(waits[3]).toBe(1234);
-    const t = Date.now();
-    await new SimulatorDriver('provider_multicloud', { latencyMs: { create: 30 } }).createInstance('z:1', spec());
-    expect(Date.now() - t).toBeGreaterThanOrEqual(25);
+    expect(waits[2]).toBeLessThanOrEqual(400);
+    expect(waits[3]).toBeGreaterThanOrEqual(100);
+    expect(waits[3]).toBeLessThanOrEqual(300);
+    expect(waits[4]).toBe(1234);
+  });
+
+  it('waits the configured latency before answering, and before a simulated failure', async () => {
+    const waits: number[] = [];
+    const s = new SimulatorDriver('provider_multicloud', { latencyMs: { create: 30, action: [5, 5], delete: 0 }, sleep: async (ms) => void waits.push(ms) });
+    await s.createInstance('z:1', spec());
+    await s.instanceAction('z:1', 'x', 'stop', spec());
+    await s.deleteInstance('z:1', 'x', spec());
+    await expect(s.createInstance('y:1', spec({ simulate: 'fail:1' }))).rejects.toBeInstanceOf(ProviderError);
+    expect(waits).toEqual([30, 5, 0, 30]);
+  });
+
+  it('by default sleeps on a timer: the answer comes only once the latency has passed', async () => {
+    jest.useFakeTimers();
+    try {
+      let answered = false;
+      const pending = new SimulatorDriver('provider_multicloud', { latencyMs: { create: 30 } }).createInstance('z:1', spec()).then(() => (answered = true));
+      await jest.advanceTimersByTimeAsync(29);
+      expect(answered).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      await pending;
+      expect(answered).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('returns plausible, reproducible metrics and the seeded catalog', async () => {
