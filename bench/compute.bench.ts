@@ -27,7 +27,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { startServer, type RunningServer } from '../apps/api/src/server';
-import { Platform } from '../apps/api/src/platform/platform';
+import { Platform } from '../libs/runtime/src/platform';
 import { instanceResource } from '../apps/api/src/instances/instance-view';
 import { loadConfig, type AppConfig } from '../libs/config/src/config';
 import { REDACT_PATHS } from '../libs/http/src/logging';

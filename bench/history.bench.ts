@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
-import { Platform, PROJECTIONS } from '../apps/api/src/platform/platform';
+import { Platform, PROJECTIONS } from '../libs/runtime/src/platform';
 import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
 import { instanceStream, type InstanceSpecData } from '../libs/domain/compute/instance.events';
 import { jobStream } from '../libs/domain/jobs/events';

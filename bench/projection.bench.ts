@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
-import { Platform } from '../apps/api/src/platform/platform';
+import { Platform } from '../libs/runtime/src/platform';
 import { loadConfig } from '../libs/config/src/config';
 import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
 import { apiKeyStream, IdentityEventTypes } from '../libs/domain/identity/events';

@@ -4,6 +4,12 @@
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 
+# Layer rules and import cycles (.dependency-cruiser.cjs): cheap, so first.
+if ! npx --no-install depcruise --config .dependency-cruiser.cjs --output-type err apps libs projections sagas; then
+  echo "test: dependency rules violated (see above)" >&2
+  exit 1
+fi
+
 if ! bash scripts/engines.sh up; then
   echo "test: an engine could not be started (see the message above)." >&2
   echo "test: set PG_URL, REDIS_URL, KAFKA_BROKERS and/or MONGO_URL to use servers you already run." >&2

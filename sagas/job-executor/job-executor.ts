@@ -6,6 +6,7 @@ import { jobStream } from '../../libs/domain/jobs/events';
 import { ProviderError } from '../../libs/providers/src/driver.port';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { JobDoc } from '../../projections/jobs/jobs.projection';
+import { systemClock, type Clock } from '../../libs/runtime/src/clock';
 
 /** What a job does to its resource; one per resource type. */
 export interface JobOperationHandler {
@@ -25,6 +26,8 @@ export interface JobExecutorOptions {
    * refused by its own stream, and never run again.
    */
   ready?: () => Promise<void>;
+  /** Time of the retry timers and of the attempts' events (tests move it forward). */
+  clock?: Clock;
 }
 
 /**
@@ -63,7 +66,10 @@ export class JobExecutor {
   ) {
     this.concurrency = options.concurrency ?? 32;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.clock = options.clock ?? systemClock;
   }
+
+  private readonly clock: Clock;
 
   /** Adds the handler of a resource type (application assembly, before start). */
   register(resourceType: string, handler: JobOperationHandler): void {
@@ -145,7 +151,7 @@ export class JobExecutor {
     if (free <= 0) return;
     // One query for both what is due now and when the next retry falls due (a timer wakes us then);
     // otherwise the executor sleeps until the jobs projection moves or the idle poll comes round.
-    let now = Date.now();
+    let now = this.clock.now();
     const candidates = () => [...this.known.values()].filter((j) => !this.inFlight.has(j.id));
     if (!this.fed || now - this.lastQueryAt >= this.pollIntervalMs || (this.truncated && candidates().length < free)) {
       const limit = free + this.inFlight.size;
@@ -153,7 +159,7 @@ export class JobExecutor {
       const pending = await jobs.find({ filter: { status: 'pending' }, sort: [{ field: 'dueAt', direction: 1 }], limit, withTotal: false });
       this.truncated = pending.items.length >= limit;
       for (const job of pending.items) this.remember(job);
-      now = Date.now();
+      now = this.clock.now();
     }
     const due = candidates().sort((a, b) => dueTime(a, now) - dueTime(b, now));
     for (const job of due) {
@@ -178,7 +184,7 @@ export class JobExecutor {
       this.retryTimer = null;
       this.retryAt = Infinity;
       this.poke();
-    }, Math.max(0, at - Date.now()) + 5);
+    }, Math.max(0, at - this.clock.now()) + 5);
     this.retryTimer.unref?.();
   }
 
@@ -196,7 +202,7 @@ export class JobExecutor {
 
   private async attempt(job: JobDoc, attempt: number, fresh: boolean): Promise<void> {
     const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id } };
-    const now = () => new Date().toISOString();
+    const now = () => new Date(this.clock.now()).toISOString();
     if (fresh) {
       const started = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'StartAttempt', attempt, now: now() }, ctx);
       if (started.events.length === 0) return; // someone else started it, or it is not due yet

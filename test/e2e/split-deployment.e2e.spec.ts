@@ -4,8 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../libs/config/src/config';
-import { Platform } from '../../apps/api/src/platform/platform';
-import { wireOperations } from '../../apps/api/src/operations';
+import { AutoStopper } from '../../sagas/auto-stop/auto-stopper';
+import { Platform } from '../../libs/runtime/src/platform';
 import { eventually } from '../support/wait';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { requireEngine } from '../engines';
@@ -35,7 +35,6 @@ describe('split deployment: ROLE=api node plus a worker (server profile)', () =>
 
   beforeAll(async () => {
     worker = await Platform.open(loadConfig({}, { ...shared, ROLE: 'worker' }), pino({ level: 'silent' }));
-    wireOperations(worker);
     await worker.start();
     srv = await startTestServer('server', { ...shared, ROLE: 'api' });
   }, 60000);
@@ -62,7 +61,7 @@ describe('split deployment: ROLE=api node plus a worker (server profile)', () =>
     const ended = (types: string[]) => types.includes('jobs.JobCompleted.v1') || types.includes('jobs.JobFailed.v1');
     const types = await eventually(async () => (await srv.platform.events.readStream(`job-${res.body.jobId}`)).map((e) => e.type), ended, 20000);
     expect(types.filter((t) => t !== 'jobs.JobEnqueued.v1')).toEqual(['jobs.JobAttemptStarted.v1', 'jobs.JobCompleted.v1']);
-    // The API node runs no timers; the worker, which does, knows what an auto-stop does.
-    expect(typeof worker.onAutoStop).toBe('function');
+    // The worker runs the compute context's auto-stop timer (the API node starts no timers).
+    expect(worker.processes.timers.some((t) => t instanceof AutoStopper)).toBe(true);
   });
 });

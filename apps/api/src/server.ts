@@ -7,9 +7,8 @@ import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../..
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from '../../../libs/http/src/idempotency';
 import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
-import { Platform } from './platform/platform';
+import { Platform } from '../../../libs/runtime/src/platform';
 import { seedCatalog } from './catalog/catalog.service';
-import { wireOperations } from './operations';
 
 export interface RunningServer {
   url: string;
@@ -24,7 +23,6 @@ export interface RunningServer {
 /** Assembles engines, identity and the HTTP surface; used by main.ts, the tests and the bench. */
 export async function startServer(config: AppConfig, logger: pino.Logger): Promise<RunningServer> {
   const platform = await Platform.open(config, logger);
-  wireOperations(platform);
   await platform.start();
   await seedCatalog(platform);
   const identity = new IdentityService(platform);

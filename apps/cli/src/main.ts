@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../../../libs/config/src/config';
 import { createLogger } from '../../../libs/http/src/logging';
 import { toCloudEvent } from '../../../libs/messaging/src/cloudevents';
-import { PROJECTIONS, Platform } from '../../api/src/platform/platform';
+import { PROJECTIONS, Platform } from '../../../libs/runtime/src/platform';
 import { ReadStoreCheckpointStore } from '../../../libs/subscriptions/src/checkpoint-store';
 import { projectorName } from '../../../libs/subscriptions/src/document-projection';
 

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../../../libs/config/src/config';
 import { createLogger } from '../../../libs/http/src/logging';
-import { Platform } from '../../api/src/platform/platform';
-import { wireOperations } from '../../api/src/operations';
+import { Platform } from '../../../libs/runtime/src/platform';
 
 /**
  * The worker of a split deployment: runs every subscription (projections, sagas, the job executor,
@@ -24,7 +23,6 @@ async function main(): Promise<void> {
     logger.warn('READ_STORE=memory: this worker projects into its own memory, which no API node can read; use MongoDB in a split deployment');
   }
   const platform = await Platform.open(config, logger);
-  wireOperations(platform);
   await platform.start();
   logger.info({ subscriptions: platform.allRunners().map((r) => r.name), eventStore: config.eventStore.kind, readStore: config.readStore.kind }, 'worker running');
   const shutdown = async () => {

@@ -1,5 +1,5 @@
 import type { Decider } from '../shared/domain-error';
-import type { CatalogSnapshot } from '../../providers/src/catalog.types';
+import type { CatalogSnapshot } from './catalog.types';
 import type { ProviderKind } from '../providers/events';
 import type { CatalogEvent } from './events';
 

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../shared/domain-error';
-import type { CatalogSnapshot } from '../../providers/src/catalog.types';
+import type { CatalogSnapshot } from './catalog.types';
 import type { ProviderKind } from '../providers/events';
 
 /** The offer a provider driver returned, recorded whole so reads never call the provider. */

@@ -1,6 +1,5 @@
 /** Authentication port + the route-level authorization rules (DECISIONS §3). */
 import { forbidden, unauthorized } from './errors';
-import type { RegisteredRoute } from './route';
 
 export type ProjectRole = 'owner' | 'admin' | 'developer' | 'viewer';
 
@@ -99,7 +98,10 @@ export function isAllowed(p: ProjectPrincipal, method: string, permission?: stri
 }
 
 /** Throws 401/403 when the principal may not call the route. */
-export function authorize(route: Pick<RegisteredRoute, 'auth' | 'permission'>, method: string, principal: Principal | null, credentialSent: boolean): void {
+/** Who may call a route: a project credential, a platform admin, or anyone. */
+export type RouteAuth = 'project' | 'admin' | 'none';
+
+export function authorize(route: { auth: RouteAuth; permission?: string }, method: string, principal: Principal | null, credentialSent: boolean): void {
   if (route.auth === 'none') return;
   if (!principal) throw credentialSent ? unauthorized('Invalid credentials') : unauthorized('Missing credentials');
   if (route.auth === 'admin') {

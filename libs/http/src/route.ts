@@ -5,7 +5,8 @@ import type { ListQuery, ListSpec } from './list-query';
 import type { Principal } from './auth';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type RouteAuth = 'project' | 'admin' | 'none';
+export type { RouteAuth } from './auth';
+import type { RouteAuth } from './auth';
 
 export interface ApiRouteOptions {
   method: HttpMethod;

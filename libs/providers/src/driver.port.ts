@@ -5,7 +5,8 @@
  */
 import type { CatalogSnapshot } from './catalog.types';
 
-export type ProviderKind = 'provider_baremetal' | 'provider_multicloud' | 'provider_publiccloud';
+export type { ProviderKind } from '../../domain/providers/events';
+import type { ProviderKind } from '../../domain/providers/events';
 
 export interface InstanceSpec {
   instanceId: string;

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { z } from 'zod';
 import { ApiRoute, Parsed } from '../../../../libs/http/src/route';
 import { ApiError, notFound } from '../../../../libs/http/src/errors';
-import { Platform } from '../platform/platform';
+import { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 
 const statusSchema = z.object({

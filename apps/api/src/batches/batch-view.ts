@@ -1,6 +1,6 @@
 import type { BatchDoc } from '../../../../projections/batches/batches.projection';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 
 export type BatchStatus = 'accepted' | 'processing' | 'completed' | 'failed' | 'partially_failed';
 

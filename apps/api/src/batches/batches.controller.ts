@@ -11,7 +11,7 @@ import { notFound } from '../../../../libs/http/src/errors';
 import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf } from '../common/resource-lifecycle';
-import { Platform } from '../platform/platform';
+import { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 import { batchOutcome } from './batch-view';
 
@@ -104,7 +104,7 @@ export class BatchesController {
       commandContext(req, p),
     );
     // The fan-out is part of the write: answer once every item is dispatched or rejected.
-    await this.platform.waitForSaga('saga:batch-fanout', result.position!, batchStream(batchId), ['batches']);
+    await this.platform.consistency.waitForSaga('saga:batch-fanout', result.position!, batchStream(batchId), ['batches']);
     const doc = await this.platform.readBack(batchesProjection, batchStream(batchId), batchId, null);
     return { data: await this.view(doc!), jobId: batchId };
   }

@@ -2,39 +2,20 @@ import { Controller, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../../../libs/domain/jobs/events';
-import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/providers/events';
+import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiError } from '../../../../libs/http/src/errors';
-import { ProviderError } from '../../../../libs/providers/src/driver.port';
-import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
+import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
-import type { JobOperationHandler } from '../../../../sagas/job-executor/job-executor';
 import { commandContext } from '../identity/request-context';
 import { jobAttributes, jobResource } from '../jobs/job-view';
-import { Platform } from '../platform/platform';
+import { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
-import { syncCatalog } from './catalog.service';
-
-/** The catalog side of a `catalog.sync` job: fetch through the driver, record CatalogSynced when it changed. */
-export class CatalogSyncOperation implements JobOperationHandler {
-  constructor(private readonly platform: Platform) {}
-
-  async execute(job: JobDoc, _attempt: number, _token: string, ctx: CommandContext): Promise<Record<string, unknown>> {
-    const kind = job.resourceId as ProviderKind;
-    if (!PROVIDER_KINDS.includes(kind)) throw new ProviderError(`Unknown provider kind ${kind}`, false);
-    const result = await syncCatalog(this.platform, kind, ctx);
-    return { changed: result.changed, position: result.position };
-  }
-
-  async onFailed(): Promise<void> {
-    /* nothing to undo: the previous catalog stays in force */
-  }
-}
 
 const params = z.object({ providerId: z.string().min(1).max(64) });
 

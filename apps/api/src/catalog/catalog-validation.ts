@@ -1,7 +1,7 @@
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import type { CatalogImage, CatalogOs, CatalogPlan, CatalogRegion } from '../../../../libs/providers/src/catalog.types';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { loadCatalog } from './catalog.service';
 
 /** The image an instance gets when its create names none (every seeded provider offers it). */

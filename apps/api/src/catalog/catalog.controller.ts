@@ -10,7 +10,7 @@ import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/provi
 import type { CatalogRegion, ServerCategory } from '../../../../libs/providers/src/catalog.types';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 import { findProjectProvider } from '../providers/find-provider';
 import { loadCatalog } from './catalog.service';

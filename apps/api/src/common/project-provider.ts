@@ -1,6 +1,6 @@
 import { ApiError } from '../../../../libs/http/src/errors';
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { findProjectProvider } from '../providers/find-provider';
 
 /** The project's provider, else 404 PROVIDER_NOT_FOUND (spec 7: invalid, disabled or not in the project). */

@@ -1,5 +1,5 @@
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 
 /**
  * Small read-through cache of one read model's documents for lookups made on every request (the API

@@ -1,4 +1,3 @@
-import type { Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Decider, DomainEvent } from '../../../../libs/domain/shared/domain-error';
@@ -12,13 +11,8 @@ import { listResult, type ListResult } from '../../../../libs/http/src/list-resu
 import type { Filter, ReadDoc } from '../../../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import { commandContext } from '../identity/request-context';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 
-/** What a feature hands to the integrator: controllers for AppModule, read models for PROJECTIONS. */
-export interface Feature {
-  controllers: Type<unknown>[];
-  projections: DocumentProjection[];
-}
 
 /** A read-model document owned by one project. */
 export interface ProjectDoc extends ReadDoc {

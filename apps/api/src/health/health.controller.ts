@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute } from '../../../../libs/http/src/route';
 import { metricsRegistry } from '../../../../libs/http/src/metrics';
-import { Platform } from '../platform/platform';
+import { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM, REDIS_PING } from '../tokens';
 
 type Check = 'ok' | 'down' | 'disabled';
@@ -61,7 +61,7 @@ export class HealthController {
       check(() => Promise.all([this.platform.events.ping(), this.platform.reads.ping()])),
       check(this.redisPing),
       // The broker check opens a fresh admin connection (cached 2 s): give a loaded broker time.
-      check(this.platform.config.kafka ? () => this.platform.checkQueue() : null, 6000),
+      check(this.platform.config.kafka ? () => this.platform.relays.checkQueue() : null, 6000),
     ]);
     const ready = ![database, redis, queue].includes('down');
     reply.status(ready ? 200 : 503);

@@ -11,7 +11,7 @@ import type { Principal, Credential, Authenticator } from '../../../../libs/http
 import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { ProjectionCache } from '../common/projection-cache';
 import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN, newAdminKey, newProjectKey } from './api-key-secrets';
 import { JwtVerifier, looksLikeJwt } from './jwt-verifier';

@@ -10,7 +10,7 @@ import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
-import { Platform } from '../platform/platform';
+import { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
 import { InstancesService } from './instances.service';

@@ -14,7 +14,7 @@ import { instancesProjection, type InstanceDoc } from '../../../../projections/i
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { LiveStatus } from '../../../../libs/providers/src/driver.port';
@@ -229,7 +229,7 @@ export class InstancesService {
   private async settle(position: number | null, jobId: string): Promise<void> {
     if (position === null) return;
     const ok = await this.platform.waitForProjections(position, ['instances']);
-    const jobReady = ok && (await this.platform.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
+    const jobReady = ok && (await this.platform.consistency.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
     if (!jobReady) this.platform.logger.warn({ jobId, position }, 'read models did not catch up within the consistency wait');
   }
 }

@@ -10,7 +10,7 @@ import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
-import { Platform } from '../platform/platform';
+import { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 import { InstancesService } from '../instances/instances.service';
 import { jobAttributes, jobResource } from './job-view';

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { SqlEventStore } from '../../../../libs/eventstore/src/sql/sql-event-store';
 import { CredentialCipher } from '../../../../libs/providers/src/credential-cipher';
 import { FileCredentialVault, SqlCredentialVault, type CredentialVault } from '../../../../libs/providers/src/credential-vault';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 
 /**
  * The vault of the running profile: a table in the event store's database for PostgreSQL/PGlite,

@@ -1,5 +1,5 @@
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { ProjectionCache } from '../common/projection-cache';
 import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { providerStream } from '../../../../libs/domain/providers/events';

@@ -9,7 +9,7 @@ import { notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 import { commandContext } from '../identity/request-context';
 import { findProjectProvider } from './find-provider';

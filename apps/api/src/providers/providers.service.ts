@@ -4,7 +4,7 @@ import { providerDecider } from '../../../../libs/domain/providers/provider.deci
 import { providerStream, type ProviderChanges, type ProviderKind } from '../../../../libs/domain/providers/events';
 import type { CredentialVault, Credentials } from '../../../../libs/providers/src/credential-vault';
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { createCredentialVault } from './credential-vault.factory';
 
 export interface RegisterInput {

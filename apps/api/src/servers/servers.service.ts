@@ -14,7 +14,7 @@ import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.pro
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { normalizeTags } from '../instances/instances.service';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 
 type TagsInput = Record<string, string> | Tag[];
 
@@ -262,7 +262,7 @@ export class ServersService {
   private async settle(position: number | null, jobId: string): Promise<void> {
     if (position === null) return;
     const ok = await this.platform.waitForProjections(position, ['servers']);
-    const jobReady = ok && (await this.platform.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
+    const jobReady = ok && (await this.platform.consistency.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
     if (!jobReady) this.platform.logger.warn({ jobId, position }, 'read models did not catch up within the consistency wait');
   }
 }

@@ -7,7 +7,7 @@ import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
 import { SSH_KEY_ALGORITHMS, parseOpenSshPublicKey, sshKeyDecider, sshKeyIdFor, sshKeyStream } from '../../../../libs/domain/ssh-keys';
 import { sshKeysProjection, type SshKeyDoc } from '../../../../projections/ssh-keys/ssh-keys.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 import { requireProjectProvider } from '../common/project-provider';
 import { ResourceLifecycle, nowIso, projectIdOf, pathId } from '../common/resource-lifecycle';

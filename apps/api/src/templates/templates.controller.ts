@@ -11,7 +11,7 @@ import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/ro
 import { MAX_TEMPLATE_TAGS, instanceTemplateDecider, templateStream } from '../../../../libs/domain/templates';
 import { templatesProjection, type InstanceTemplateDoc } from '../../../../projections/templates/templates.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
-import type { Platform } from '../platform/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
 import { requireProjectProvider } from '../common/project-provider';
 import { ResourceLifecycle, idParams, nowIso, projectIdOf } from '../common/resource-lifecycle';

@@ -1,5 +1,5 @@
-import type { ProviderDriver, ProviderKind } from '../../../../libs/providers/src/driver.port';
-import { SimulatorDriver, ZERO_LATENCY } from '../../../../libs/providers/src/simulator/simulator-driver';
+import type { ProviderDriver, ProviderKind } from '../../providers/src/driver.port';
+import { SimulatorDriver, ZERO_LATENCY } from '../../providers/src/simulator/simulator-driver';
 
 /** One driver per provider kind; the simulator until real provider drivers are configured. */
 export class DriverRegistry {

@@ -1,0 +1,51 @@
+/**
+ * Layer rules of ../shared/ARCHITECTURE.md, checked by `npm test` (scripts/test.sh) and
+ * `npm run lint:deps`. Test files are outside the rules: they may assemble anything.
+ */
+const tests = '\\.spec\\.ts$|(^|/)test/|\\.contract\\.ts$|/decider-spec\\.ts$';
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'An import cycle makes load order matter and layers meaningless.', from: {}, to: { circular: true } },
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'libs/domain is plain TypeScript: no framework, no I/O, no app or infrastructure code.',
+      from: { path: '^libs/domain/', pathNot: tests },
+      to: {
+        pathNot: '^libs/domain/',
+        dependencyTypes: ['local'],
+      },
+    },
+    {
+      name: 'domain-no-node-builtins-or-packages',
+      severity: 'error',
+      comment:
+        'No I/O, clock or framework package in the domain. Allowed: zod (schemas), uuid (only deterministic v5 ids are pure; v4/v7 ids come in with commands), node:crypto (hashes of key material).',
+      from: { path: '^libs/domain/', pathNot: tests },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'], pathNot: '^(crypto|node:crypto|node_modules/(zod|uuid)/.*)$' },
+    },
+    { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
+    { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },
+    { name: 'libs-not-apps', severity: 'error', comment: 'Libraries serve the apps, never the reverse.', from: { path: '^libs/' }, to: { path: '^apps/' } },
+    {
+      name: 'no-app-imports-another-app',
+      severity: 'error',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/([^/]+)/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'runtime-not-http-surface',
+      severity: 'error',
+      comment: 'The runtime runs the log; it does not know NestJS or Fastify.',
+      from: { path: '^(libs/runtime|projections|sagas)/' },
+      to: { path: '(^|/)node_modules/(@nestjs|fastify)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|bench)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

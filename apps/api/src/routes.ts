@@ -1,0 +1,30 @@
+import type { Type } from '@nestjs/common';
+import type { CONTEXT_MODULES } from '../../../libs/runtime/src/registrations';
+import { AdminProjectionsController } from './admin/admin-projections.controller';
+import { BatchesController } from './batches/batches.controller';
+import { CatalogSyncController } from './catalog/catalog-sync';
+import { CatalogController } from './catalog/catalog.controller';
+import { HealthController } from './health/health.controller';
+import { AdminProjectsController } from './identity/admin-projects.controller';
+import { ApiKeysController } from './identity/api-keys.controller';
+import { InstancesController } from './instances/instances.controller';
+import { JobsController } from './jobs/jobs.controller';
+import { ProvidersController } from './providers/providers.controller';
+import { ServersController } from './servers/servers.controller';
+import { SshKeysController } from './ssh-keys/ssh-keys.controller';
+import { TemplatesController } from './templates/templates.controller';
+
+type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
+
+/**
+ * The HTTP routes of each registered context (the runtime's modules hold what runs from the log;
+ * their routes live here so the runtime never depends on HTTP), plus the platform's own.
+ */
+export const ROUTES: Record<ContextName | 'platform', Type<unknown>[]> = {
+  platform: [HealthController, AdminProjectionsController],
+  identity: [ApiKeysController, AdminProjectsController],
+  providers: [ProvidersController],
+  catalog: [CatalogController, CatalogSyncController],
+  compute: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController],
+  jobs: [JobsController],
+};

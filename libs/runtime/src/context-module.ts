@@ -1,0 +1,45 @@
+import type pino from 'pino';
+import type { AppConfig } from '../../config/src/config';
+import type { EventStore } from '../../eventstore/src/event-store.port';
+import type { DocumentProjection } from '../../subscriptions/src/document-projection';
+import type { ProjectionEngine } from '../../subscriptions/src/projection-engine';
+import type { SubscriptionHandler } from '../../subscriptions/src/subscription-runner';
+import type { JobOperationHandler } from '../../../sagas/job-executor/job-executor';
+import type { Clock } from './clock';
+import type { Consistency } from './consistency';
+import type { DriverRegistry } from './driver-registry';
+
+/** What a context's process managers, job handlers and timers may use of the runtime. */
+export interface RuntimeServices {
+  config: AppConfig;
+  logger: pino.Logger;
+  events: EventStore;
+  projections: ProjectionEngine;
+  consistency: Consistency;
+  drivers: DriverRegistry;
+  clock: Clock;
+}
+
+/** A poller over a due-time index of a read model (job attempts, auto-stop). */
+export interface Timer {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A bounded context as the runtime sees it: everything that runs from the log. Its HTTP routes are
+ * the API app's business (apps/api/src/routes.ts), so the runtime never depends on HTTP.
+ */
+export interface ContextModule {
+  name: string;
+  /** Read models this context serves. */
+  projections: DocumentProjection<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Process managers fed by checkpointed subscriptions. */
+  processManagers?: (rt: RuntimeServices) => SubscriptionHandler[];
+  /** The job handlers of this context's job-backed resources, by the jobs' `resourceType`. */
+  jobHandlers?: (rt: RuntimeServices) => Record<string, JobOperationHandler>;
+  /** Durable timers (pollers over due-time indexes of this context's read models). */
+  timers?: (rt: RuntimeServices) => Timer[];
+  /** The event types this context records, its topic's content. */
+  eventTypes: readonly string[];
+}

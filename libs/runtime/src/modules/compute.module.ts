@@ -1,0 +1,46 @@
+import { v7 as uuidv7 } from 'uuid';
+import { BatchEventTypes } from '../../../domain/batches/events';
+import { instanceDecider } from '../../../domain/compute/instance.decider';
+import { INSTANCE_EVENT_TYPES, instanceStream } from '../../../domain/compute/instance.events';
+import { BACKUP_EVENT_TYPES } from '../../../domain/servers/backup.events';
+import { SERVER_EVENT_TYPES } from '../../../domain/servers/server.events';
+import { DomainError } from '../../../domain/shared/domain-error';
+import { SshKeyEventTypes } from '../../../domain/ssh-keys/events';
+import { InstanceTemplateEventTypes } from '../../../domain/templates/events';
+import { handleCommand } from '../../../eventstore/src/handle-command';
+import { backupsProjection } from '../../../../projections/backups/backups.projection';
+import { batchesProjection } from '../../../../projections/batches/batches.projection';
+import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
+import { serversProjection } from '../../../../projections/servers/servers.projection';
+import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
+import { templatesProjection } from '../../../../projections/templates/templates.projection';
+import { AutoStopper } from '../../../../sagas/auto-stop/auto-stopper';
+import { BatchFanout, instanceBatchRequester, serverBatchRequester } from '../../../../sagas/batch-fanout/batch-fanout';
+import { InstanceOperations } from '../../../../sagas/instance-operations/instance-operations';
+import { ServerOperations } from '../../../../sagas/server-operations/server-operations';
+import { isoNow } from '../clock';
+import type { ContextModule, RuntimeServices } from '../context-module';
+
+/** The auto-stop timer's stop is a requested stop by the system; an instance that moved on meanwhile is left alone. */
+function stopIdleInstance(rt: RuntimeServices) {
+  return async (doc: InstanceDoc): Promise<void> => {
+    const ctx = { metadata: { projectId: doc.projectId, actor: 'system:auto-stop' } };
+    const command = { type: 'RequestInstanceAction' as const, jobId: uuidv7(), action: 'stop' as const, now: isoNow(rt.clock), requestedBy: 'system:auto-stop' };
+    await handleCommand(rt.events, instanceStream(doc.id), instanceDecider, command, ctx).catch((err) => {
+      if (!(err instanceof DomainError && err.code === 'INVALID_STATE')) throw err;
+    });
+  };
+}
+
+/** Instances, servers, backups, batches, SSH keys and templates (spec 4.1 to 4.7). */
+export const computeModule: ContextModule = {
+  name: 'compute',
+  projections: [sshKeysProjection, templatesProjection, instancesProjection, batchesProjection, serversProjection, backupsProjection],
+  processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt.events), servers: serverBatchRequester(rt.events) })],
+  jobHandlers: (rt) => ({
+    instance: new InstanceOperations(rt.events, (kind) => rt.drivers.get(kind)),
+    server: new ServerOperations(rt.events, (kind) => rt.drivers.get(kind)),
+  }),
+  timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt), rt.logger, 5000, rt.clock)],
+  eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...Object.values(SshKeyEventTypes), ...Object.values(InstanceTemplateEventTypes)],
+};
