@@ -11,11 +11,12 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: Object.values(ROUTES).flat(),
+      controllers: Object.values(ROUTES).flatMap((m) => m.controllers),
       providers: [
         { provide: PLATFORM, useValue: platform },
         { provide: IDENTITY, useValue: identity },
         { provide: REDIS_PING, useValue: redisPing },
+        ...Object.values(ROUTES).flatMap((m) => m.handlers ?? []),
       ],
     };
   }

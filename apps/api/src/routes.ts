@@ -16,15 +16,22 @@ import { TemplatesController } from './templates/templates.controller';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
+/** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
+export interface HttpModule {
+  controllers: Type<unknown>[];
+  /** @CommandHandler / @QueryHandler classes (Nest providers, injected with PLATFORM). */
+  handlers?: Type<unknown>[];
+}
+
 /**
- * The HTTP routes of each registered context (the runtime's modules hold what runs from the log;
+ * The HTTP side of each registered context (the runtime's modules hold what runs from the log;
  * their routes live here so the runtime never depends on HTTP), plus the platform's own.
  */
-export const ROUTES: Record<ContextName | 'platform', Type<unknown>[]> = {
-  platform: [HealthController, AdminProjectionsController],
-  identity: [ApiKeysController, AdminProjectsController],
-  providers: [ProvidersController],
-  catalog: [CatalogController, CatalogSyncController],
-  compute: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController],
-  jobs: [JobsController],
+export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
+  platform: { controllers: [HealthController, AdminProjectionsController] },
+  identity: { controllers: [ApiKeysController, AdminProjectsController] },
+  providers: { controllers: [ProvidersController] },
+  catalog: { controllers: [CatalogController, CatalogSyncController] },
+  compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController] },
+  jobs: { controllers: [JobsController] },
 };
