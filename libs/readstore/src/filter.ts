@@ -1,6 +1,7 @@
 /**
- * Pure helpers shared by the adapters: validation of the allowed query subset, and the in-memory
- * matcher / comparator that reproduces MongoDB semantics for that subset:
+ * Pure helpers shared by the adapters: validation of the allowed query subset (the part every
+ * adapter needs), and for the in-memory adapter the matcher (mingo) and BSON comparator.
+ * The semantics, as MongoDB has them for that subset:
  *  - dotted paths traverse nested objects and arrays of objects (`items.sku`), numeric segments
  *    index arrays (`tags.0`);
  *  - scalar equality on an array field matches when any element is equal (`{tags: 'x'}`);
@@ -9,9 +10,14 @@
  *    booleans with booleans); `$gte/$lte: null` behave like `$eq: null`, `$gt/$lt: null` match nothing;
  *  - sort order is BSON order: missing = null < numbers < strings < objects < arrays < booleans,
  *    strings by code point (= UTF-8 byte order), arrays sort by their min (asc) / max (desc) element.
+ * Matching is mingo's, except range operators (mingo compares strings by UTF-16 unit). Sorting and
+ * index keys keep their own comparator: mingo's sort orders strings by UTF-16 unit and sorts arrays
+ * descending by their smallest element, both unlike MongoDB (the contract suite checks both), and
+ * the in-memory indexes must order exactly as a sorted scan does.
  */
+import { Context, Query } from 'mingo';
 import { InvalidDocumentError, InvalidQueryError } from './errors';
-import type { Condition, Filter, FindQuery, IndexSpec, ReadDoc, Scalar, SortKey } from './read-store.port';
+import type { Filter, FindQuery, IndexSpec, ReadDoc, Scalar, SortKey } from './read-store.port';
 
 export const CONDITION_OPERATORS = ['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists'] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
@@ -363,111 +369,50 @@ export function compileSort<D extends { id: string }>(sort: SortKey[]): Compiled
 
 // ------------------------------------------------------------------ matching
 
-function isNullish(v: Resolved): boolean {
-  return v === MISSING || v === null || v === undefined;
-}
-
-/** Scalar equality as MongoDB does it on one resolved value (arrays: the array contains it). */
-function equalsScalar(v: Resolved, target: Scalar): boolean {
-  if (target === null) {
-    if (isNullish(v)) return true;
-    return Array.isArray(v) && v.some((el) => el === null);
-  }
-  if (v === target) return true;
-  if (Array.isArray(v)) return v.some((el) => el === target);
-  return false;
-}
-
-function anyEquals(values: Resolved[], target: Scalar): boolean {
-  for (const v of values) if (equalsScalar(v, target)) return true;
-  return false;
-}
-
 type RangeOp = '$gt' | '$gte' | '$lt' | '$lte';
 
 function rangeHolds(op: RangeOp, v: unknown, target: Exclude<Scalar, null>): boolean {
   if (typeRank(v) !== typeRank(target)) return false; // type bracketing
   const c = compareValues(v, target);
-  switch (op) {
-    case '$gt':
-      return c > 0;
-    case '$gte':
-      return c >= 0;
-    case '$lt':
-      return c < 0;
-    case '$lte':
-      return c <= 0;
-  }
+  return op === '$gt' ? c > 0 : op === '$gte' ? c >= 0 : op === '$lt' ? c < 0 : c <= 0;
 }
 
-function anyInRange(values: Resolved[], op: RangeOp, target: Scalar): boolean {
-  if (target === null) return op === '$gte' || op === '$lte' ? anyEquals(values, null) : false;
-  for (const v of values) {
-    if (v === MISSING) continue;
-    if (Array.isArray(v)) {
-      for (const el of v) if (rangeHolds(op, el, target)) return true;
-    } else if (rangeHolds(op, v, target)) return true;
-  }
-  return false;
-}
-
-function exists(values: Resolved[]): boolean {
-  return values.some((v) => v !== MISSING && v !== undefined);
-}
-
-type Predicate = (values: Resolved[]) => boolean;
-
-function compileCondition(cond: Condition): Predicate {
-  if (isScalar(cond)) return (values) => anyEquals(values, cond);
-  const preds: Predicate[] = [];
-  for (const [op, arg] of Object.entries(cond as Record<string, unknown>)) {
-    switch (op as ConditionOperator) {
-      case '$eq':
-        preds.push((vs) => anyEquals(vs, arg as Scalar));
-        break;
-      case '$ne':
-        preds.push((vs) => !anyEquals(vs, arg as Scalar));
-        break;
-      case '$in': {
-        const list = arg as Scalar[];
-        preds.push((vs) => list.some((t) => anyEquals(vs, t)));
-        break;
-      }
-      case '$nin': {
-        const list = arg as Scalar[];
-        preds.push((vs) => !list.some((t) => anyEquals(vs, t)));
-        break;
-      }
-      case '$gt':
-      case '$gte':
-      case '$lt':
-      case '$lte':
-        preds.push((vs) => anyInRange(vs, op as RangeOp, arg as Scalar));
-        break;
-      case '$exists':
-        preds.push(arg ? exists : (vs) => !exists(vs));
-        break;
-      default:
-        throw new InvalidQueryError(`unsupported operator ${op}`);
+/**
+ * A range operator as MongoDB evaluates it: type bracketing, strings by code point (mingo compares
+ * them by UTF-16 unit, which differs above U+FFFF), any array element or fanned-out value may hold.
+ */
+function rangeOperator(op: RangeOp) {
+  return (selector: string, target: unknown) => {
+    const segments = selector.split('.');
+    if (target === null) {
+      const eq = op === '$gte' || op === '$lte';
+      return (doc: unknown) => eq && resolvePath(doc, segments).some((v) => v === MISSING || v === null || (Array.isArray(v) && v.some((el) => el === null)));
     }
-  }
-  return preds.length === 1 ? preds[0]! : (vs) => preds.every((p) => p(vs));
+    return (doc: unknown) =>
+      resolvePath(doc, segments).some((v) => v !== MISSING && (Array.isArray(v) ? v.some((el) => rangeHolds(op, el, target as Exclude<Scalar, null>)) : rangeHolds(op, v, target as Exclude<Scalar, null>)));
+  };
 }
 
-/** Validates the filter and compiles it into a predicate over stored documents. */
+const RANGE_OPS: Record<RangeOp, `$${string}`> = { $gt: '$cpGt', $gte: '$cpGte', $lt: '$cpLt', $lte: '$cpLte' };
+const MINGO_OPTIONS = {
+  context: Context.init({
+    query: Object.fromEntries(Object.entries(RANGE_OPS).map(([op, name]) => [name, rangeOperator(op as RangeOp)])) as never,
+  }),
+};
+
+/**
+ * Validates the filter and compiles it into a predicate over stored documents: mingo evaluates it
+ * (equality on arrays, null = missing, `$ne`/`$nin`/`$exists`, dotted paths through arrays), with
+ * the range operators replaced by code-point-exact ones.
+ */
 export function compileFilter(filter: Filter | undefined): (doc: unknown) => boolean {
   const f = validateFilter(filter);
-  const clauses = Object.entries(f).map(([path, cond]) => {
-    const segments = path.split('.');
-    const pred = compileCondition(cond);
-    return (doc: unknown) => pred(resolvePath(doc, segments));
-  });
-  if (clauses.length === 0) return () => true;
-  if (clauses.length === 1) return clauses[0]!;
-  return (doc) => clauses.every((c) => c(doc));
-}
-
-/** Convenience: does `doc` match `filter`? (Validates the filter on every call.) */
-export function matchesFilter(doc: unknown, filter: Filter): boolean {
-  return compileFilter(filter)(doc);
+  if (Object.keys(f).length === 0) return () => true;
+  const criteria: Record<string, unknown> = {};
+  for (const [path, cond] of Object.entries(f)) {
+    if (isScalar(cond)) criteria[path] = { $eq: cond };
+    else criteria[path] = Object.fromEntries(Object.entries(cond).map(([op, arg]) => [RANGE_OPS[op as RangeOp] ?? op, arg]));
+  }
+  const query = new Query(criteria, MINGO_OPTIONS);
+  return (doc) => query.test(doc as Record<string, unknown>);
 }
