@@ -1,7 +1,26 @@
-/** A business rule refusal with a stable code from the error taxonomy (spec §7 and DECISIONS §1). */
+/**
+ * The codes a business rule may refuse with (spec §7 and DECISIONS §1 and §14 onwards). A closed
+ * union: a misspelt code does not compile, and libs/http maps each to its status in one table.
+ */
+export const DOMAIN_ERROR_CODES = [
+  'BAD_REQUEST',
+  'NOT_FOUND',
+  'PROVIDER_NOT_FOUND',
+  'CONFLICT',
+  'INVALID_STATE',
+  'INVALID_PLAN',
+  'INVALID_REGION',
+  'INVALID_OS',
+  'RETRY_FAILED',
+  'UNSUPPORTED_PROVIDER',
+  'INSUFFICIENT_FUNDS',
+] as const;
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
+
+/** A business rule refusal with a stable code from the error taxonomy. */
 export class DomainError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: DomainErrorCode,
     message: string,
   ) {
     super(message);

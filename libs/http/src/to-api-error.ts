@@ -3,6 +3,10 @@ import { HttpException } from '@nestjs/common';
 import { z } from 'zod';
 import { ApiError, ERROR_STATUS, codeForStatus, isErrorCode } from './errors';
 import { zodBodyError } from './validation';
+import type { DomainErrorCode } from '../../domain/shared/domain-error';
+
+/** Every code the domain may refuse with has its status here (a new code without one does not compile). */
+export const DOMAIN_ERROR_STATUS: Record<DomainErrorCode, number> = ERROR_STATUS;
 
 /** The shape domain code throws: `{ code, message }` with a code of the error table. */
 export interface DomainErrorLike { code: string; message: string; status?: number }
