@@ -34,9 +34,26 @@ export class FakeAuthenticator implements Authenticator {
 
 const WidgetBody = z.strictObject({ name: z.string().min(1).max(64), size: z.number().int().min(1).optional(), color: z.enum(['red', 'blue']).optional() });
 const WidgetAttrs = z.object({ name: z.string(), size: z.number(), color: z.string().optional(), createdAt: z.string() });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export const calls = { createWidget: 0 };
+
+/**
+ * Holds a `slow` widget create inside its handler until the test releases it, so a test can act
+ * while a request is known to be in flight. `entered` resolves once the handler is running.
+ */
+export class SlowGate {
+  private enter!: () => void;
+  private open!: () => void;
+  readonly entered = new Promise<void>((resolve) => (this.enter = resolve));
+  private readonly opened = new Promise<void>((resolve) => (this.open = resolve));
+  async pass(): Promise<void> {
+    this.enter();
+    await this.opened;
+  }
+  release(): void {
+    this.open();
+  }
+}
+export const slowGates: SlowGate[] = [];
 
 @Controller()
 export class SampleController {
@@ -46,7 +63,7 @@ export class SampleController {
   })
   async create(@ParsedBody() body: z.infer<typeof WidgetBody>, @CurrentPrincipal() p: Principal) {
     calls.createWidget += 1;
-    if (body.name === 'slow') await sleep(800);
+    if (body.name === 'slow') await slowGates.shift()?.pass();
     if (body.name === 'boom') throw new Error('kaboom: secret internals');
     if (body.name === 'taken') throw { code: 'CONFLICT', message: 'Name already taken' };
     if (body.name === 'locked') throw invalidState('Widget is locked (status locked)');

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { IdempotencyStore, MemoryIdempotencyStore, RedisIdempotencyStore } from '../src';
-import { call, calls, owner, startApp } from './fixtures';
+import { call, calls, owner, SlowGate, slowGates, startApp } from './fixtures';
 import { connectRedis } from './redis-helper';
 
 let redis: Redis | undefined;
@@ -49,9 +49,12 @@ function suite(name: string, makeStore: () => Promise<IdempotencyStore>) {
 
     it('same key while the first is still running → 409 IDEMPOTENCY_IN_PROGRESS', async () => {
       const key = randomUUID();
+      const gate = new SlowGate();
+      slowGates.push(gate);
       const slow = post(key, { name: 'slow' });
-      await new Promise((r) => setTimeout(r, 200));
+      await gate.entered; // the first request holds the key and is inside its handler
       const r = await post(key, { name: 'slow' });
+      gate.release();
       expect(r.status).toBe(409);
       expect(r.json.errors[0]).toMatchObject({ status: '409', code: 'IDEMPOTENCY_IN_PROGRESS' });
       const first = await slow;
