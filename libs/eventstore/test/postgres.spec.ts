@@ -4,6 +4,7 @@ import { SqlEventStore } from '../src/sql/sql-event-store';
 import { PgSqlClient } from '../src/sql/sql-client';
 import { testEventStore } from './event-store.contract';
 import { requireEngine } from '../../../test/engines';
+import { eventually } from '../../../test/support/wait';
 
 const url = requireEngine('PG_URL');
 
@@ -114,8 +115,7 @@ describe('PostgreSQL tail reads', () => {
     try {
       const other = await b.store.append(`t-${randomUUID()}`, [ev(), ev()], { expectedRevision: 'no_stream' });
       const mine = await a.store.append(`t-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' });
-      const end = Date.now() + 5000;
-      while (seen.length < 4 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+      await eventually(async () => seen.length, (n) => n >= 4, 5000, 10);
       expect(seen).toEqual([start + 1, other.position - 1, other.position, mine.position]);
       expect((await a.store.readAll({ fromPosition: start, maxCount: 100 })).map((e) => e.position)).toEqual(seen);
     } finally {
@@ -130,12 +130,7 @@ describe('PostgreSQL tail reads', () => {
     const head = await a.store.headPosition();
     await (a.store as unknown as { unlisten: () => Promise<void> }).unlisten();
     const other = await b.store.append(`t-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' });
-    const end = Date.now() + 5000;
-    let got: number[] = [];
-    while (got.length === 0 && Date.now() < end) {
-      got = (await a.store.readAll({ fromPosition: head, maxCount: 100 })).map((e) => e.position);
-      if (got.length === 0) await new Promise((r) => setTimeout(r, 20));
-    }
+    const got = await eventually(async () => (await a.store.readAll({ fromPosition: head, maxCount: 100 })).map((e) => e.position), (p) => p.length > 0, 5000, 20);
     expect(got).toEqual([other.position]);
   });
 });
