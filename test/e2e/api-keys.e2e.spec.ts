@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
+import { eventually } from '../support/wait';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each<Profile>(['embedded', 'server'])('project API keys and bootstrap (%s profile)', (profile) => {
   let srv: TestServer;
@@ -72,8 +72,10 @@ describe.each<Profile>(['embedded', 'server'])('project API keys and bootstrap (
     expect(created.status).toBe(201);
     const key = created.body.data.attributes.key;
     expect((await srv.as(key).get('/v1/api-keys')).status).toBe(200);
-    await sleep(Date.parse(expiresAt) - Date.now() + 100);
-    expect((await srv.as(key).get('/v1/api-keys')).status).toBe(401);
+    // Refused once expired: poll rather than sleep until an instant the server's clock decides.
+    const refused = await eventually(() => srv.as(key).get('/v1/api-keys'), (r) => r.status !== 200, 10_000);
+    expect(refused.status).toBe(401);
+    expect(refused.body.errors[0]).toMatchObject({ status: '401', code: 'UNAUTHORIZED' });
   });
 
   it('answers 400 with one pointer per field, for flat and JSON:API bodies', async () => {
@@ -141,12 +143,8 @@ describe.each<Profile>(['embedded', 'server'])('project API keys and bootstrap (
     const created = await owner.post('/v1/api-keys', { name: 'used' });
     const key = created.body.data.attributes.key;
     expect((await srv.as(key).get('/v1/api-keys')).status).toBe(200);
-    let lastUsedAt: string | null = null;
-    for (let i = 0; i < 50 && !lastUsedAt; i++) {
-      await sleep(50);
-      const list = await owner.get('/v1/api-keys?limit=100');
-      lastUsedAt = list.body.data.find((k: { id: string }) => k.id === created.body.data.id).attributes.lastUsedAt;
-    }
+    const lastUsed = async () => (await owner.get('/v1/api-keys?limit=100')).body.data.find((k: { id: string }) => k.id === created.body.data.id).attributes.lastUsedAt as string | null;
+    const lastUsedAt = await eventually(lastUsed, (at) => at !== null, 10_000);
     expect(lastUsedAt).not.toBeNull();
     expect(Date.parse(lastUsedAt!)).toBeGreaterThan(Date.parse(created.body.data.attributes.createdAt) - 1);
   });

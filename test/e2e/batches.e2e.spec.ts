@@ -24,6 +24,8 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
   });
 
   const status = (batchId: string) => api.get(`/v1/batch/batch/status?batchId=${batchId}`);
+  // A batch is done when the jobs read model says so; a resource's own read model may follow a moment later.
+  const settles = (path: string, want: string) => eventually(() => api.get(path), (r) => r.body.data.attributes.status === want);
 
   it('fans out one job per resource and reports each outcome, rejecting what cannot be done', async () => {
     const res = await api.post('/v1/batch/batch/action', { action: 'stop', resourceType: 'instances', resourceIds: [ids[0], ids[1], 'missing-id'] });
@@ -37,7 +39,7 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
 
     const done = await eventually(() => status(res.body.data.id), (r) => r.body.data.attributes.inProgress === 0);
     expect(done.body.data.attributes).toMatchObject({ status: 'partially_failed', total: 3, succeeded: 2, failed: 1 });
-    for (const id of [ids[0], ids[1]]) expect((await api.get(`/v1/instances/${id}`)).body.data.attributes.status).toBe('stopped');
+    for (const id of [ids[0], ids[1]]) expect((await settles(`/v1/instances/${id}`, 'stopped')).body.data.attributes.status).toBe('stopped');
     expect((await api.get(`/v1/instances/${ids[2]}`)).body.data.attributes.status).toBe('active');
     const job = await api.get(`/v1/jobs/${items[0].jobId}`);
     expect(job.body.data.attributes).toMatchObject({ type: 'instance.action', operation: 'stop', status: 'completed' });
@@ -68,7 +70,7 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
     const delJob = await api.get(`/v1/jobs/${del.body.jobId}`);
     expect(delJob.body.data.attributes).toMatchObject({ type: 'batch.delete', status: 'completed', error: null, attempts: 1 });
     expect(delJob.body.data.attributes.payload).toMatchObject({ resourceIds: ids, succeeded: 3, failed: 0 });
-    for (const id of ids) expect((await api.get(`/v1/instances/${id}`)).body.data.attributes.status).toBe('terminated');
+    for (const id of ids) expect((await settles(`/v1/instances/${id}`, 'terminated')).body.data.attributes.status).toBe('terminated');
   });
 
   it('batches server power actions and deletes too (locked ones are rejected)', async () => {
@@ -83,12 +85,12 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
     expect(off.body.data.attributes.items[1]).toMatchObject({ resourceId: b, status: 'rejected', code: 'INVALID_STATE' });
     const done = await eventually(() => status(off.body.data.id), (r) => r.body.data.attributes.inProgress === 0);
     expect(done.body.data.attributes).toMatchObject({ status: 'partially_failed', succeeded: 1, failed: 1 });
-    expect((await api.get(`/v1/servers/${a}`)).body.data.attributes.status).toBe('stopped');
+    expect((await settles(`/v1/servers/${a}`, 'stopped')).body.data.attributes.status).toBe('stopped');
     const job = await api.get(`/v1/jobs/${off.body.data.attributes.items[0].jobId}`);
     expect(job.body.data.attributes).toMatchObject({ type: 'server.action', operation: 'power_off' });
     const del = await api.post('/v1/batch/batch/delete', { resourceType: 'servers', resourceIds: [a] });
     await eventually(() => status(del.body.data.id), (r) => r.body.data.attributes.inProgress === 0);
-    expect((await api.get(`/v1/servers/${a}`)).body.data.attributes.status).toBe('terminated');
+    expect((await settles(`/v1/servers/${a}`, 'terminated')).body.data.attributes.status).toBe('terminated');
   });
 
   it('validates the body, hides other projects, and 404s unknown batches', async () => {

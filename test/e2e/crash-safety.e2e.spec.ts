@@ -10,7 +10,6 @@ import { eventually } from '../support/wait';
 import { requireEngine } from '../engines';
 
 const ROOT = path.resolve(__dirname, '../..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The real server in its own process, so the test can SIGKILL it mid-flight. */
 function spawnServer(env: Record<string, string>, port: number): { proc: ChildProcess; output: () => string } {
@@ -26,16 +25,8 @@ function spawnServer(env: Record<string, string>, port: number): { proc: ChildPr
 }
 
 async function waitUp(url: string, timeoutMs = 60000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await client(url).get('/v1/health/health')).status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > end) throw new Error(`server at ${url} did not come up`);
-    await sleep(200);
-  }
+  const health = () => client(url).get('/v1/health/health').then((r) => r.status, () => 0); // 0: not listening yet
+  if ((await eventually(health, (status) => status === 200, timeoutMs, 200)) !== 200) throw new Error(`server at ${url} did not come up`);
 }
 
 describe('crash safety: SIGKILL while 200 creations are in flight', () => {
@@ -100,8 +91,7 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
         .catch(() => undefined), // connections cut by the kill
     );
     // Kill once a good share has been answered and jobs are in flight.
-    const deadline = Date.now() + 60000;
-    while (accepted.length < 40 && Date.now() < deadline) await sleep(20);
+    await eventually(async () => accepted.length, (n) => n >= 40, 60000, 20);
     server.proc.kill('SIGKILL');
     await Promise.all(requests);
     await new Promise((r) => server!.proc.once('exit', r).unref?.() ?? r(null));
@@ -122,13 +112,8 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
 
       server = spawnServer(env, port);
       await waitUp(url);
-      const end = Date.now() + 240000;
-      let after = await jobStates();
       const done = (m: Map<string, string>) => accepted.every((a) => m.get(`job-${a.jobId}`) === 'jobs.JobCompleted.v1' || m.get(`job-${a.jobId}`) === 'jobs.JobFailed.v1');
-      while (!done(after) && Date.now() < end) {
-        await sleep(500);
-        after = await jobStates();
-      }
+      const after = await eventually(jobStates, done, 240000, 500);
       const stuck = accepted.filter((a) => !['jobs.JobCompleted.v1', 'jobs.JobFailed.v1'].includes(after.get(`job-${a.jobId}`) ?? 'none'));
       if (stuck.length > 0) {
         const sample = await pg.query(`SELECT stream_id, type, data FROM "${env.PG_SCHEMA}".events WHERE stream_id = ANY($1) ORDER BY position`, [

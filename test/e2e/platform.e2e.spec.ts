@@ -74,8 +74,7 @@ describe('server profile: conventions, health, metrics and the Kafka relay on th
     try {
       await consumer.subscribe({ topic, fromBeginning: true });
       await consumer.run({ eachMessage: async ({ message }) => void seen.push({ key: message.key!.toString(), value: JSON.parse(message.value!.toString()) }) });
-      const deadline = Date.now() + 30000;
-      while (!seen.some((m) => m.value.subject === `apikey-${created.body.data.id}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await eventually(async () => seen.some((m) => m.value.subject === `apikey-${created.body.data.id}`), (found) => found, 30000, 100);
     } finally {
       await consumer.disconnect();
     }

@@ -114,7 +114,8 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     expect(reboot.status).toBe(202);
     expect(statusOf(reboot)).toBe('restarted');
     await eventually(() => job(reboot.body.jobId), (r) => r.body.data.attributes.status === 'completed');
-    const after = await server(id);
+    // The servers read model follows its own subscription: it may show the reboot a moment after the job.
+    const after = await until(id, 'active');
     expect(statusOf(after)).toBe('active');
     expect(after.body.data.attributes.jobId).toBe(reboot.body.jobId);
     expect((await act(id, 'explode')).status).toBe(400);
@@ -153,8 +154,10 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     expect(moved.body.data.attributes.plan.slug).toBe('m3-large-x86');
     expect(moved.body.jobId).toEqual(expect.any(String));
     expect((await job(moved.body.jobId)).body.data.attributes).toMatchObject({ type: 'server.action' });
+    // The server turns active before its job records completion: wait for each, not for one then the other.
+    const migrated = await eventually(() => job(moved.body.jobId), (r) => r.body.data.attributes.status === 'completed');
+    expect(migrated.body.data.attributes).toMatchObject({ status: 'completed', error: null });
     expect(statusOf(await until(id, 'active'))).toBe('active');
-    expect((await job(moved.body.jobId)).body.data.attributes.status).toBe('completed');
 
     const del = await api.delete(`/v1/servers/${id}`);
     expect(del.status).toBe(204);

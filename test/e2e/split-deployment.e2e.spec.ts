@@ -51,7 +51,9 @@ describe('split deployment: ROLE=api node plus a worker (server profile)', () =>
     expect([res.status, res.body.data.attributes.status]).toEqual([202, 'creating']);
     const active = await eventually(() => api.get(`/v1/instances/${res.body.data.id}`), (r) => r.body.data.attributes.status === 'active', 20000);
     expect(active.body.data.attributes.status).toBe('active');
-    expect((await api.get(`/v1/jobs/${res.body.jobId}`)).body.data.attributes.status).toBe('completed');
+    // The instance turns active before its job records completion.
+    const done = await eventually(() => api.get(`/v1/jobs/${res.body.jobId}`), (r) => r.body.data.attributes.status === 'completed', 20000);
+    expect(done.body.data.attributes.status).toBe('completed');
   });
 
   it('runs a catalog sync job on the worker, and the worker arms the auto-stop timer', async () => {

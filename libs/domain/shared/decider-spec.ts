@@ -1,5 +1,5 @@
 import { deepStrictEqual, fail } from 'node:assert/strict';
-import { DomainError, type Decider, type DomainEvent } from './domain-error';
+import { DomainError, type Decider, type DomainErrorCode, type DomainEvent } from './domain-error';
 
 /**
  * Given/When/Then for a decider, after Emmett's DeciderSpecification: the stream so far, a command,
@@ -23,7 +23,7 @@ export function deciderSpec<C, E extends DomainEvent, S>(decider: Decider<C, E, 
           deepStrictEqual(decide(), []);
         },
         /** Refused with this DomainError code (and, when given, a message matching `message`). */
-        thenThrows(code: string, message?: RegExp): void {
+        thenThrows(code: DomainErrorCode, message?: RegExp): void {
           let decided: E[];
           try {
             decided = decide();
