@@ -2,11 +2,21 @@
  * The embedded default ReadStore: everything in Maps, documents deep-cloned (structuredClone) on the
  * way in and out so callers can never mutate stored state. Query semantics follow MongoDB for the
  * allowed subset (see filter.ts); unique indexes are enforced and throw DuplicateKeyError.
+ *
+ * Every declared index is also an ordered structure (OrderedIndex: key fields + id), kept up to date
+ * on each write. A find whose equality (or `$in`) fields lead an index and whose sort is the rest of
+ * its key (see list-shapes.ts) walks that index from the page's position and takes `total` from
+ * the range sizes: O(log n + page), no scan. Other filters are checked while walking; `total` then
+ * comes from range counts where indexes allow it (`$ne` as "all minus the equal ones"), else from
+ * counting the smallest indexed range. A query no index orders scans the smallest indexed range
+ * matching its equalities (or the whole collection) and sorts.
  */
 import { DuplicateKeyError, InvalidDocumentError, InvalidQueryError } from './errors';
-import { compareStrings, compileFilter, compileSort, indexName, normalizeQuery, resolvePath, typeRank, validateDoc, validateIndexSpec, MISSING } from './filter';
+import { compareValues, compileFilter, compileSort, compareStrings, indexName, normalizeQuery, resolvePath, typeRank, validateDoc, validateIndexSpec, MISSING, type NormalizedQuery } from './filter';
 import { META_COLLECTION } from './filter';
-import type { Filter, FindQuery, FindResult, IndexSpec, ReadCollection, ReadDoc, ReadStore, WriteOp } from './read-store.port';
+import { keyWithId, servesOrder } from './list-shapes';
+import { OrderedIndex, type Entry } from './ordered-index';
+import type { Filter, FindQuery, FindResult, IndexSpec, ReadCollection, ReadDoc, ReadStore, Scalar, SortKey, WriteOp } from './read-store.port';
 
 /** Canonical string for an index key value (numbers are numbers whatever their spelling). */
 function keyPart(v: unknown): string {
@@ -94,10 +104,179 @@ function topK<E>(entries: Iterable<E>, k: number, cmp: (a: E, b: E) => number): 
   return top;
 }
 
+/** A declared index as an ordered structure: one entry per document, its key values then its id. */
+class OrderedListIndex {
+  readonly name: string;
+  /** The key with the id tie-breaker implied at its end. */
+  readonly key: SortKey[];
+  readonly tree: OrderedIndex<Entry>;
+  /** Documents with an array (or several values) under a key field: MongoDB would index each element, so the index orders nothing and is not used while any exists. */
+  readonly multikey = new Set<string>();
+  private readonly paths: Array<string[] | null>;
+  private readonly dirs: number[];
+  readonly cmp: (a: Entry, b: Entry) => number;
+
+  constructor(spec: IndexSpec) {
+    this.name = indexName(spec.fields);
+    this.key = keyWithId(spec.fields);
+    this.paths = this.key.map((k) => (k.field === 'id' ? null : k.field.split('.')));
+    this.dirs = this.key.map((k) => k.direction);
+    const n = this.key.length;
+    const dirs = this.dirs;
+    this.cmp = (a, b) => {
+      for (let i = 0; i < n; i++) {
+        const c = compareValues(a[i], b[i]);
+        if (c !== 0) return dirs[i]! * c;
+      }
+      return 0;
+    };
+    this.tree = new OrderedIndex(this.cmp);
+  }
+
+  get usable(): boolean {
+    return this.multikey.size === 0;
+  }
+
+  /** The document's entry, or null when a key field holds an array (multikey). Missing = null, as MongoDB indexes it. */
+  keyOf(doc: ReadDoc): Entry | null {
+    const out = new Array<unknown>(this.paths.length);
+    for (let i = 0; i < this.paths.length; i++) {
+      const segs = this.paths[i];
+      if (segs === null) {
+        out[i] = doc.id;
+        continue;
+      }
+      let v: unknown;
+      if (segs.length === 1) v = Object.prototype.hasOwnProperty.call(doc, segs[0]!) ? doc[segs[0]!] : undefined;
+      else {
+        const r = resolvePath(doc, segs);
+        if (r.length !== 1) return null;
+        v = r[0] === MISSING ? undefined : r[0];
+      }
+      if (Array.isArray(v)) return null;
+      out[i] = v === undefined ? null : v;
+    }
+    return out;
+  }
+
+  load(docs: Iterable<ReadDoc>): void {
+    this.multikey.clear();
+    const entries: Entry[] = [];
+    for (const d of docs) {
+      const k = this.keyOf(d);
+      if (k) entries.push(k);
+      else this.multikey.add(d.id);
+    }
+    this.tree.load(entries);
+  }
+
+  replace(old: ReadDoc | undefined, doc: ReadDoc | undefined): void {
+    const oldKey = old ? this.keyOf(old) : null;
+    const newKey = doc ? this.keyOf(doc) : null;
+    if (oldKey && newKey && this.cmp(oldKey, newKey) === 0) return;
+    if (old) {
+      if (oldKey) this.tree.delete(oldKey);
+      else this.multikey.delete(old.id);
+    }
+    if (doc) {
+      if (newKey) this.tree.insert(newKey);
+      else this.multikey.add(doc.id);
+    }
+  }
+
+  /** Positions [lo, hi) of the entries whose leading key fields equal `values`. */
+  range(values: readonly unknown[]): [number, number] {
+    const n = values.length;
+    if (n === 0) return [0, this.tree.size];
+    const dirs = this.dirs;
+    const cmpPrefix = (e: Entry) => {
+      for (let i = 0; i < n; i++) {
+        const c = compareValues(e[i], values[i]);
+        if (c !== 0) return dirs[i]! * c;
+      }
+      return 0;
+    };
+    return [this.tree.lowerBound((e) => cmpPrefix(e) < 0), this.tree.lowerBound((e) => cmpPrefix(e) <= 0)];
+  }
+
+  /** The ranges of every combination of `values[i]` (the candidate values of key field i). */
+  ranges(values: ReadonlyArray<readonly unknown[]>): Array<[number, number]> {
+    let combos: unknown[][] = [[]];
+    for (const vs of values) combos = combos.flatMap((c) => vs.map((v) => [...c, v]));
+    return combos.map((c) => this.range(c)).filter(([lo, hi]) => hi > lo);
+  }
+}
+
+/** How a find's filter constrains one field, for planning. */
+type FieldCondition = { kind: 'eq'; values: [Scalar] } | { kind: 'in'; values: Scalar[] } | { kind: 'ne'; value: Scalar } | { kind: 'other' };
+
+/** Equalities (one value), `$in` (several, deduplicated) and `$ne` by field; null when a `$in: []` matches nothing. */
+function classify(filter: Filter): Map<string, FieldCondition> | null {
+  const out = new Map<string, FieldCondition>();
+  for (const [field, cond] of Object.entries(filter)) {
+    if (field === 'id') out.set(field, { kind: 'other' });
+    else if (cond === null || typeof cond !== 'object') out.set(field, { kind: 'eq', values: [cond] });
+    else {
+      const ops = Object.keys(cond);
+      const c = cond as Record<string, unknown>;
+      if (ops.length === 1 && ops[0] === '$eq') out.set(field, { kind: 'eq', values: [c.$eq as Scalar] });
+      else if (ops.length === 1 && ops[0] === '$in') {
+        const values = [...(c.$in as Scalar[])].sort(compareValues).filter((v, i, a) => i === 0 || compareValues(a[i - 1], v) !== 0);
+        if (values.length === 0) return null;
+        out.set(field, { kind: 'in', values });
+      } else if (ops.length === 1 && ops[0] === '$ne') out.set(field, { kind: 'ne', value: c.$ne as Scalar });
+      else out.set(field, { kind: 'other' });
+    }
+  }
+  return out;
+}
+
+const pointValues = (c: FieldCondition | undefined): Scalar[] | null => (c && (c.kind === 'eq' || c.kind === 'in') ? c.values : null);
+
+/** At most this many ranges (products of `$in` values) are merged; beyond, an index is not used. */
+const MAX_RANGES = 256;
+
+interface IndexPlan {
+  kind: 'index';
+  index: OrderedListIndex;
+  prefix: number;
+  reverse: boolean;
+  ranges: Array<[number, number]>;
+  size: number;
+  /** Filter fields not in the index prefix: checked on each walked document. */
+  residual: string[];
+  /** Entry positions and directions of the sort's keys (but equalities): the order merging several ranges. */
+  mergeKeys: Array<{ pos: number; dir: number }>;
+}
+
+interface RangeSource {
+  index: OrderedListIndex;
+  ranges: Array<[number, number]>;
+  size: number;
+}
+
+interface ScanPlan {
+  kind: 'scan';
+  /** The smallest indexed range holding every match, or null: the whole collection. */
+  source: RangeSource | null;
+}
+
+/** What a find does, for tests and diagnostics (`MemoryReadCollection.explain`). */
+export interface MemoryQueryPlan {
+  plan: 'index' | 'scan';
+  /** The index walked in order, or the one whose range was scanned. */
+  index: string | null;
+  reverse?: boolean;
+  residual: string[];
+  /** How `total` is obtained: range sizes, range counts ($ne as all minus equal), or counting the matches one by one. */
+  total: 'ranges' | 'counts' | 'matches';
+}
+
 export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCollection<T> {
   private readonly docs = new Map<string, T>();
   private uniques: UniqueIndex[] = [];
   private indexes: IndexSpec[] = [];
+  private ordered: OrderedListIndex[] = [];
 
   constructor(readonly name: string) {}
 
@@ -127,13 +306,196 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
     return items[0] ?? null;
   }
 
+  /** How `find(query)` would run (validates the query like find). */
+  explain(query: FindQuery): MemoryQueryPlan {
+    const q = normalizeQuery(query);
+    const conds = classify(q.filter);
+    if (!conds) return { plan: 'index', index: null, residual: [], total: 'ranges' };
+    const plan = this.plan(q, conds);
+    if (plan.kind === 'scan') return { plan: 'scan', index: plan.source?.index.name ?? null, residual: Object.keys(q.filter), total: 'matches' };
+    const total = plan.residual.length === 0 ? 'ranges' : this.countByRanges(conds) !== null ? 'counts' : 'matches';
+    return { plan: 'index', index: plan.index.name, reverse: plan.reverse, residual: plan.residual, total };
+  }
+
   async find(query: FindQuery): Promise<FindResult<T>> {
     const q = normalizeQuery(query);
+    const wantTotal = query.withTotal !== false;
+    const conds = classify(q.filter);
+    if (!conds) return { items: [], total: wantTotal ? 0 : q.skip };
+    const plan = this.plan(q, conds);
+    if (plan.kind === 'scan') return this.scan(q, plan.source, wantTotal);
+
+    const end = q.limit === undefined ? Infinity : q.skip + q.limit;
+    const items: T[] = [];
+    if (plan.residual.length === 0) {
+      // Every entry of the ranges matches: the page is positions [skip, skip + limit).
+      if (q.limit !== 0) for (const id of this.walk(plan, q.skip, end)) items.push(clone(this.docs.get(id)!));
+      return { items, total: wantTotal ? plan.size : q.skip + items.length };
+    }
+    const pred = compileFilter(q.filter);
+    const counted = wantTotal ? this.countByRanges(conds) : null;
+    // Walk past the page only when the matches must be counted one by one.
+    const walkAll = wantTotal && counted === null;
+    let matched = 0;
+    if (q.limit !== 0 || walkAll)
+      for (const id of this.walk(plan, 0, Infinity)) {
+        const doc = this.docs.get(id)!;
+        if (!pred(doc)) continue;
+        if (matched >= q.skip && matched < end) items.push(clone(doc));
+        matched++;
+        if (matched >= end && !walkAll) break;
+      }
+    return { items, total: !wantTotal ? q.skip + items.length : (counted ?? matched) };
+  }
+
+  /** Ids of the entries at merged positions [from, to) of the plan's ranges, in the query's order. */
+  private *walk(plan: IndexPlan, from: number, to: number): Generator<string> {
+    const { index, ranges, reverse } = plan;
+    const idAt = index.key.findIndex((k) => k.field === 'id');
+    if (ranges.length === 1) {
+      const [lo, hi] = ranges[0]!;
+      const n = Math.min(hi - lo, to) - from;
+      const entries = reverse ? index.tree.walk(hi - from - n, hi - from, true) : index.tree.walk(lo + from, lo + from + n);
+      for (const e of entries) yield e[idAt] as string;
+      return;
+    }
+    // Several ranges (`$in` values in the prefix), each in the query's order: merged by the sort's
+    // keys (the `$in` fields among them vary between ranges).
+    const keys = plan.mergeKeys;
+    const cmp = (a: Entry, b: Entry) => {
+      for (const { pos, dir } of keys) {
+        const c = compareValues(a[pos], b[pos]);
+        if (c !== 0) return dir * c;
+      }
+      return 0;
+    };
+    const heads = ranges.map(([lo, hi]) => {
+      const it = index.tree.walk(lo, hi, reverse);
+      const first = it.next();
+      return { it, cur: first.done ? null : first.value };
+    });
+    for (let at = 0; at < to; at++) {
+      let best = -1;
+      for (let i = 0; i < heads.length; i++) {
+        const c = heads[i]!.cur;
+        if (c !== null && (best < 0 || cmp(c, heads[best]!.cur!) < 0)) best = i;
+      }
+      if (best < 0) return;
+      const h = heads[best]!;
+      const e = h.cur!;
+      const next = h.it.next();
+      h.cur = next.done ? null : next.value;
+      if (at >= from) yield e[idAt] as string;
+    }
+  }
+
+  /**
+   * The index serving the query in order with the fewest entries to walk, or a scan of the
+   * smallest indexed range matching the equalities when none does or walking it would pass
+   * over many more entries than that range holds.
+   */
+  private plan(q: NormalizedQuery, conds: Map<string, FieldCondition>): IndexPlan | ScanPlan {
+    const eqFields = new Set([...conds].filter(([, c]) => c.kind === 'eq').map(([f]) => f));
+    let best: IndexPlan | null = null;
+    let source: RangeSource | null = null;
+    for (const index of this.ordered) {
+      if (!index.usable) continue;
+      let lead = 0;
+      while (lead < index.key.length && pointValues(conds.get(index.key[lead]!.field))) lead++;
+      if (lead > 0) {
+        const ranges = this.rangesOf(index, lead, conds);
+        if (ranges) {
+          const size = sizeOf(ranges);
+          if (!source || size < source.size) source = { index, ranges, size };
+        }
+      }
+      for (let prefix = lead; prefix >= 0; prefix--) {
+        const head = index.key.slice(0, prefix).map((k) => k.field);
+        const fixed = new Set([...eqFields, ...head]);
+        const order = servesOrder(index.key, prefix, fixed, q.sort);
+        if (!order) continue;
+        const ranges = this.rangesOf(index, prefix, conds);
+        if (!ranges) break;
+        const size = sizeOf(ranges);
+        const residual = [...conds.keys()].filter((f) => !head.includes(f));
+        const cost = residual.length > 0 ? size : 0;
+        const bestCost = best ? (best.residual.length > 0 ? best.size : 0) : Infinity;
+        if (cost < bestCost || (cost === bestCost && best && prefix > best.prefix)) {
+          const mergeKeys = q.sort.filter((k) => !eqFields.has(k.field)).map((k) => ({ pos: index.key.findIndex((f) => f.field === k.field), dir: k.direction }));
+          best = { kind: 'index', index, prefix, reverse: order.reverse, ranges, size, residual, mergeKeys };
+        }
+        break;
+      }
+    }
+    if (best && (best.residual.length === 0 || !source || source.size * 4 >= best.size)) return best;
+    return { kind: 'scan', source };
+  }
+
+  private rangesOf(index: OrderedListIndex, prefix: number, conds: Map<string, FieldCondition>): Array<[number, number]> | null {
+    const values = index.key.slice(0, prefix).map((k) => pointValues(conds.get(k.field))!);
+    if (values.reduce((n, v) => n * v.length, 1) > MAX_RANGES) return null;
+    return index.ranges(values);
+  }
+
+  /**
+   * `total` from range sizes when the filter has only equalities, `$in` and `$ne`: the count of the
+   * equalities, minus (inclusion-exclusion) those also equal to a `$ne` value. Null when a term has
+   * no index led by exactly its fields, or another condition is present.
+   */
+  private countByRanges(conds: Map<string, FieldCondition>): number | null {
+    const points = new Map<string, readonly unknown[]>();
+    const nes: Array<[string, Scalar]> = [];
+    for (const [f, c] of conds) {
+      if (c.kind === 'eq' || c.kind === 'in') points.set(f, c.values);
+      else if (c.kind === 'ne') nes.push([f, c.value]);
+      else return null;
+    }
+    if (nes.length > 3) return null;
+    let total = 0;
+    for (let mask = 0; mask < 1 << nes.length; mask++) {
+      const fields = new Map(points);
+      let sign = 1;
+      nes.forEach(([f, v], i) => {
+        if (mask & (1 << i)) {
+          fields.set(f, [v]);
+          sign = -sign;
+        }
+      });
+      const n = this.countExactly(fields);
+      if (n === null) return null;
+      total += sign * n;
+    }
+    return total;
+  }
+
+  /** Documents whose fields equal one of the given values each, from an index led by exactly those fields. */
+  private countExactly(fields: Map<string, readonly unknown[]>): number | null {
+    if (fields.size === 0) return this.docs.size;
+    for (const index of this.ordered) {
+      if (!index.usable || index.key.length < fields.size) continue;
+      const head = index.key.slice(0, fields.size);
+      if (!head.every((k) => fields.has(k.field))) continue;
+      const values = head.map((k) => fields.get(k.field)!);
+      if (values.reduce((n, v) => n * v.length, 1) > MAX_RANGES) continue;
+      return sizeOf(index.ranges(values));
+    }
+    return null;
+  }
+
+  /** Filters the source (an indexed range, or every document) and sorts the matches. */
+  private scan(q: NormalizedQuery, source: RangeSource | null, wantTotal: boolean): FindResult<T> {
     const pred = compileFilter(q.filter);
     const matched: T[] = [];
-    for (const d of this.docs.values()) if (pred(d)) matched.push(d);
+    if (source) {
+      const idAt = source.index.key.findIndex((k) => k.field === 'id');
+      for (const [lo, hi] of source.ranges)
+        for (const e of source.index.tree.walk(lo, hi)) {
+          const d = this.docs.get(e[idAt] as string)!;
+          if (pred(d)) matched.push(d);
+        }
+    } else for (const d of this.docs.values()) if (pred(d)) matched.push(d);
     const total = matched.length;
-    if (q.limit === 0 || q.skip >= total) return { items: [], total: query.withTotal === false ? q.skip : total };
+    if (q.limit === 0 || q.skip >= total) return { items: [], total: wantTotal ? total : q.skip };
 
     const sort = compileSort<T>(q.sort);
     const idOnly = q.sort.length === 1 && q.sort[0]!.field === 'id';
@@ -149,7 +511,7 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
       page = (end < total / 4 ? topK(keyed, end, cmp) : keyed.sort(cmp)).map((e) => e.doc);
     }
     const items = page.slice(q.skip, end).map(clone);
-    return { items, total: query.withTotal === false ? q.skip + items.length : total };
+    return { items, total: wantTotal ? total : q.skip + items.length };
   }
 
   async write(ops: WriteOp<T>[]): Promise<void> {
@@ -167,12 +529,14 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
           if (old) u.remove(old);
           u.add(doc);
         }
+        for (const o of this.ordered) o.replace(old, doc);
         this.docs.set(doc.id, doc);
       } else if (op.kind === 'delete') {
         if (typeof op.id !== 'string') throw new InvalidDocumentError('delete needs a string id');
         const old = this.docs.get(op.id);
         if (old === undefined) continue;
         for (const u of this.uniques) u.remove(old);
+        for (const o of this.ordered) o.replace(old, undefined);
         this.docs.delete(op.id);
       } else {
         throw new InvalidDocumentError(`unknown write op ${JSON.stringify((op as { kind?: unknown }).kind)}`);
@@ -189,7 +553,11 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
         if (!!existing.unique !== !!spec.unique) throw new InvalidQueryError(`index ${name} already exists on ${this.name} with different options`);
         continue;
       }
-      if (spec.unique && !(spec.fields.length === 1 && spec.fields[0]!.field === 'id')) {
+      if (spec.fields.length === 1 && spec.fields[0]!.field === 'id') {
+        this.indexes.push(clone(spec));
+        continue; // the documents' map
+      }
+      if (spec.unique) {
         const u = new UniqueIndex(clone(spec));
         for (const d of this.docs.values()) {
           const key = u.conflict(d);
@@ -198,6 +566,9 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
         }
         this.uniques.push(u);
       }
+      const o = new OrderedListIndex(clone(spec));
+      o.load(this.docs.values());
+      this.ordered.push(o);
       this.indexes.push(clone(spec));
     }
   }
@@ -206,7 +577,12 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
     this.docs.clear();
     this.uniques = [];
     this.indexes = [];
+    this.ordered = [];
   }
+}
+
+function sizeOf(ranges: Array<[number, number]>): number {
+  return ranges.reduce((n, [lo, hi]) => n + hi - lo, 0);
 }
 
 export class MemoryReadStore implements ReadStore {

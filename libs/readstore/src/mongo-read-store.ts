@@ -91,6 +91,14 @@ export interface LookupStrategy {
   /** FerretDB v1 cannot push `$in` down and scans the whole collection in Go for it. */
   perIdLookups: boolean;
   concurrency: number;
+  /**
+   * FerretDB v1 uses no index for a sort, a range or a limit: only equality reaches PostgreSQL, served
+   * by the GIN twin scripts/engines.sh gives each index's first field. A further non-unique index
+   * led by the same field would only slow every write, so only the first one per leading field is
+   * built (unique indexes always are). MongoDB builds every declared index (the list shapes'
+   * covering indexes, see list-shapes.ts).
+   */
+  oneIndexPerLeadingField?: boolean;
 }
 
 export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCollection<T> {
@@ -212,9 +220,20 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
   }
 
   async ensureIndexes(indexes: IndexSpec[]): Promise<void> {
+    indexes.forEach(validateIndexSpec);
+    const leading = new Set<string>();
+    if (this.lookups.oneIndexPerLeadingField) {
+      const existing = await this.coll.indexes().catch((err: { code?: unknown }) => {
+        if (err?.code === 26) return []; // no collection yet
+        throw err;
+      });
+      for (const i of existing) if (i.name !== '_id_') leading.add(Object.keys(i.key)[0]!);
+    }
     for (const spec of indexes) {
-      validateIndexSpec(spec);
       if (spec.fields.length === 1 && spec.fields[0]!.field === 'id') continue; // _id is always indexed
+      const first = toMongoPath(spec.fields[0]!.field);
+      if (this.lookups.oneIndexPerLeadingField && !spec.unique && leading.has(first)) continue;
+      leading.add(first);
       const key: Document = {};
       for (const f of spec.fields) key[toMongoPath(f.field)] = f.direction;
       try {
@@ -262,7 +281,7 @@ export class MongoReadStore implements ReadStore {
       await store.ping();
       const info = await client.db('admin').command({ buildInfo: 1 }).catch(() => ({}) as Document);
       store.server = typeof info.ferretdbVersion === 'string' ? `ferretdb ${info.ferretdbVersion}` : `mongodb ${String(info.version ?? 'unknown')}`;
-      if (store.server.startsWith('ferretdb v1')) store.lookups = { perIdLookups: true, concurrency: 8 };
+      if (store.server.startsWith('ferretdb v1')) store.lookups = { perIdLookups: true, concurrency: 8, oneIndexPerLeadingField: true };
       return store;
     } catch (err) {
       await client.close().catch(() => undefined);

@@ -3,11 +3,13 @@
  * that returns a fresh, empty store (and a cleanup that removes everything it created).
  */
 import { DuplicateKeyError, InvalidDocumentError, InvalidQueryError } from '../src/errors';
-import type { Filter, FindQuery, ReadCollection, ReadDoc, ReadStore } from '../src/read-store.port';
+import type { Filter, FindQuery, ReadCollection, ReadDoc, ReadStore, SortKey } from '../src/read-store.port';
 
 export interface ReadStoreFixture {
   store: ReadStore;
   cleanup(): Promise<void>;
+  /** How the adapter runs a find, when it can tell: 'index' (walked in order) or 'scan'. */
+  plan?(collection: ReadCollection, query: FindQuery): 'index' | 'scan';
 }
 
 type Doc = ReadDoc & Record<string, unknown>;
@@ -451,6 +453,138 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
         // without the index nothing is enforced
         await put(c, [{ id: 'c', _position: 3, email: 'dup' }]);
         expect((await c.find({ filter: { email: 'dup' } })).total).toBe(3);
+      });
+    });
+
+    describe('pages served by list indexes', () => {
+      // The shape of a list route: equality on projectId (and status), `$ne`/`$in` on status, sorted
+      // by one field either way with the id tie-breaker; indexes as the projections declare them.
+      const indexes = [
+        { fields: [{ field: 'projectId', direction: 1 as const }, { field: 'createdAt', direction: -1 as const }, { field: 'id', direction: 1 as const }] },
+        { fields: [{ field: 'projectId', direction: 1 as const }, { field: 'createdAt', direction: 1 as const }, { field: 'id', direction: 1 as const }] },
+        { fields: [{ field: 'projectId', direction: 1 as const }, { field: 'name', direction: 1 as const }, { field: 'id', direction: 1 as const }] },
+        { fields: [{ field: 'projectId', direction: 1 as const }, { field: 'name', direction: -1 as const }, { field: 'id', direction: 1 as const }] },
+        { fields: [{ field: 'projectId', direction: 1 as const }, { field: 'status', direction: 1 as const }, { field: 'id', direction: 1 as const }] },
+        { fields: [{ field: 'projectId', direction: 1 as const }, { field: 'status', direction: -1 as const }, { field: 'id', direction: 1 as const }] },
+        { fields: [{ field: 'projectId', direction: 1 as const }, { field: 'status', direction: 1 as const }, { field: 'createdAt', direction: -1 as const }, { field: 'id', direction: 1 as const }] },
+      ];
+      type Row = Doc & { projectId: string; status: string; createdAt?: string | null; name?: string | null };
+      const statuses = ['active', 'stopped', 'terminated', 'creating'];
+      let seed = 7;
+      const rnd = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return seed % n;
+      };
+      const row = (i: number, pos: number): Row => {
+        const r: Row = { id: `i${String(rnd(1000)).padStart(3, '0')}-${i}`, _position: pos, projectId: i % 5 === 0 ? 'p2' : 'p1', status: statuses[rnd(4)]! };
+        const t = rnd(12); // few distinct times: many ties
+        if (t > 0) r.createdAt = t === 1 ? null : `2026-01-01T00:00:${String(t).padStart(2, '0')}.000Z`;
+        const n = rnd(8);
+        if (n > 0) r.name = n === 1 ? null : `web-${n % 4}`;
+        return r;
+      };
+      /** MongoDB's order for these values: missing = null < strings; then the id tie-breaker. */
+      const cmpVal = (a: unknown, b: unknown) => {
+        const x = a ?? null;
+        const y = b ?? null;
+        if (x === y) return 0;
+        if (x === null) return -1;
+        if (y === null) return 1;
+        return (x as string) < (y as string) ? -1 : 1;
+      };
+      const expected = (rows: Row[], keep: (r: Row) => boolean, sort: SortKey[]) =>
+        rows
+          .filter(keep)
+          .sort((a, b) => {
+            for (const k of [...sort, { field: 'id', direction: 1 }]) {
+              const c = cmpVal(a[k.field], b[k.field]);
+              if (c !== 0) return k.direction * c;
+            }
+            return 0;
+          })
+          .map((r) => r.id);
+
+      const queries: Array<{ title: string; filter: Filter; keep: (r: Row) => boolean }> = [
+        { title: 'equality', filter: { projectId: 'p1' }, keep: (r) => r.projectId === 'p1' },
+        { title: 'two equalities', filter: { projectId: 'p1', status: 'active' }, keep: (r) => r.projectId === 'p1' && r.status === 'active' },
+        { title: '$ne', filter: { projectId: 'p1', status: { $ne: 'terminated' } }, keep: (r) => r.projectId === 'p1' && r.status !== 'terminated' },
+        { title: '$in', filter: { projectId: 'p1', status: { $in: ['stopped', 'active'] } }, keep: (r) => r.projectId === 'p1' && ['active', 'stopped'].includes(r.status) },
+      ];
+      const by = (field: string, direction: 1 | -1): SortKey => ({ field, direction });
+      const sorts: SortKey[][] = [
+        [by('createdAt', -1)],
+        [by('createdAt', 1)],
+        [by('name', 1)],
+        [by('name', -1)],
+        [by('status', 1)],
+        [by('status', -1)],
+        [by('createdAt', 1), by('id', -1)], // the (createdAt -1, id 1) index walked backwards
+      ];
+
+      const checkAll = async (c: ReadCollection<Row>, rows: Row[]) => {
+        for (const q of queries)
+          for (const sort of sorts) {
+            const want = expected(rows, q.keep, sort);
+            if (fx?.plan) expect({ q: q.title, sort, plan: fx.plan(c as unknown as ReadCollection, { filter: q.filter, sort }) }).toEqual({ q: q.title, sort, plan: 'index' });
+            const all = await c.find({ filter: q.filter, sort });
+            expect({ q: q.title, sort, ids: all.items.map((d) => d.id), total: all.total }).toEqual({ q: q.title, sort, ids: want, total: want.length });
+            // pages of 7 put together are the whole list; each page's total is the full count
+            const paged: string[] = [];
+            for (let skip = 0; skip < want.length + 7; skip += 7) {
+              const page = await c.find({ filter: q.filter, sort, skip, limit: 7 });
+              expect(page.total).toBe(want.length);
+              paged.push(...page.items.map((d) => d.id));
+            }
+            expect(paged).toEqual(want);
+          }
+      };
+
+      it('orders, pages and counts like a sort of the whole match, through updates and deletes', async () => {
+        const c = fresh<Row>();
+        await c.ensureIndexes(indexes);
+        let pos = 0;
+        const rows = new Map<string, Row>();
+        for (let i = 0; i < 45; i++) {
+          const r = row(i, ++pos);
+          rows.set(r.id, r);
+        }
+        await c.write([...rows.values()].map((doc) => ({ kind: 'put' as const, doc })));
+        await checkAll(c, [...rows.values()]);
+
+        // updates that move documents between positions and between ranges, deletes, new documents
+        const ids = [...rows.keys()].sort();
+        const changed: Row[] = [
+          { ...rows.get(ids[3]!)!, _position: ++pos, createdAt: '2026-01-01T00:00:59.000Z' }, // newest now
+          { ...rows.get(ids[8]!)!, _position: ++pos, status: 'terminated' }, // leaves the $ne list
+          { ...rows.get(ids[13]!)!, _position: ++pos, projectId: 'p2' }, // leaves the project
+          { ...rows.get(ids[21]!)!, _position: ++pos, name: 'a-first' }, // first by name
+          { ...rows.get(ids[30]!)!, _position: ++pos, createdAt: undefined, name: undefined }, // fields removed: sorts as null
+        ];
+        for (const r of changed) {
+          for (const k of Object.keys(r)) if (r[k] === undefined) delete r[k];
+          rows.set(r.id, r);
+        }
+        await c.write(changed.map((doc) => ({ kind: 'put' as const, doc })));
+        const gone = [ids[1]!, ids[17]!, ids[40]!];
+        await c.write(gone.map((id) => ({ kind: 'delete' as const, id })));
+        for (const id of gone) rows.delete(id);
+        const added = [row(100, ++pos), row(101, ++pos), row(102, ++pos)];
+        for (const r of added) rows.set(r.id, r);
+        await c.write(added.map((doc) => ({ kind: 'put' as const, doc })));
+        await checkAll(c, [...rows.values()]);
+      });
+
+      it('skips the count on request and answers an empty page past the end', async () => {
+        const c = fresh<Row>();
+        await c.ensureIndexes(indexes);
+        await c.write(Array.from({ length: 12 }, (_, i) => ({ kind: 'put' as const, doc: { id: `z${String(i).padStart(2, '0')}`, _position: i + 1, projectId: 'p1', status: i % 3 === 0 ? 'terminated' : 'active', createdAt: `2026-01-0${1 + (i % 4)}` } })));
+        const sort = [{ field: 'createdAt', direction: -1 as const }];
+        const filter: Filter = { projectId: 'p1', status: { $ne: 'terminated' } };
+        expect(await c.find({ filter, sort, skip: 2, limit: 3, withTotal: false })).toEqual({ items: (await c.find({ filter, sort })).items.slice(2, 5), total: 5 });
+        expect(await c.find({ filter, sort, skip: 8, limit: 3 })).toEqual({ items: [], total: 8 });
+        expect(await c.find({ filter: { projectId: 'p1' }, sort, skip: 20, limit: 3 })).toEqual({ items: [], total: 12 });
+        expect(await c.find({ filter: { projectId: 'p1' }, sort, limit: 0 })).toEqual({ items: [], total: 12 });
+        expect(await c.find({ filter: { projectId: 'p1', status: { $in: [] } }, sort })).toEqual({ items: [], total: 0 });
       });
     });
 
