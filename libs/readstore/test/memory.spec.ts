@@ -1,5 +1,5 @@
 import { MemoryReadCollection, MemoryReadStore } from '../src/memory-read-store';
-import type { ReadDoc } from '../src/read-store.port';
+import type { Filter, FindQuery, ReadDoc } from '../src/read-store.port';
 import { testReadStore } from './read-store.contract';
 
 testReadStore('MemoryReadStore', async () => {
@@ -75,7 +75,7 @@ describe('MemoryReadStore (adapter specifics)', () => {
       return d;
     };
     const ids = Array.from({ length: 120 }, (_, i) => `d${rnd(1000)}-${i}`);
-    const queries = [
+    const queries: Filter[] = [
       { projectId: 'p1' },
       { projectId: null },
       { projectId: 'p2', status: 'a' },
@@ -95,7 +95,7 @@ describe('MemoryReadStore (adapter specifics)', () => {
           for (const sort of [[asc(f)], [desc(f)], [desc(f), desc('id')]]) {
             const skip = rnd(4) * 3;
             const limit = rnd(3) === 0 ? undefined : 1 + rnd(8);
-            const q = { filter, sort, skip, limit };
+            const q: FindQuery = { filter, sort, skip, limit };
             expect({ q, got: await indexed.find(q) }).toEqual({ q, got: await plain.find(q) });
             expect({ q, got: await indexed.find({ ...q, withTotal: false }) }).toEqual({ q, got: await plain.find({ ...q, withTotal: false }) });
           }
