@@ -49,7 +49,7 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
         accelerators: null,
         workerCount: 1,
         spot: false,
-        tags: {},
+        tags: [],
         createdAt: expect.any(String),
       },
     });
@@ -59,7 +59,7 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     const list = await owner.get('/v1/templates');
     expect(list.body.data).toEqual([created.body.data]);
     const events = await srv.platform.events.readStream(`template-${created.body.data.id}`);
-    expect(events.map((e) => e.type)).toEqual(['compute.InstanceTemplateCreated.v1']);
+    expect(events.map((e) => e.type)).toEqual(['compute.InstanceTemplateCreated.v2']);
     expect(events[0].metadata.projectId).toBe(srv.bootstrap.projectId);
   });
 
@@ -80,11 +80,11 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     const created = await owner.post('/v1/templates', full);
     expect(created.status).toBe(201);
     const { providerId: _p, ...rest } = full;
-    expect(created.body.data.attributes).toEqual({ ...rest, providerId, tags: { env: 'prod', team: 'ml' }, createdAt: expect.any(String) });
-    expect(Object.keys(created.body.data.attributes.tags)).toEqual(['env', 'team']);
+    // DECISIONS 13: answered as the {key, value} array ordered by key, whichever form was sent.
+    expect(created.body.data.attributes).toEqual({ ...rest, providerId, tags: [{ key: 'env', value: 'prod' }, { key: 'team', value: 'ml' }], createdAt: expect.any(String) });
     const asArray = await owner.post('/v1/templates', { ...minimal(), name: 'tagged', tags: [{ key: 'b', value: '2' }, { key: 'a', value: '1' }] });
     expect(asArray.status).toBe(201);
-    expect(asArray.body.data.attributes.tags).toEqual({ a: '1', b: '2' });
+    expect(asArray.body.data.attributes.tags).toEqual([{ key: 'a', value: '1' }, { key: 'b', value: '2' }]);
     const viaJsonApi = await owner.post('/v1/templates', { data: { type: 'instance-templates', attributes: { ...minimal(), name: 'jsonapi' } } });
     expect(viaJsonApi.status).toBe(201);
   });
@@ -169,7 +169,7 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     expect((await owner.delete(`/v1/templates/${id}`)).status).toBe(404);
     expect((await owner.get('/v1/templates?limit=100')).body.data.map((t: Listed) => t.id)).not.toContain(id);
     const events = await srv.platform.events.readStream(`template-${id}`);
-    expect(events.map((e) => e.type)).toEqual(['compute.InstanceTemplateCreated.v1', 'compute.InstanceTemplateDeleted.v1']);
+    expect(events.map((e) => e.type)).toEqual(['compute.InstanceTemplateCreated.v2', 'compute.InstanceTemplateDeleted.v1']);
   });
 
   it("keeps projects apart: another project's ids are 404 NOT_FOUND and invisible in lists", async () => {

@@ -11,8 +11,9 @@ import { InstancesController } from './instances/instances.controller';
 import { JobsController } from './jobs/jobs.controller';
 import { ProvidersController } from './providers/providers.controller';
 import { ServersController } from './servers/servers.controller';
-import { SshKeysController } from './ssh-keys/ssh-keys.controller';
-import { TemplatesController } from './templates/templates.controller';
+import { SshKeysController } from './ssh-keys/ssh-keys.routes';
+import { TemplatesController } from './templates/templates.routes';
+import { SIMPLE_RESOURCE_HANDLERS } from './common/simple-resource.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -28,7 +29,7 @@ export interface HttpModule {
  * their routes live here so the runtime never depends on HTTP), plus the platform's own.
  */
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
-  platform: { controllers: [HealthController, AdminProjectionsController] },
+  platform: { controllers: [HealthController, AdminProjectionsController], handlers: SIMPLE_RESOURCE_HANDLERS },
   identity: { controllers: [ApiKeysController, AdminProjectsController] },
   providers: { controllers: [ProvidersController] },
   catalog: { controllers: [CatalogController, CatalogSyncController] },

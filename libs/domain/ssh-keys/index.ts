@@ -1,3 +1,3 @@
 export * from './events';
-export * from './ssh-key.decider';
+export * from './ssh-key.resource';
 export * from './openssh-public-key';

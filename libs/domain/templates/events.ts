@@ -1,33 +1,14 @@
 import type { DomainEvent } from '../shared/domain-error';
+import type { Tag } from '../shared/tags';
+import type { InstanceTemplateFields } from './instance-template.resource';
 
-/** The reusable launch specification of spec 2.8 (compute context; stream `template-<templateId>`). */
-export type InstanceTemplateSpec = {
-  name: string;
-  providerId: string;
-  region: string;
-  instanceType: string;
-  image: string | null;
-  diskSizeGb: number | null;
-  sshKeyId: string | null;
-  /** `<GPU type>:<count>`, e.g. `A100:8`. */
-  accelerators: string | null;
-  workerCount: number;
-  spot: boolean;
-  tags: Record<string, string>;
-};
-
-export type InstanceTemplateCreated = DomainEvent<
+/** Recorded until tags became the `{key, value}` array of DECISIONS 13; read as v2 (tags ordered by key). */
+export type InstanceTemplateCreatedV1 = DomainEvent<
   'compute.InstanceTemplateCreated.v1',
-  InstanceTemplateSpec & { templateId: string; projectId: string; createdAt: string }
+  Omit<InstanceTemplateFields, 'tags'> & { tags: Record<string, string>; templateId: string; projectId: string; createdAt: string }
 >;
-
+export type InstanceTemplateCreated = DomainEvent<'compute.InstanceTemplateCreated.v2', InstanceTemplateFields & { tags: Tag[]; templateId: string; projectId: string; createdAt: string }>;
 export type InstanceTemplateDeleted = DomainEvent<'compute.InstanceTemplateDeleted.v1', { templateId: string; projectId: string; deletedAt: string }>;
-
-export type InstanceTemplateEvent = InstanceTemplateCreated | InstanceTemplateDeleted;
-
-export const InstanceTemplateEventTypes = {
-  InstanceTemplateCreated: 'compute.InstanceTemplateCreated.v1',
-  InstanceTemplateDeleted: 'compute.InstanceTemplateDeleted.v1',
-} as const;
+export type InstanceTemplateEvent = InstanceTemplateCreatedV1 | InstanceTemplateCreated | InstanceTemplateDeleted;
 
 export const templateStream = (templateId: string) => `template-${templateId}`;

@@ -1,2 +1,2 @@
 export * from './events';
-export * from './instance-template.decider';
+export * from './instance-template.resource';

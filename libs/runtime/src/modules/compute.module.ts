@@ -5,8 +5,9 @@ import { INSTANCE_EVENT_TYPES, instanceStream } from '../../../domain/compute/in
 import { BACKUP_EVENT_TYPES } from '../../../domain/servers/backup.events';
 import { SERVER_EVENT_TYPES } from '../../../domain/servers/server.events';
 import { DomainError } from '../../../domain/shared/domain-error';
-import { SshKeyEventTypes } from '../../../domain/ssh-keys/events';
-import { InstanceTemplateEventTypes } from '../../../domain/templates/events';
+import { sshKeys } from '../../../domain/ssh-keys/ssh-key.resource';
+import { instanceTemplates } from '../../../domain/templates/instance-template.resource';
+import { simpleResourceEventTypes } from '../../../domain/shared/simple-resource';
 import { handleCommand } from '../../../eventstore/src/handle-command';
 import { backupsProjection } from '../../../../projections/backups/backups.projection';
 import { batchesProjection } from '../../../../projections/batches/batches.projection';
@@ -42,5 +43,5 @@ export const computeModule: ContextModule = {
     server: new ServerOperations(rt.events, (kind) => rt.drivers.get(kind)),
   }),
   timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt), rt.logger, 5000, rt.clock)],
-  eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...Object.values(SshKeyEventTypes), ...Object.values(InstanceTemplateEventTypes)],
+  eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...simpleResourceEventTypes(sshKeys), ...simpleResourceEventTypes(instanceTemplates)],
 };
