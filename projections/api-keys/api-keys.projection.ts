@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { indexOn } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ApiKeyIssued, ApiKeyRevoked, ApiKeyUsed, ProjectRole } from '../../libs/domain/identity/events';
@@ -25,10 +26,19 @@ export const apiKeysProjection: DocumentProjection<ApiKeyDoc> = {
   name: 'api_keys',
   version: 1,
   eventTypes: [IdentityEventTypes.ApiKeyIssued, IdentityEventTypes.ApiKeyUsed, IdentityEventTypes.ApiKeyRevoked],
+  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
   indexes: [
     { fields: [{ field: 'keyHash', direction: 1 }], unique: true },
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
+    indexOn('projectId', 'scope', '-createdAt', 'id'),
+    indexOn('projectId', 'scope', 'createdAt', 'id'),
+    indexOn('projectId', 'scope', 'name', 'id'),
+    indexOn('projectId', 'scope', '-name', 'id'),
+    indexOn('projectId', 'scope', 'lastUsedAt', 'id'),
+    indexOn('projectId', 'scope', '-lastUsedAt', 'id'),
+    indexOn('projectId', 'scope', 'expiresAt', 'id'),
+    indexOn('projectId', 'scope', '-expiresAt', 'id'),
   ],
+  lists: [{ query: 'GET /v1/api-keys', equal: ['projectId', 'scope'], residual: ['revoked'], sortable: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] }],
   documentId: (event) => (event.data as { keyId: string }).keyId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as KeyEvent;

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { indexOn } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { BACKUP_EVENT_TYPES, type BackupEvent, type BackupSource } from '../../libs/domain/servers/backup.events';
@@ -23,7 +24,18 @@ export const backupsProjection: DocumentProjection<BackupDoc> = {
   name: 'backups',
   version: 1,
   eventTypes: BACKUP_EVENT_TYPES,
-  indexes: [{ fields: [{ field: 'resourceId', direction: 1 }, { field: 'createdAt', direction: -1 }] }],
+  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
+  indexes: [
+    indexOn('resourceId', 'status', '-createdAt', 'id'),
+    indexOn('resourceId', 'status', 'createdAt', 'id'),
+    indexOn('resourceId', 'status', 'name', 'id'),
+    indexOn('resourceId', 'status', '-name', 'id'),
+    indexOn('resourceId', 'status', 'id'),
+  ],
+  // projectId and source are checked while walking one machine's backups.
+  lists: [
+    { query: 'GET /v1/servers/{id}/backups, GET /v1/instances/{id}/backups', equal: ['resourceId', 'status'], residual: ['projectId', 'source'], sortable: ['createdAt', 'name', 'status'] },
+  ],
   documentId: (e) => (e.data as { backupId: string }).backupId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as BackupEvent;

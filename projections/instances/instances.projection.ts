@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { indexOn } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { INSTANCE_EVENT_TYPES, type InstanceEvent, type InstanceSpecData, type InstanceStatus } from '../../libs/domain/compute/instance.events';
@@ -36,10 +37,30 @@ export const instancesProjection: DocumentProjection<InstanceDoc> = {
   version: 2,
   eventTypes: INSTANCE_EVENT_TYPES,
   creates: ['compute.InstanceRequested.v1'],
+  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
   indexes: [
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'status', direction: 1 }] },
-    { fields: [{ field: 'autoStopArmed', direction: 1 }, { field: 'autoStopAt', direction: 1 }] },
+    indexOn('projectId', '-createdAt', 'id'),
+    indexOn('projectId', 'createdAt', 'id'),
+    indexOn('projectId', 'name', 'id'),
+    indexOn('projectId', '-name', 'id'),
+    indexOn('projectId', 'status', 'id'),
+    indexOn('projectId', '-status', 'id'),
+    indexOn('projectId', 'region', 'id'),
+    indexOn('projectId', '-region', 'id'),
+    indexOn('projectId', 'status', '-createdAt', 'id'),
+    indexOn('projectId', 'status', 'createdAt', 'id'),
+    indexOn('projectId', 'status', 'name', 'id'),
+    indexOn('projectId', 'status', '-name', 'id'),
+    indexOn('projectId', 'status', 'region', 'id'),
+    indexOn('projectId', 'status', '-region', 'id'),
+    indexOn('autoStopArmed', 'autoStopAt', 'id'),
+  ],
+  // `status` is `$ne: 'terminated'` unless given: walked past, not a range (a MongoDB index cannot
+  // order two ranges of status by another field); provider and region filters are checked while walking.
+  lists: [
+    { query: 'GET /v1/instances', equal: ['projectId'], residual: ['status', 'providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
+    { query: 'GET /v1/instances?status=, GET /v1/instances/all', equal: ['projectId', 'status'], residual: ['providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
+    { query: 'auto-stop poll (sagas/auto-stop)', equal: ['autoStopArmed'], residual: ['autoStopAt'], sorts: [[{ field: 'autoStopAt', direction: 1 }]] },
   ],
   documentId: (e) => (e.data as { instanceId: string }).instanceId,
   evolve: (current, recorded) => {

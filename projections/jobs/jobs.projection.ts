@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { indexOn } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { JobEventTypes, type JobEvent, type JobStatus, type JobType } from '../../libs/domain/jobs/events';
@@ -33,10 +34,31 @@ export const jobsProjection: DocumentProjection<JobDoc> = {
   version: 2,
   eventTypes: Object.values(JobEventTypes),
   creates: ['jobs.JobEnqueued.v1'],
+  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
   indexes: [
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
-    { fields: [{ field: 'status', direction: 1 }, { field: 'dueAt', direction: 1 }] },
-    { fields: [{ field: 'instanceId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
+    indexOn('projectId', '-createdAt', 'id'),
+    indexOn('projectId', 'createdAt', 'id'),
+    indexOn('projectId', 'status', 'id'),
+    indexOn('projectId', '-status', 'id'),
+    indexOn('projectId', 'updatedAt', 'id'),
+    indexOn('projectId', '-updatedAt', 'id'),
+    indexOn('projectId', 'status', '-createdAt', 'id'),
+    indexOn('projectId', 'status', 'createdAt', 'id'),
+    indexOn('projectId', 'status', 'updatedAt', 'id'),
+    indexOn('projectId', 'status', '-updatedAt', 'id'),
+    indexOn('instanceId', '-createdAt', 'id'),
+    indexOn('instanceId', 'createdAt', 'id'),
+    indexOn('instanceId', 'status', 'id'),
+    indexOn('instanceId', '-status', 'id'),
+    indexOn('status', 'dueAt', 'id'),
+    indexOn('status', 'updatedAt', 'id'),
+  ],
+  lists: [
+    { query: 'GET /v1/jobs', equal: ['projectId'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
+    { query: 'GET /v1/jobs?status=, GET /v1/jobs/failed', equal: ['projectId', 'status'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
+    { query: 'GET /v1/instances/{id}/jobs', equal: ['instanceId'], sortable: ['createdAt', 'status'] },
+    { query: 'executor: pending jobs by due time', equal: ['status'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
+    { query: 'executor: jobs cut off in processing', equal: ['status'], sorts: [[{ field: 'updatedAt', direction: 1 }]] },
   ],
   documentId: (e) => (e.data as { jobId: string }).jobId,
   evolve: (current, recorded: RecordedEvent) => {

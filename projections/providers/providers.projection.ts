@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { indexOn } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ProviderEvent, ProviderKind } from '../../libs/domain/providers/events';
@@ -25,10 +26,17 @@ export const providersProjection: DocumentProjection<ProviderDoc> = {
   name: 'providers',
   version: 1,
   eventTypes: [ProviderEventTypes.ProviderRegistered, ProviderEventTypes.ProviderUpdated, ProviderEventTypes.ProviderDeleted],
+  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
+  // Lookups by {projectId, deletedAt: null[, name]} (catalog, instances) use their prefixes.
   indexes: [
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'name', direction: 1 }] },
+    indexOn('projectId', 'deletedAt', '-createdAt', 'id'),
+    indexOn('projectId', 'deletedAt', 'createdAt', 'id'),
+    indexOn('projectId', 'deletedAt', 'updatedAt', 'id'),
+    indexOn('projectId', 'deletedAt', '-updatedAt', 'id'),
+    indexOn('projectId', 'deletedAt', 'name', 'id'),
+    indexOn('projectId', 'deletedAt', '-name', 'id'),
   ],
+  lists: [{ query: 'GET /v1/providers', equal: ['projectId', 'deletedAt'], residual: ['enabled', 'name'], sortable: ['createdAt', 'updatedAt', 'name'] }],
   documentId: (event) => (event.data as { providerId: string }).providerId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as ProviderEvent;

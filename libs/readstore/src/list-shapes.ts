@@ -112,3 +112,9 @@ export function uncoveredShapes(indexes: readonly IndexSpec[], lists: readonly L
   }
   return out;
 }
+
+/** An index in MongoDB-like key notation, descending fields with `-`: `indexOn('projectId', '-createdAt', 'id')`. */
+export function indexOn(...fields: string[]): IndexSpec {
+  return { fields: fields.map((f): SortKey => (f.startsWith('-') ? { field: f.slice(1), direction: -1 } : { field: f, direction: 1 })) };
+}
+

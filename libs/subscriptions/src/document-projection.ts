@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
+import type { ListShape } from '../../readstore/src/list-shapes';
 import type { IndexSpec, ReadDoc, ReadStore, WriteOp } from '../../readstore/src/read-store.port';
 import type { SubscriptionHandler } from './subscription-runner';
 
@@ -13,6 +14,8 @@ export interface DocumentProjection<D extends ReadDoc = ReadDoc> {
   readonly version: number;
   readonly eventTypes: readonly string[];
   readonly indexes?: IndexSpec[];
+  /** What the model's list routes and polls query; each must be served by one of `indexes` (projections/list-indexes.spec.ts, libs/readstore/src/list-shapes.ts). */
+  readonly lists?: ListShape[];
   documentId(event: RecordedEvent): string | null;
   /**
    * Event types that always start a document afresh (evolve ignores `current`), e.g. InstanceRequested.
