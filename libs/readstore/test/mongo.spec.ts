@@ -76,6 +76,21 @@ describe('MongoReadStore (adapter specifics)', () => {
     expect(byName.get('tenant_1_createdAt_-1')).toMatchObject({ key: { tenant: 1, createdAt: -1 } });
   });
 
+  it('builds every list index on MongoDB; on FerretDB v1, which sorts without indexes, one per leading field (unique ones always)', async () => {
+    const c = store.collection('lists');
+    const by = (field: string, direction: 1 | -1 = 1) => ({ field, direction });
+    await c.ensureIndexes([
+      { fields: [by('projectId'), by('createdAt', -1), by('id')] },
+      { fields: [by('projectId'), by('createdAt'), by('id')] },
+      { fields: [by('status'), by('dueAt'), by('id')] },
+      { fields: [by('projectId'), by('email')], unique: true },
+    ]);
+    await c.ensureIndexes([{ fields: [by('projectId'), by('name'), by('id')] }]); // a later start adding one
+    const names = (await raw.db(dbName).collection('lists').indexes()).map((i) => i.name).sort();
+    const all = ['_id_', 'projectId_1_createdAt_-1__id_1', 'projectId_1_createdAt_1__id_1', 'projectId_1_email_1', 'projectId_1_name_1__id_1', 'status_1_dueAt_1__id_1'];
+    expect(names).toEqual(store.server.startsWith('ferretdb v1') ? ['_id_', 'projectId_1_createdAt_-1__id_1', 'projectId_1_email_1', 'status_1_dueAt_1__id_1'] : all);
+  });
+
   it('connect() names the URL when the server is unreachable', async () => {
     await expect(MongoReadStore.connect('mongodb://127.0.0.1:1/x', undefined, { serverSelectionTimeoutMS: 300 })).rejects.toThrow(/cannot reach MongoDB at mongodb:\/\/127\.0\.0\.1:1\/x/);
   });
