@@ -10,6 +10,8 @@
  * half): BENCH_LIST_INSTANCES (default 10000), BENCH_LATENCY_CREATES (default 50), BENCH_HISTORY_EVENTS
  * (default 1000000), BENCH_HISTORY_MEMORY=1 (also rebuild every read model into memory),
  * BENCH_COMPUTE_ITEMS=c1,c2,c3 (which compute-http items to measure; the 10k seed runs either way).
+ * Group "list" (BENCH_ONLY=list): GET /v1/instances?limit=20 on the embedded profile at each of
+ * BENCH_LIST_SIZES instances (default 1000,100000), see list.bench.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,6 +22,7 @@ import { benchProjections } from './projection.bench';
 import { benchRelayItem } from './relay.bench';
 import { benchCompute } from './compute.bench';
 import { benchHistoryRebuild } from './history.bench';
+import { benchList } from './list.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -29,7 +32,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -94,6 +97,15 @@ async function main(): Promise<number> {
       const r = await benchHistoryRebuild({ engines: e, events: num('BENCH_HISTORY_EVENTS', 1_000_000), window: 5000, batchSize: 5000, memory: process.env.BENCH_HISTORY_MEMORY === '1' });
       rows.push(...r.rows);
       details.computeRebuild = r.details;
+    });
+  }
+
+  if (only.has('list')) {
+    await step('list', async () => {
+      const sizes = (process.env.BENCH_LIST_SIZES ?? '1000,100000').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
+      const r = await benchList({ sizes, concurrency: num('BENCH_CONCURRENCY', 16), durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500 });
+      rows.push(...r.rows);
+      details.list = r.details;
     });
   }
 
