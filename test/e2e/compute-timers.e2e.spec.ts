@@ -5,6 +5,7 @@ import { waitForTopic } from '../support/kafka';
 import { requireEngine } from '../engines';
 import { MongoReadCollection } from '../../libs/readstore/src/mongo-read-store';
 import type { FindQuery } from '../../libs/readstore/src/read-store.port';
+import { ManualClock } from '../../libs/runtime/src/clock';
 
 
 
@@ -12,9 +13,10 @@ describe('compute: auto-stop timer, live sync, catalog sync job and the compute 
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let providerId: string;
+  const clock = new ManualClock();
 
   beforeAll(async () => {
-    srv = await startTestServer('server', { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer('server', { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     providerId = (await api.post('/v1/providers', { name: 'provider_multicloud', apiKey: 'sk-timers' })).body.data.id;
   });
@@ -28,14 +30,18 @@ describe('compute: auto-stop timer, live sync, catalog sync job and the compute 
     const id = res.body.data.id;
     const active = await eventually(() => api.get(`/v1/instances/${id}`), (r) => r.body.data.attributes.status === 'active', 20000);
     expect(active.body.data.attributes.autoStopMinutes).toBe(1);
-    const stopped = await eventually(() => api.get(`/v1/instances/${id}`), (r) => r.body.data.attributes.status === 'stopped', 90000);
+    // Not yet idle for a minute: the timer leaves it running.
+    clock.advance(30_000);
+    expect((await api.get(`/v1/instances/${id}`)).body.data.attributes.status).toBe('active');
+    clock.advance(31_000);
+    const stopped = await eventually(() => api.get(`/v1/instances/${id}`), (r) => r.body.data.attributes.status === 'stopped', 20000);
     expect(stopped.body.data.attributes.status).toBe('stopped');
     const events = (await srv.platform.events.readStream(`instance-${id}`)).map((e) => [e.type, e.metadata.actor, (e.data as { action?: string }).action]);
     expect(events).toContainEqual(['compute.InstanceActionRequested.v1', 'system:auto-stop', 'stop']);
     expect(events[events.length - 1][0]).toBe('compute.InstanceStopped.v1');
     const jobs = await api.get(`/v1/instances/${id}/jobs`);
     expect(jobs.body.data.map((j: { attributes: { type: string; status: string } }) => j.attributes.type).sort()).toEqual(['instance.action', 'instance.create']);
-  }, 120000);
+  }, 60000);
 
   it('lists active instances across enabled providers, paginated, and refresh=true records live statuses', async () => {
     const other = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-timers-2' })).body.data.id;
@@ -138,8 +144,8 @@ describe('compute: auto-stop timer, live sync, catalog sync job and the compute 
         }
       }
       for (const jobId of ids) await eventually(() => api.get(`/v1/jobs/${jobId}`), (r) => r.body.data?.attributes?.status === 'completed', 30000);
-      // Fewer queries than jobs: one query per job (the old behaviour) would be 40 or more.
-      expect(pendingQueries).toBeGreaterThan(0);
+      // Fewer queries than jobs: one query per job (the old behaviour) would be 40 or more. Whether the
+      // idle poll (once a second) falls inside this burst is chance, so zero queries is a pass too.
       expect(pendingQueries).toBeLessThan(ids.length);
     } finally {
       spy.mockRestore();

@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { loadConfig } from '../../libs/config/src/config';
 import { REDACT_PATHS } from '../../libs/http/src/logging';
 import { startServer, type RunningServer } from '../../apps/api/src/server';
+import type { PlatformOptions } from '../../libs/runtime/src/platform';
 import { requireEngine } from '../engines';
 import { client } from './http-client';
 
@@ -31,7 +32,7 @@ export interface TestServer extends RunningServer {
  * `server` = PostgreSQL + MongoDB-compatible (FerretDB) + Redis + Kafka from scripts/engines.sh,
  * each test server with its own schema, database and topic prefix.
  */
-export async function startTestServer(profile: Profile, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(profile: Profile, env: Record<string, string> = {}, options: PlatformOptions = {}): Promise<TestServer> {
   const id = randomUUID().replace(/-/g, '').slice(0, 12);
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-api-test-'));
   // Suites poll the API; the limits themselves are tested in libs/http.
@@ -66,7 +67,7 @@ export async function startTestServer(profile: Profile, env: Record<string, stri
     },
   });
   const logger = pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger, options);
   const bootstrap = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
   const stop = async (opts: { keepData?: boolean } = {}) => {
     await server.close();

@@ -7,7 +7,7 @@ import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../..
 import { MemoryIdempotencyStore, RedisIdempotencyStore } from '../../../libs/http/src/idempotency';
 import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
-import { Platform } from '../../../libs/runtime/src/platform';
+import { Platform, type PlatformOptions } from '../../../libs/runtime/src/platform';
 import { seedCatalog } from './catalog/catalog.service';
 
 export interface RunningServer {
@@ -21,8 +21,8 @@ export interface RunningServer {
 }
 
 /** Assembles engines, identity and the HTTP surface; used by main.ts, the tests and the bench. */
-export async function startServer(config: AppConfig, logger: pino.Logger): Promise<RunningServer> {
-  const platform = await Platform.open(config, logger);
+export async function startServer(config: AppConfig, logger: pino.Logger, options: PlatformOptions = {}): Promise<RunningServer> {
+  const platform = await Platform.open(config, logger, options);
   await platform.start();
   await seedCatalog(platform);
   const identity = new IdentityService(platform);
@@ -47,6 +47,7 @@ export async function startServer(config: AppConfig, logger: pino.Logger): Promi
     redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
     { perProject: config.rateLimits.perProject, perKey: config.rateLimits.perKey, perIp: config.rateLimits.perIp },
     (err) => logger.warn({ err: String(err) }, 'rate-limit store unavailable'),
+    () => platform.clock.now(),
   );
   const idempotencyStore = redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore();
 

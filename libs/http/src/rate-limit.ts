@@ -48,7 +48,13 @@ export interface RateLimitResult { state: RateLimitState; exceeded: boolean; ret
 
 export class RateLimiter {
   readonly limits: RateLimits;
-  constructor(private readonly store: RateLimitStore, limits: Partial<RateLimits> = {}, private readonly onStoreError?: (e: unknown) => void) {
+  constructor(
+    private readonly store: RateLimitStore,
+    limits: Partial<RateLimits> = {},
+    private readonly onStoreError?: (e: unknown) => void,
+    /** The time the windows are cut from (the runtime's clock). */
+    private readonly clock: () => number = Date.now,
+  ) {
     this.limits = { ...DEFAULT_RATE_LIMITS, ...limits };
   }
 
@@ -67,7 +73,7 @@ export class RateLimiter {
    * Counts one request. Returns the tightest applying limit; throws 503 UNAVAILABLE when the store
    * fails for an unauthenticated request (authenticated ones pass).
    */
-  async consume(principal: Principal | null, ip: string, now = Date.now()): Promise<RateLimitResult> {
+  async consume(principal: Principal | null, ip: string, now = this.clock()): Promise<RateLimitResult> {
     const { windowMs } = this.limits;
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const reset = Math.ceil((windowStart + windowMs) / 1000);

@@ -39,7 +39,7 @@ export class IdentityService implements Authenticator {
   }
 
   private now(): string {
-    return new Date().toISOString();
+    return this.platform.now();
   }
 
   async createProject(name: string, ctx: CommandContext): Promise<{ project: ProjectDoc; key: IssuedKey }> {
@@ -109,7 +109,7 @@ export class IdentityService implements Authenticator {
     const keyHash = this.hasher.hash(key);
     const doc = await ProjectionCache.for<ApiKeyDoc>(this.platform, 'api_keys', apiKeysProjection as never).get(keyHash, async () => (await this.keys()).findOne({ keyHash }));
     if (!doc || doc.revoked) return null;
-    const now = Date.now();
+    const now = this.platform.clock.now();
     if (doc.expiresAt && Date.parse(doc.expiresAt) <= now) return null;
     if (!doc.lastUsedAt || now - Date.parse(doc.lastUsedAt) >= USE_RECORD_INTERVAL_MS) this.recordUse(doc.id);
     if (doc.scope === 'platform-admin') return { kind: 'platform-admin', keyId: doc.id };
@@ -145,7 +145,7 @@ export class IdentityService implements Authenticator {
 
   private recordUse(keyId: string): void {
     // The cached key document keeps its old lastUsedAt until the model catches up: ask once per interval.
-    const now = Date.now();
+    const now = this.platform.clock.now();
     const last = this.usesRecorded.get(keyId);
     if (last !== undefined && now - last < USE_RECORD_INTERVAL_MS) return;
     if (this.usesRecorded.size >= 10_000) this.usesRecorded.clear();
