@@ -1,33 +1,25 @@
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { MemoryRateLimitStore, RateLimiter, RateLimitStore, RedisRateLimitStore, type Principal } from '../src';
+import { MemoryRateLimitStore, RateLimiter, RateLimitStore, RedisRateLimitStore } from '../src';
 import { call, startApp } from './fixtures';
 import { connectRedis, deadRedis } from './redis-helper';
 
 const LIMITS = { perIp: 5, perKey: 4, perProject: 6 };
 const WINDOW_MS = 60_000;
 
-/** Counts on a clock the test sets rather than the wall clock (the windows are fixed minutes). */
-class TestClockRateLimiter extends RateLimiter {
-  now = 0;
-  override consume(principal: Principal | null, ip: string) {
-    return super.consume(principal, ip, this.now);
-  }
-}
-
 function suite(name: string, makeStore: () => Promise<RateLimitStore>) {
   describe(`rate limits with ${name}`, () => {
     let app: Awaited<ReturnType<typeof startApp>>;
-    let limiter: TestClockRateLimiter;
+    // The windows are fixed minutes of the limiter's clock: each test counts one second into a
+    // fresh window of its own, whatever the wall clock says.
+    let window = Math.floor(Date.UTC(2030, 0, 1) / WINDOW_MS);
+    let now = 0;
     beforeAll(async () => {
-      limiter = new TestClockRateLimiter(await makeStore(), LIMITS);
-      app = await startApp({ rateLimiter: limiter });
+      app = await startApp({ rateLimiter: new RateLimiter(await makeStore(), LIMITS, undefined, () => now) });
     });
     afterAll(async () => app?.http.close());
-    // Each test counts one second into a fresh window of its own.
-    let window = Math.floor(Date.UTC(2030, 0, 1) / WINDOW_MS);
     beforeEach(() => {
-      limiter.now = ++window * WINDOW_MS + 1_000;
+      now = ++window * WINDOW_MS + 1_000;
     });
 
     it('sends X-RateLimit-* on every response and 429 with Retry-After = meta.retryAfter per IP', async () => {
