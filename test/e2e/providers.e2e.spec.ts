@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { loadConfig } from '../../libs/config/src/config';
 import { Client } from 'pg';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
-import { providersServiceFor } from '../../apps/api/src/providers/providers.service';
+import { providersProjection } from '../../projections/providers/providers.projection';
 
 const SECRET = 'sk-live-PLAINTEXT-provider-credential-9f3c1a';
 const SECRET2 = 'sk-live-ROTATED-provider-credential-77b2e0';
@@ -103,17 +103,18 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
     const created = await owner.post('/v1/providers', { name: 'provider_baremetal', credentials: { apiKey: SECRET } }, { 'Idempotency-Key': 'prov-create-1' });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
-    const service = providersServiceFor(srv.platform);
-    const doc = (await (await service.collection()).get(id))!;
+    const providers = await srv.platform.projections.collection(providersProjection);
+    const { vault } = srv.platform;
+    const doc = (await providers.get(id))!;
     expect(doc.credentialsRef).toMatch(/^cred_/);
-    expect(await service.credentialsOf(doc)).toEqual({ apiKey: SECRET });
+    expect(await vault.get(doc.credentialsRef!)).toEqual({ apiKey: SECRET });
 
     const rotated = await owner.patch(`/v1/providers/${id}`, { credentials: { apiKey: SECRET2 } });
     expect(rotated.status).toBe(200);
-    const doc2 = (await (await service.collection()).get(id))!;
+    const doc2 = (await providers.get(id))!;
     expect(doc2.credentialsRef).not.toBe(doc.credentialsRef);
-    expect(await service.credentialsOf(doc2)).toEqual({ apiKey: SECRET2 });
-    expect(await service.vault.get(doc.credentialsRef!)).toBeNull(); // the replaced secret is shredded
+    expect(await vault.get(doc2.credentialsRef!)).toEqual({ apiKey: SECRET2 });
+    expect(await vault.get(doc.credentialsRef!)).toBeNull(); // the replaced secret is shredded
 
     const texts = [created.text, rotated.text, (await owner.get(`/v1/providers/${id}`)).text, (await owner.get('/v1/providers?limit=100')).text];
     const events = await srv.platform.events.readAll({ fromPosition: 0, maxCount: 100_000 });
@@ -151,7 +152,7 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
     }
 
     expect((await owner.delete(`/v1/providers/${id}`)).status).toBe(204);
-    expect(await service.vault.get(doc2.credentialsRef!)).toBeNull();
+    expect(await vault.get(doc2.credentialsRef!)).toBeNull();
   });
 });
 
@@ -166,8 +167,8 @@ describe('provider credential key from config (CREDENTIALS_KEY)', () => {
     expect(created.status).toBe(201);
     const id = created.body.data.id;
     const credentialsOf = async (s: TestServer) => {
-      const service = providersServiceFor(s.platform);
-      return service.credentialsOf((await (await service.collection()).get(id))!);
+      const doc = await (await s.platform.projections.collection(providersProjection)).get(id);
+      return s.platform.vault.get(doc!.credentialsRef!);
     };
     expect(await credentialsOf(srv)).toEqual({ apiKey: SECRET });
     expect(fs.existsSync(path.join(dataDir, 'secrets-credentials.key'))).toBe(false);

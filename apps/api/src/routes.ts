@@ -10,6 +10,7 @@ import { ApiKeysController } from './identity/api-keys.controller';
 import { InstancesController } from './instances/instances.controller';
 import { JobsController } from './jobs/jobs.controller';
 import { ProvidersController } from './providers/providers.controller';
+import { PROVIDER_HANDLERS } from './providers/providers.handlers';
 import { ServersController } from './servers/servers.controller';
 import { SshKeysController } from './ssh-keys/ssh-keys.routes';
 import { TemplatesController } from './templates/templates.routes';
@@ -31,7 +32,7 @@ export interface HttpModule {
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   platform: { controllers: [HealthController, AdminProjectionsController], handlers: SIMPLE_RESOURCE_HANDLERS },
   identity: { controllers: [ApiKeysController, AdminProjectsController] },
-  providers: { controllers: [ProvidersController] },
+  providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController] },
   jobs: { controllers: [JobsController] },

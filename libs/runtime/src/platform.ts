@@ -10,6 +10,8 @@ import type { DocumentProjection } from '../../subscriptions/src/document-projec
 import { metricsRegistry } from '../../http/src/metrics';
 import { systemClock, type Clock } from './clock';
 import { Consistency } from './consistency';
+import { openCredentialVault } from './credential-vault';
+import type { CredentialVault } from '../../providers/src/credential-vault';
 import { DriverRegistry } from './driver-registry';
 import { openEngines } from './engines';
 import { ProcessManagers } from './process-managers';
@@ -58,6 +60,8 @@ export class Platform {
   readonly processes: ProcessManagers;
   readonly relays: Relays;
   readonly drivers: DriverRegistry;
+  /** Provider (and later cluster) credentials, encrypted at rest; events carry only references. */
+  readonly vault: CredentialVault;
   readonly clock: Clock;
   private started = false;
 
@@ -72,6 +76,7 @@ export class Platform {
     const checkpoints = new ReadStoreCheckpointStore(reads);
     this.projections = new ProjectionEngine(events, reads, checkpoints, PROJECTIONS, (name, err) => logger.error({ err, subscription: name }, 'subscription batch failed; retrying'));
     this.drivers = new DriverRegistry(config.simulatorLatency);
+    this.vault = openCredentialVault(config, events);
     this.consistency = new Consistency(events, reads, this.projections, {
       waitMs: config.consistencyWaitMs,
       remote: config.role === 'api',

@@ -1,20 +1,16 @@
 import { Controller, Inject, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
 import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
-import { listResult } from '../../../../libs/http/src/list-result';
-import { notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
 import { commandContext } from '../identity/request-context';
-import { findProjectProvider } from './find-provider';
-import { providersServiceFor, type ProvidersService } from './providers.service';
 import { pathId } from '../common/resource-lifecycle';
+import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from './providers.handlers';
 
 export const providerAttributes = z.object({
   name: z.enum(PROVIDER_KINDS),
@@ -63,17 +59,21 @@ export function providerResource(doc: ProviderDoc) {
   };
 }
 
+function providerDocument(doc: ProviderDoc) {
+  const r = providerResource(doc);
+  return resource(r.type, r.id, r.attributes);
+}
+
 const projectOf = (p: Principal) => principalProjectId(p) ?? '';
 const credentialsOf = (b: { credentials?: { apiKey: string }; apiKey?: string }) =>
   b.credentials ? { apiKey: b.credentials.apiKey } : b.apiKey !== undefined ? { apiKey: b.apiKey } : undefined;
 
 @Controller()
 export class ProvidersController {
-  private readonly service: ProvidersService;
-
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
-    this.service = providersServiceFor(platform);
-  }
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'GET',
@@ -86,12 +86,8 @@ export class ProvidersController {
     query: z.object({ enabled: z.enum(['true', 'false']).optional(), name: z.enum(PROVIDER_KINDS).optional() }),
     responses: { 200: collectionSchema('providers', providerAttributes) },
   })
-  async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ enabled?: 'true' | 'false'; name?: string }>) {
-    const filter: Record<string, string | boolean | null> = { projectId: projectOf(principal), deletedAt: null };
-    if (list.filters.enabled) filter.enabled = list.filters.enabled === 'true';
-    if (list.filters.name) filter.name = list.filters.name;
-    const { items, total } = await (await this.service.collection()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
-    return listResult(items.map(providerResource), total);
+  list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ enabled?: 'true' | 'false'; name?: string }>) {
+    return this.queries.execute(new ListProviders(projectOf(principal), list, providerResource));
   }
 
   @ApiRoute({
@@ -107,13 +103,8 @@ export class ProvidersController {
     responses: { 201: resourceSchema('providers', providerAttributes) },
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const doc = await this.service.register(
-      projectOf(principal),
-      { name: body.name, credentials: credentialsOf(body) ?? null, region: body.region ?? null, enabled: body.enabled ?? true },
-      commandContext(req, principal),
-    );
-    const r = providerResource(doc);
-    return resource(r.type, r.id, r.attributes);
+    const input = { name: body.name, credentials: credentialsOf(body) ?? null, region: body.region ?? null, enabled: body.enabled ?? true };
+    return providerDocument(await this.commands.execute(new RegisterProvider(projectOf(principal), input, commandContext(req, principal))));
   }
 
   @ApiRoute({
@@ -127,10 +118,7 @@ export class ProvidersController {
     responses: { 200: resourceSchema('providers', providerAttributes) },
   })
   async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    const doc = await findProjectProvider(this.platform, projectOf(principal), params.id);
-    if (!doc) throw notFound('Provider not found');
-    const r = providerResource(doc);
-    return resource(r.type, r.id, r.attributes);
+    return providerDocument(await this.queries.execute(new GetProvider(projectOf(principal), params.id)));
   }
 
   @ApiRoute({
@@ -145,21 +133,9 @@ export class ProvidersController {
     body: updateBody,
     responses: { 200: resourceSchema('providers', providerAttributes) },
   })
-  async update(
-    @Req() req: FastifyRequest,
-    @CurrentPrincipal() principal: Principal,
-    @Parsed('params') params: z.infer<typeof idParams>,
-    @Parsed('body') body: z.infer<typeof updateBody>,
-  ) {
-    if (!(await findProjectProvider(this.platform, projectOf(principal), params.id))) throw notFound('Provider not found');
-    const doc = await this.service.update(
-      projectOf(principal),
-      params.id,
-      { name: body.name, enabled: body.enabled, region: body.region, credentials: credentialsOf(body) },
-      commandContext(req, principal),
-    );
-    const r = providerResource(doc);
-    return resource(r.type, r.id, r.attributes);
+  async update(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof updateBody>) {
+    const input = { name: body.name, enabled: body.enabled, region: body.region, credentials: credentialsOf(body) };
+    return providerDocument(await this.commands.execute(new UpdateProvider(projectOf(principal), params.id, input, commandContext(req, principal))));
   }
 
   @ApiRoute({
@@ -173,7 +149,6 @@ export class ProvidersController {
     responses: { 204: null },
   })
   async remove(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    if (!(await findProjectProvider(this.platform, projectOf(principal), params.id))) throw notFound('Provider not found');
-    await this.service.delete(projectOf(principal), params.id, commandContext(req, principal));
+    await this.commands.execute(new DeleteProvider(projectOf(principal), params.id, commandContext(req, principal)));
   }
 }

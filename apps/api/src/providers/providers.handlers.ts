@@ -1,0 +1,150 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { providerDecider } from '../../../../libs/domain/providers/provider.decider';
+import { providerStream, type ProviderChanges, type ProviderKind } from '../../../../libs/domain/providers/events';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
+import type { Credentials } from '../../../../libs/providers/src/credential-vault';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
+import { PLATFORM } from '../tokens';
+import { findProjectProvider } from './find-provider';
+
+export class RegisterProvider extends Command<ProviderDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly input: { name: ProviderKind; credentials: Credentials | null; region: string | null; enabled: boolean },
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class UpdateProvider extends Command<ProviderDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly providerId: string,
+    readonly input: { name?: ProviderKind; credentials?: Credentials; region?: string | null; enabled?: boolean },
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class DeleteProvider extends Command<void> {
+  constructor(
+    readonly projectId: string,
+    readonly providerId: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class GetProvider extends Query<ProviderDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly providerId: string,
+  ) {
+    super();
+  }
+}
+
+export class ListProviders extends Query<ListResult<object>> {
+  constructor(
+    readonly projectId: string,
+    readonly list: ListQuery<{ enabled?: 'true' | 'false'; name?: string }>,
+    readonly toResource: (doc: ProviderDoc) => { id: string; type: string; attributes: object },
+  ) {
+    super();
+  }
+}
+
+async function ownProvider(platform: Platform, projectId: string, providerId: string): Promise<ProviderDoc> {
+  const doc = await findProjectProvider(platform, projectId, providerId);
+  if (!doc) throw notFound('Provider not found');
+  return doc;
+}
+
+async function written(platform: Platform, providerId: string, position: number | null): Promise<ProviderDoc> {
+  await platform.waitForProjections(position, [providersProjection.name]);
+  return (await platform.readBack(providersProjection, providerStream(providerId), providerId, position))!;
+}
+
+/** Secrets go to the vault first; the event carries only the reference (DECISIONS 11). */
+@CommandHandler(RegisterProvider)
+export class RegisterProviderHandler implements ICommandHandler<RegisterProvider> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, input, context }: RegisterProvider): Promise<ProviderDoc> {
+    const providerId = uuidv7();
+    const { vault } = this.platform;
+    const credentialsRef = input.credentials ? await vault.put(projectId, input.credentials) : null;
+    const command = { type: 'RegisterProvider' as const, providerId, projectId, name: input.name, enabled: input.enabled, region: input.region, credentialsRef, now: this.platform.now() };
+    const result = await handleCommand(this.platform.events, providerStream(providerId), providerDecider, command, context).catch(async (err) => {
+      if (credentialsRef) await vault.delete(credentialsRef).catch(() => undefined);
+      throw err;
+    });
+    return written(this.platform, providerId, result.position);
+  }
+}
+
+@CommandHandler(UpdateProvider)
+export class UpdateProviderHandler implements ICommandHandler<UpdateProvider> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, providerId, input, context }: UpdateProvider): Promise<ProviderDoc> {
+    const previous = await ownProvider(this.platform, projectId, providerId);
+    const { vault } = this.platform;
+    const changes: ProviderChanges = { name: input.name, enabled: input.enabled, region: input.region };
+    if (input.credentials) changes.credentialsRef = await vault.put(projectId, input.credentials);
+    const command = { type: 'UpdateProvider' as const, providerId, projectId, changes, now: this.platform.now() };
+    const { position } = await handleCommand(this.platform.events, providerStream(providerId), providerDecider, command, context).catch(async (err) => {
+      if (changes.credentialsRef) await vault.delete(changes.credentialsRef).catch(() => undefined);
+      throw err;
+    });
+    // The replaced secret is no longer referenced by the provider's current state.
+    if (changes.credentialsRef && previous.credentialsRef) await vault.delete(previous.credentialsRef).catch(() => undefined);
+    return written(this.platform, providerId, position);
+  }
+}
+
+@CommandHandler(DeleteProvider)
+export class DeleteProviderHandler implements ICommandHandler<DeleteProvider> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, providerId, context }: DeleteProvider): Promise<void> {
+    const previous = await ownProvider(this.platform, projectId, providerId);
+    const command = { type: 'DeleteProvider' as const, providerId, projectId, now: this.platform.now() };
+    const { position } = await handleCommand(this.platform.events, providerStream(providerId), providerDecider, command, context);
+    await this.platform.waitForProjections(position, [providersProjection.name]);
+    if (previous.credentialsRef) await this.platform.vault.delete(previous.credentialsRef).catch(() => undefined);
+  }
+}
+
+@QueryHandler(GetProvider)
+export class GetProviderHandler implements IQueryHandler<GetProvider> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, providerId }: GetProvider): Promise<ProviderDoc> {
+    return ownProvider(this.platform, projectId, providerId);
+  }
+}
+
+@QueryHandler(ListProviders)
+export class ListProvidersHandler implements IQueryHandler<ListProviders> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, list, toResource }: ListProviders): Promise<ListResult<object>> {
+    const filter: Record<string, string | boolean | null> = { projectId, deletedAt: null };
+    if (list.filters.enabled) filter.enabled = list.filters.enabled === 'true';
+    if (list.filters.name) filter.name = list.filters.name;
+    const { items, total } = await (await this.platform.projections.collection(providersProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(items.map(toResource), total);
+  }
+}
+
+export const PROVIDER_HANDLERS = [RegisterProviderHandler, UpdateProviderHandler, DeleteProviderHandler, GetProviderHandler, ListProvidersHandler];
