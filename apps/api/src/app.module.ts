@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { Platform } from '../../../libs/runtime/src/platform';
-import { IDENTITY, IdentityService } from './identity/identity.service';
-import { PLATFORM, REDIS_PING } from './tokens';
+import type { IdentityService } from './identity/identity.service';
+import { IDENTITY, PLATFORM, REDIS_PING } from './tokens';
 import { ROUTES } from './routes';
 
 @Module({})

@@ -7,6 +7,7 @@ import { CatalogController } from './catalog/catalog.controller';
 import { HealthController } from './health/health.controller';
 import { AdminProjectsController } from './identity/admin-projects.controller';
 import { ApiKeysController } from './identity/api-keys.controller';
+import { IDENTITY_HANDLERS } from './identity/identity.handlers';
 import { InstancesController } from './instances/instances.controller';
 import { JobsController } from './jobs/jobs.controller';
 import { ProvidersController } from './providers/providers.controller';
@@ -31,7 +32,7 @@ export interface HttpModule {
  */
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   platform: { controllers: [HealthController, AdminProjectionsController], handlers: SIMPLE_RESOURCE_HANDLERS },
-  identity: { controllers: [ApiKeysController, AdminProjectsController] },
+  identity: { controllers: [ApiKeysController, AdminProjectsController], handlers: IDENTITY_HANDLERS },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController] },

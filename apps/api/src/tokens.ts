@@ -1,2 +1,3 @@
 export const PLATFORM = Symbol('PLATFORM');
 export const REDIS_PING = Symbol('REDIS_PING');
+export const IDENTITY = Symbol('IDENTITY');

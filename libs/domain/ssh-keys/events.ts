@@ -5,5 +5,3 @@ import type { SshKeyFields } from './ssh-key.resource';
 export type SshKeyAdded = DomainEvent<'compute.SshKeyAdded.v1', SshKeyFields & { keyId: string; projectId: string; createdAt: string }>;
 export type SshKeyDeleted = DomainEvent<'compute.SshKeyDeleted.v1', { keyId: string; projectId: string; providerId: string; fingerprint: string; deletedAt: string }>;
 export type SshKeyEvent = SshKeyAdded | SshKeyDeleted;
-
-export const sshKeyStream = (keyId: string) => `sshkey-${keyId}`;

@@ -2,8 +2,9 @@ import { v5 as uuidv5 } from 'uuid';
 import { z } from 'zod';
 import { DomainError } from '../shared/domain-error';
 import { simpleResourceDecider, type SimpleResource } from '../shared/simple-resource';
-import { sshKeyStream } from './events';
 import { SSH_KEY_ALGORITHMS, parseOpenSshPublicKey, type SshKeyAlgorithm } from './openssh-public-key';
+
+export const sshKeyStream = (keyId: string) => `sshkey-${keyId}`;
 
 const SSH_KEY_NAMESPACE = '4b0f7c1e-2a57-4d0e-9a55-0d1c7a3f8e21';
 

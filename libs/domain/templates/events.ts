@@ -10,5 +10,3 @@ export type InstanceTemplateCreatedV1 = DomainEvent<
 export type InstanceTemplateCreated = DomainEvent<'compute.InstanceTemplateCreated.v2', InstanceTemplateFields & { tags: Tag[]; templateId: string; projectId: string; createdAt: string }>;
 export type InstanceTemplateDeleted = DomainEvent<'compute.InstanceTemplateDeleted.v1', { templateId: string; projectId: string; deletedAt: string }>;
 export type InstanceTemplateEvent = InstanceTemplateCreatedV1 | InstanceTemplateCreated | InstanceTemplateDeleted;
-
-export const templateStream = (templateId: string) => `template-${templateId}`;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { simpleResourceDecider, type SimpleResource } from '../shared/simple-resource';
 import { tagList, tagsSchema } from '../shared/tags';
-import { templateStream } from './events';
+
+export const templateStream = (templateId: string) => `template-${templateId}`;
 
 /** The reusable launch specification of spec 2.8 (compute context; stream `template-<templateId>`). */
 export const instanceTemplateSchema = z.object({

@@ -1,4 +1,5 @@
 import { Controller, Inject, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
@@ -6,7 +7,7 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { IDENTITY, IdentityService } from './identity.service';
+import { CreateProject, ListProjects } from './identity.handlers';
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
 
@@ -16,7 +17,10 @@ const createBody = z.object({ name: z.string().min(1).max(64) });
 /** Operator extension: platform admins create projects (each with its first API key). */
 @Controller()
 export class AdminProjectsController {
-  constructor(@Inject(IDENTITY) private readonly identity: IdentityService) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'POST',
@@ -35,7 +39,7 @@ export class AdminProjectsController {
     },
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const { project, key } = await this.identity.createProject(body.name, commandContext(req, principal));
+    const { project, key } = await this.commands.execute(new CreateProject(body.name, commandContext(req, principal)));
     return {
       data: { id: project.id, type: 'projects', attributes: { name: project.name, createdAt: project.createdAt } },
       included: [apiKeyResource(key.doc, { key: key.key })],
@@ -52,7 +56,7 @@ export class AdminProjectsController {
     responses: { 200: collectionSchema('projects', projectAttributes) },
   })
   async list(@Parsed('list') list: ListQuery) {
-    const { items, total } = await (await this.identity.projects()).find({ sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await this.queries.execute(new ListProjects(list));
     return listResult(items.map((p) => ({ id: p.id, type: 'projects', attributes: { name: p.name, createdAt: p.createdAt } })), total);
   }
 }

@@ -1,14 +1,14 @@
 import { Controller, Inject, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
 import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
-import { IDENTITY, IdentityService } from './identity.service';
+import { IssueApiKey, ListApiKeys, RevokeApiKey } from './identity.handlers';
 import { commandContext } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
 
@@ -54,7 +54,10 @@ const projectOf = (p: Principal) => principalProjectId(p) ?? '';
 
 @Controller()
 export class ApiKeysController {
-  constructor(@Inject(IDENTITY) private readonly identity: IdentityService) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'GET',
@@ -68,9 +71,7 @@ export class ApiKeysController {
     responses: { 200: collectionSchema('api-keys', apiKeyAttributes) },
   })
   async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ revoked?: 'true' | 'false' }>) {
-    const filter: Record<string, string | boolean> = { projectId: projectOf(principal), scope: 'project' };
-    if (list.filters.revoked) filter.revoked = list.filters.revoked === 'true';
-    const { items, total } = await (await this.identity.keys()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await this.queries.execute(new ListApiKeys(projectOf(principal), list));
     return listResult(items.map((d) => apiKeyResource(d)), total);
   }
 
@@ -87,10 +88,8 @@ export class ApiKeysController {
     responses: { 201: resourceSchema('api-keys', apiKeyAttributes.extend({ key: z.string() })) },
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const issued = await this.identity.issueKey(
-      { projectId: projectOf(principal), name: body.name, role: body.role ?? 'admin', expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' },
-      commandContext(req, principal),
-    );
+    const input = { projectId: projectOf(principal), name: body.name, role: body.role ?? 'admin', expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' } as const;
+    const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal)));
     const r = apiKeyResource(issued.doc, { key: issued.key });
     return resource(r.type, r.id, r.attributes);
   }
@@ -106,8 +105,6 @@ export class ApiKeysController {
     responses: { 204: null },
   })
   async revoke(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    const doc = await (await this.identity.keys()).get(params.id);
-    if (!doc || doc.projectId !== projectOf(principal) || doc.scope !== 'project') throw notFound('API key not found');
-    await this.identity.revokeKey(projectOf(principal), params.id, commandContext(req, principal));
+    await this.commands.execute(new RevokeApiKey(projectOf(principal), params.id, commandContext(req, principal)));
   }
 }

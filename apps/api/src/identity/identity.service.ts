@@ -5,22 +5,16 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { WrongExpectedRevisionError } from '../../../../libs/eventstore/src/event-store.port';
 import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
 import { projectDecider } from '../../../../libs/domain/identity/project.decider';
-import { apiKeyStream, projectStream, type ProjectRole } from '../../../../libs/domain/identity/events';
+import { apiKeyStream, projectStream } from '../../../../libs/domain/identity/events';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import type { Principal, Credential, Authenticator } from '../../../../libs/http/src/auth';
-import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
-import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
+import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { ProjectionCache } from '../common/projection-cache';
-import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN, newAdminKey, newProjectKey } from './api-key-secrets';
+import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN } from './api-key-secrets';
 import { JwtVerifier, looksLikeJwt } from './jwt-verifier';
-
-export interface IssuedKey {
-  doc: ApiKeyDoc;
-  /** The full key: returned once, never stored. */
-  key: string;
-}
+import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 
 const USE_RECORD_INTERVAL_MS = 60_000;
 /** Projects are never deleted, so a project once seen stays valid; bounded so it cannot grow without limit. */
@@ -42,48 +36,9 @@ export class IdentityService implements Authenticator {
     return this.platform.now();
   }
 
-  async createProject(name: string, ctx: CommandContext): Promise<{ project: ProjectDoc; key: IssuedKey }> {
-    const projectId = uuidv7();
-    const created = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, now: this.now() }, ctx);
-    const key = await this.issueKey({ projectId, name: 'default', role: 'owner', expiresAt: null, mode: 'test' }, ctx);
-    await this.platform.waitForProjections(created.position, ['projects']);
-    const project = (await (await this.projects()).get(projectId)) ?? foldDocument(projectsProjection, await this.platform.events.readStream(projectStream(projectId)), projectId)!;
-    return { project, key };
-  }
-
-  async issueKey(
-    input: { projectId: string | null; name: string; role: ProjectRole; expiresAt: string | null; mode: 'live' | 'test' | 'admin' },
-    ctx: CommandContext,
-  ): Promise<IssuedKey> {
-    const keyId = uuidv7();
-    const key = input.mode === 'admin' ? newAdminKey() : newProjectKey(input.mode);
-    const result = await handleCommand(
-      this.platform.events,
-      apiKeyStream(keyId),
-      apiKeyDecider,
-      {
-        type: 'IssueApiKey',
-        keyId,
-        projectId: input.projectId,
-        scope: input.mode === 'admin' ? 'platform-admin' : 'project',
-        name: input.name,
-        prefix: key.slice(0, 12),
-        keyHash: this.hasher.hash(key),
-        role: input.role,
-        expiresAt: input.expiresAt,
-        now: this.now(),
-      },
-      ctx,
-    );
-    await this.platform.waitForProjections(result.position, ['api_keys']);
-    const doc = (await (await this.keys()).get(keyId)) ?? foldDocument(apiKeysProjection, await this.platform.events.readStream(apiKeyStream(keyId)), keyId);
-    if (!doc) throw new Error(`API key ${keyId} was not written`);
-    return { doc, key };
-  }
-
-  async revokeKey(projectId: string, keyId: string, ctx: CommandContext): Promise<void> {
-    const result = await handleCommand(this.platform.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.now() }, ctx);
-    await this.platform.waitForProjections(result.position, ['api_keys']);
+  /** Issues a key outside a request (first-start bootstrap, benches); requests go through IssueApiKey. */
+  issueKey(input: KeyInput, ctx: CommandContext): Promise<IssuedKey> {
+    return issueApiKey(this.platform, this.hasher, input, ctx);
   }
 
   keys() {
@@ -189,4 +144,3 @@ export class IdentityService implements Authenticator {
   }
 }
 
-export const IDENTITY = Symbol('IDENTITY');

@@ -1,0 +1,32 @@
+import { v7 as uuidv7 } from 'uuid';
+import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
+import { apiKeyStream, type ProjectRole } from '../../../../libs/domain/identity/events';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
+import { newAdminKey, newProjectKey, type KeyHasher } from './api-key-secrets';
+
+export interface IssuedKey {
+  doc: ApiKeyDoc;
+  /** The full key: returned once, never stored (only its keyed hash is). */
+  key: string;
+}
+
+export interface KeyInput {
+  projectId: string | null;
+  name: string;
+  role: ProjectRole;
+  expiresAt: string | null;
+  mode: 'live' | 'test' | 'admin';
+}
+
+/** Issues a key (requests and the first-start bootstrap): the secret is made here, the event holds its hash. */
+export async function issueApiKey(platform: Platform, hasher: KeyHasher, input: KeyInput, ctx: CommandContext): Promise<IssuedKey> {
+  const keyId = uuidv7();
+  const key = input.mode === 'admin' ? newAdminKey() : newProjectKey(input.mode);
+  const scope = input.mode === 'admin' ? ('platform-admin' as const) : ('project' as const);
+  const command = { type: 'IssueApiKey' as const, keyId, projectId: input.projectId, scope, name: input.name, prefix: key.slice(0, 12), keyHash: hasher.hash(key), role: input.role, expiresAt: input.expiresAt, now: platform.now() };
+  const result = await handleCommand(platform.events, apiKeyStream(keyId), apiKeyDecider, command, ctx, { newStream: true });
+  await platform.waitForProjections(result.position, [apiKeysProjection.name]);
+  return { doc: (await platform.readBack(apiKeysProjection, apiKeyStream(keyId), keyId, result.position))!, key };
+}
