@@ -2,5 +2,6 @@ export * from './read-store.port';
 export * from './errors';
 export * from './filter';
 export * from './memory-read-store';
+export * from './list-shapes';
 export * from './mongo-read-store';
 export * from './bench-write';

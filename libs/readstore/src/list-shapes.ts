@@ -14,6 +14,7 @@
  * checked on each entry while the index is walked in order. Declare them in `residual` so the
  * choice is visible; a page then costs the entries walked past, not a sort of the whole match.
  */
+import { withIdTieBreaker } from './filter';
 import type { IndexSpec, SortKey } from './read-store.port';
 
 export interface ListShape {
@@ -77,11 +78,6 @@ export function servesOrder(key: SortKey[], prefix: number, fixed: ReadonlySet<s
   return null;
 }
 
-/** Appends the `id` ascending tie-breaker to a sort (as every find does). */
-export function sortWithId(sort: SortKey[]): SortKey[] {
-  return sort.some((k) => k.field === 'id') ? sort : [...sort, { field: 'id', direction: 1 }];
-}
-
 /**
  * The declared index covering `shape` sorted by `sort`: its key starts with exactly the shape's
  * equality fields (any order) and continues with the sort (minus the fields an equality fixes) and
@@ -89,7 +85,7 @@ export function sortWithId(sort: SortKey[]): SortKey[] {
  */
 export function coveringIndex(indexes: readonly IndexSpec[], shape: ListShape, sort: SortKey[]): IndexSpec | undefined {
   const equal = new Set(shape.equal);
-  const full = sortWithId(sort);
+  const full = withIdTieBreaker(sort);
   return indexes.find((spec) => {
     // MongoDB orders by `_id` within equal keys only when the index says so: no implied tie-breaker here.
     const key = spec.fields;
