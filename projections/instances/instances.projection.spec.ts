@@ -14,8 +14,8 @@ describe('instances projection: the auto-stop poll key', () => {
       ['compute.InstanceProvisioned.v1', { operation: 'create', externalId: 'x1', hostname: 'web', ipv4: '100.64.0.1', ipv6: null, sshUser: 'root', sshPort: 22, at: '2026-01-01T00:00:02.000Z' }, true],
       ['compute.InstanceActionRequested.v1', { action: 'stop', jobType: 'instance.action', from: 'active', to: 'stopping', requestedBy: 'apikey:k', requestedAt: '2026-01-01T00:10:00.000Z' }, false],
       ['compute.InstanceStopped.v1', { at: '2026-01-01T00:10:01.000Z' }, false],
-      ['compute.InstanceStarted.v1', { at: '2026-01-01T00:20:00.000Z' }, true],
-      ['compute.InstanceOperationFailed.v1', { error: 'boom', at: '2026-01-01T00:30:00.000Z' }, false],
+      ['compute.InstanceStarted.v1', { operation: 'start', at: '2026-01-01T00:20:00.000Z' }, true],
+      ['compute.InstanceOperationFailed.v1', { operation: 'start', error: 'boom', at: '2026-01-01T00:30:00.000Z' }, false],
     ];
     let doc: InstanceDoc | null = null;
     for (const [type, data, armed] of steps) {

@@ -3,6 +3,8 @@ import { indexOn } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { INSTANCE_EVENT_TYPES, type InstanceEvent, type InstanceSpecData, type InstanceStatus } from '../../libs/domain/compute/instance.events';
+import { INSTANCE_LIFECYCLE } from '../../libs/domain/compute/instance.decider';
+import { lifecycleFields } from '../../libs/domain/shared/operations';
 
 export interface InstanceDoc extends ReadDoc, Omit<InstanceSpecData, 'tags'> {
   projectId: string;
@@ -97,24 +99,23 @@ function evolveInstance(current: InstanceDoc | null, recorded: RecordedEvent): I
   }
   if (!current) return null;
   const at = 'at' in event.data ? event.data.at : recorded.recordedAt;
-  const base = { ...current, updatedAt: at };
+  // Status, job and error message as every job-backed resource moves them.
+  const base = { ...current, updatedAt: at, ...lifecycleFields(INSTANCE_LIFECYCLE, event) };
   switch (event.type) {
     case 'compute.InstanceActionRequested.v1':
       return {
         ...base,
         updatedAt: event.data.requestedAt,
-        status: event.data.to,
-        jobId: event.data.jobId,
-        errorMessage: null,
         autoStopAt: null,
         rescueImage: event.data.action === 'rescue' ? (event.data.rescueImage ?? null) : event.data.action === 'reinstall' ? null : current.rescueImage,
       };
     case 'compute.InstanceProvisioningStarted.v1':
-      return { ...base, status: 'provisioning' };
+    case 'compute.InstanceRebooting.v1':
+    case 'compute.InstanceOperationRetried.v1':
+      return base;
     case 'compute.InstanceProvisioned.v1':
       return {
         ...base,
-        status: 'active',
         externalId: event.data.externalId,
         hostname: event.data.hostname,
         ipv4: event.data.ipv4,
@@ -124,17 +125,12 @@ function evolveInstance(current: InstanceDoc | null, recorded: RecordedEvent): I
         autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes),
       };
     case 'compute.InstanceStopped.v1':
-      return { ...base, status: 'stopped', autoStopAt: null };
-    case 'compute.InstanceRebooting.v1':
-      return { ...base, status: 'starting' };
-    case 'compute.InstanceStarted.v1':
-      return { ...base, status: 'active', autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes) };
-    case 'compute.InstanceTerminated.v1':
-      return { ...base, status: 'terminated', deletedAt: event.data.at, autoStopAt: null };
     case 'compute.InstanceOperationFailed.v1':
-      return { ...base, status: 'error', errorMessage: event.data.error, autoStopAt: null };
-    case 'compute.InstanceOperationRetried.v1':
-      return { ...base, status: event.data.status, errorMessage: null };
+      return { ...base, autoStopAt: null };
+    case 'compute.InstanceStarted.v1':
+      return { ...base, autoStopAt: plusMinutes(event.data.at, current.autoStopMinutes) };
+    case 'compute.InstanceTerminated.v1':
+      return { ...base, deletedAt: event.data.at, autoStopAt: null };
     case 'compute.InstanceUpdated.v1':
       return {
         ...base,

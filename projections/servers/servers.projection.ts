@@ -3,6 +3,8 @@ import { indexOn } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { SERVER_EVENT_TYPES, type ServerEvent, type ServerSpecData, type ServerStatus } from '../../libs/domain/servers/server.events';
+import { SERVER_LIFECYCLE } from '../../libs/domain/servers/server.decider';
+import { lifecycleFields } from '../../libs/domain/shared/operations';
 
 export interface ServerDoc extends ReadDoc, ServerSpecData {
   status: ServerStatus;
@@ -67,34 +69,26 @@ export const serversProjection: DocumentProjection<ServerDoc> = {
       };
     }
     if (!current) return null;
+    // Status, job and error message as every job-backed resource moves them.
+    const base = { ...current, ...lifecycleFields(SERVER_LIFECYCLE, event), updatedAt: 'requestedAt' in event.data ? event.data.requestedAt : event.data.at };
     switch (event.type) {
-      case 'compute.ServerInstallStarted.v1':
-        return { ...current, status: 'installing', updatedAt: event.data.at };
       case 'compute.ServerActivated.v1':
-        return { ...current, status: 'active', externalId: event.data.externalId ?? current.externalId, ipv4: event.data.ipv4 ?? current.ipv4, updatedAt: event.data.at };
-      case 'compute.ServerPowerActionRequested.v1':
-        return { ...current, status: event.data.to, jobId: event.data.jobId, errorMessage: null, updatedAt: event.data.requestedAt };
-      case 'compute.ServerPoweredOff.v1':
-        return { ...current, status: 'stopped', updatedAt: event.data.at };
+        return { ...base, externalId: event.data.externalId ?? current.externalId, ipv4: event.data.ipv4 ?? current.ipv4 };
       case 'compute.ServerMigrationRequested.v1':
-        return { ...current, status: 'migrating', plan: event.data.plan, jobId: event.data.jobId, errorMessage: null, updatedAt: event.data.requestedAt };
-      case 'compute.ServerDeletionRequested.v1':
-        return { ...current, status: 'deleting', jobId: event.data.jobId, errorMessage: null, updatedAt: event.data.requestedAt };
+        return { ...base, plan: event.data.plan };
       case 'compute.ServerTerminated.v1':
-        return { ...current, status: 'terminated', deletedAt: event.data.at, updatedAt: event.data.at };
+        return { ...base, deletedAt: event.data.at };
       case 'compute.ServerLockChanged.v1':
-        return { ...current, locked: event.data.locked, updatedAt: event.data.at };
+        return { ...base, locked: event.data.locked };
       case 'compute.ServerUpdated.v1':
-        return {
-          ...current,
-          ...(event.data.label !== undefined ? { label: event.data.label } : {}),
-          ...(event.data.tags !== undefined ? { tags: event.data.tags } : {}),
-          updatedAt: event.data.at,
-        };
+        return { ...base, ...(event.data.label !== undefined ? { label: event.data.label } : {}), ...(event.data.tags !== undefined ? { tags: event.data.tags } : {}) };
+      case 'compute.ServerInstallStarted.v1':
+      case 'compute.ServerPowerActionRequested.v1':
+      case 'compute.ServerPoweredOff.v1':
+      case 'compute.ServerDeletionRequested.v1':
       case 'compute.ServerOperationFailed.v1':
-        return { ...current, status: 'error', errorMessage: event.data.error, updatedAt: event.data.at };
       case 'compute.ServerOperationRetried.v1':
-        return { ...current, status: event.data.status, errorMessage: null, updatedAt: event.data.at };
+        return base;
       default: {
         const never: never = event;
         return never;

@@ -1,13 +1,57 @@
-import type { EventStore } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
-import { serverDecider } from '../../libs/domain/servers/server.decider';
-import { serverStream, type ServerOperation, type ServerSpecData } from '../../libs/domain/servers/server.events';
-import { ProviderError, type InstanceSpec } from '../../libs/providers/src/driver.port';
-import type { JobDoc } from '../../projections/jobs/jobs.projection';
-import type { JobOperationHandler } from '../job-executor/job-executor';
-import type { DriverFor } from '../instance-operations/instance-operations';
+import { serverDecider, type ServerProvisioned, type ServerState } from '../../libs/domain/servers/server.decider';
+import {
+  serverStream,
+  type ServerDeletionRequested,
+  type ServerMigrationRequested,
+  type ServerOperation,
+  type ServerPowerActionRequested,
+  type ServerRequested,
+  type ServerSpecData,
+} from '../../libs/domain/servers/server.events';
+import type { InstanceSpec, InstanceAction } from '../../libs/providers/src/driver.port';
+import type { DriverCall, JobBackedResource } from '../job-operations/job-operations';
 
-/** A server is a provider machine too: the driver knows it by the server id. */
+const action =
+  (a: InstanceAction): DriverCall<ServerProvisioned> =>
+  async (d, t) => void (await d.instanceAction(t.token, t.externalId, a, t.spec));
+
+/** Servers as a job-backed resource (job types server.create / server.action): the lifecycle is SERVER_LIFECYCLE. */
+export const serverOperations: JobBackedResource<ServerOperation, ServerState, ServerProvisioned> = {
+  resourceType: 'server',
+  label: 'Server',
+  readModel: 'servers',
+  stream: serverStream,
+  decider: serverDecider,
+  jobOf: (e) => {
+    if (e.type === 'compute.ServerRequested.v1') {
+      const { jobId, serverId, requestedAt, ...spec } = e.data as ServerRequested['data'];
+      // Spec 2.4's server create payload; user data stays on the server stream only.
+      const payload = { plan: spec.plan.slug, operatingSystem: spec.operatingSystem.slug, site: spec.site, region: spec.region, hostname: spec.hostname, sshKeys: spec.sshKeys, role: spec.role };
+      return { jobId, projectId: spec.projectId, type: 'server.create', resourceType: 'server', resourceId: serverId, operation: 'create', payload, enqueuedAt: requestedAt };
+    }
+    if (e.type !== 'compute.ServerPowerActionRequested.v1' && e.type !== 'compute.ServerMigrationRequested.v1' && e.type !== 'compute.ServerDeletionRequested.v1') return null;
+    const d = e.data as (ServerPowerActionRequested | ServerMigrationRequested | ServerDeletionRequested)['data'];
+    const operation = 'action' in d ? d.action : 'plan' in d ? 'migrate' : 'delete';
+    const payload = { action: operation, from: d.from, requestedBy: d.requestedBy, ...('plan' in d ? { plan: d.plan.slug, fromPlan: d.fromPlan.slug } : {}) };
+    return { jobId: d.jobId, projectId: e.metadata.projectId ?? null, type: 'server.action', resourceType: 'server', resourceId: d.serverId, operation, payload, enqueuedAt: d.requestedAt };
+  },
+  // A server is a provider machine too: the driver knows it by the server id until it has its own.
+  target: (s) => ({ providerKind: s.spec.providerKind, externalId: s.externalId ?? s.id, spec: driverSpec(s.id, s.spec) }),
+  calls: {
+    create: async (d, t) => {
+      const p = await d.createInstance(t.token, t.spec);
+      return { externalId: p.externalId, ipv4: p.ipv4 };
+    },
+    power_on: action('start'),
+    power_off: action('stop'),
+    reboot: action('restart'),
+    // A migration moves the machine onto the new plan (already in the spec) and boots it there.
+    migrate: action('restart'),
+    delete: (d, t) => d.deleteInstance(t.token, t.externalId, t.spec),
+  },
+  jobResult: (p) => ({ ...p }),
+};
+
 function driverSpec(serverId: string, spec: ServerSpecData): InstanceSpec {
   return {
     instanceId: serverId,
@@ -23,65 +67,4 @@ function driverSpec(serverId: string, spec: ServerSpecData): InstanceSpec {
     ports: [],
     tags: Object.fromEntries(spec.tags.map((t) => [t.key, t.value])),
   };
-}
-
-/**
- * Server side of the job process (job types server.create / server.action): marks the operation
- * begun, calls the driver with the attempt's idempotency token, records the outcome. Each step is
- * an idempotent command, so a re-run after a crash repeats nothing that already happened.
- */
-export class ServerOperations implements JobOperationHandler {
-  constructor(
-    private readonly events: EventStore,
-    private readonly driverFor: DriverFor,
-  ) {}
-
-  async execute(job: JobDoc, _attempt: number, token: string, ctx: CommandContext): Promise<Record<string, unknown>> {
-    const stream = serverStream(job.resourceId);
-    const now = () => new Date().toISOString();
-    const begun = await handleCommand(this.events, stream, serverDecider, { type: 'BeginServerOperation', jobId: job.id, now: now() }, ctx).catch((err) => {
-      throw new ProviderError(`Server ${job.resourceId} cannot be worked on: ${(err as Error).message}`, false);
-    });
-    const state = begun.state;
-    if (state.status === 'none') throw new ProviderError(`Server ${job.resourceId} does not exist`, false);
-    if (state.currentJob?.jobId !== job.id) return { skipped: 'superseded by a later operation' };
-    const driver = this.driverFor(state.spec.providerKind);
-    const spec = driverSpec(state.serverId, state.spec);
-    const externalId = state.externalId ?? state.serverId;
-    const operation = job.operation as ServerOperation;
-    let provisioned: { externalId: string; ipv4: string } | undefined;
-    switch (operation) {
-      case 'create': {
-        const p = await driver.createInstance(token, spec);
-        provisioned = { externalId: p.externalId, ipv4: p.ipv4 };
-        break;
-      }
-      case 'power_on':
-        await driver.instanceAction(token, externalId, 'start', spec);
-        break;
-      case 'power_off':
-        await driver.instanceAction(token, externalId, 'stop', spec);
-        break;
-      // A migration moves the machine onto the new plan (already in the spec) and boots it there.
-      case 'reboot':
-      case 'migrate':
-        await driver.instanceAction(token, externalId, 'restart', spec);
-        break;
-      case 'delete':
-        await driver.deleteInstance(token, externalId, spec);
-        break;
-      default: {
-        const never: never = operation;
-        throw new ProviderError(`Unknown server operation ${String(never)}`, false);
-      }
-    }
-    await handleCommand(this.events, stream, serverDecider, { type: 'CompleteServerOperation', jobId: job.id, now: now(), provisioned }, ctx);
-    return provisioned ? { ...provisioned } : { operation };
-  }
-
-  async onFailed(job: JobDoc, error: string, ctx: CommandContext): Promise<void> {
-    await handleCommand(this.events, serverStream(job.resourceId), serverDecider, { type: 'FailServerOperation', jobId: job.id, error, now: new Date().toISOString() }, ctx).catch(
-      () => undefined,
-    );
-  }
 }

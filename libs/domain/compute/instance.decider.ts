@@ -1,67 +1,150 @@
+import type { CatalogImage, CatalogPlan, CatalogRegion } from '../catalog/catalog.types';
 import { DomainError, type Decider } from '../shared/domain-error';
+import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand } from '../shared/operations';
+import type { Tag } from '../shared/tags';
 import type { InstanceAction, InstanceEvent, InstanceOperation, InstanceSpecData, InstanceStatus } from './instance.events';
+
+/** What the provider reports once it has (re)provisioned a machine. */
+export type Provisioned = { externalId: string; hostname: string; ipv4: string; ipv6: string | null; sshUser: string; sshPort: number };
+
+/** DECISIONS §6: each operation's start statuses, and the statuses its job moves the instance through. */
+export const INSTANCE_LIFECYCLE: JobLifecycle<InstanceOperation, InstanceStatus, InstanceEvent, Provisioned> = {
+  operations: {
+    create: { from: [], transient: 'creating', working: 'provisioning', final: 'active' },
+    stop: { from: ['active'], transient: 'stopping', final: 'stopped' },
+    start: { from: ['stopped'], transient: 'starting', final: 'active' },
+    // `starting` while the provider reboots it (DECISIONS 6).
+    restart: { from: ['active'], transient: 'stopping', working: 'starting', final: 'active' },
+    reinstall: { from: ['active', 'stopped'], transient: 'provisioning', final: 'active' },
+    rescue: { from: ['active', 'stopped'], transient: 'provisioning', final: 'active' },
+    terminate: { from: 'live', transient: 'terminating', final: 'terminated' },
+  },
+  gone: ['terminating', 'terminated'],
+  events: {
+    working: (op, { id, jobId, at }) =>
+      op === 'create' ? { type: 'compute.InstanceProvisioningStarted.v1', data: { instanceId: id, jobId, at } } : { type: 'compute.InstanceRebooting.v1', data: { instanceId: id, jobId, at } },
+    completed: (op, { id, jobId, at }, p) => {
+      const base = { instanceId: id, jobId, at };
+      switch (op) {
+        case 'create':
+        case 'reinstall':
+        case 'rescue':
+          if (!p) throw new DomainError('BAD_REQUEST', `${op} completed without provisioning details`);
+          return { type: 'compute.InstanceProvisioned.v1', data: { ...base, operation: op, ...p } };
+        case 'stop':
+          return { type: 'compute.InstanceStopped.v1', data: base };
+        case 'start':
+        case 'restart':
+          return { type: 'compute.InstanceStarted.v1', data: { ...base, operation: op } };
+        case 'terminate':
+          return { type: 'compute.InstanceTerminated.v1', data: base };
+      }
+    },
+    failed: (operation, { id, jobId, at, error }) => ({ type: 'compute.InstanceOperationFailed.v1', data: { instanceId: id, jobId, operation, error, at } }),
+    retried: (operation, { id, jobId, at, status }) => ({ type: 'compute.InstanceOperationRetried.v1', data: { instanceId: id, jobId, operation, status, at } }),
+  },
+  read: (e) => {
+    switch (e.type) {
+      case 'compute.InstanceRequested.v1':
+        return { step: 'requested', jobId: e.data.jobId, operation: 'create' };
+      case 'compute.InstanceActionRequested.v1':
+        return { step: 'requested', jobId: e.data.jobId, operation: e.data.action };
+      case 'compute.InstanceProvisioningStarted.v1':
+        return { step: 'working', jobId: e.data.jobId, operation: 'create' };
+      case 'compute.InstanceRebooting.v1':
+        return { step: 'working', jobId: e.data.jobId, operation: 'restart' };
+      case 'compute.InstanceProvisioned.v1':
+      case 'compute.InstanceStarted.v1':
+        return { step: 'completed', jobId: e.data.jobId, operation: e.data.operation };
+      case 'compute.InstanceStopped.v1':
+        return { step: 'completed', jobId: e.data.jobId, operation: 'stop' };
+      case 'compute.InstanceTerminated.v1':
+        return { step: 'completed', jobId: e.data.jobId, operation: 'terminate' };
+      case 'compute.InstanceOperationFailed.v1':
+        return { step: 'failed', jobId: e.data.jobId, operation: e.data.operation, error: e.data.error };
+      case 'compute.InstanceOperationRetried.v1':
+        return { step: 'retried', jobId: e.data.jobId, operation: e.data.operation };
+      case 'compute.InstanceUpdated.v1':
+      case 'compute.InstanceStatusSynced.v1':
+        return null;
+      default: {
+        const never: never = e;
+        return never;
+      }
+    }
+  },
+};
 
 export type InstanceState =
   | { status: 'none' }
-  | {
-      status: InstanceStatus;
-      instanceId: string;
-      projectId: string;
-      spec: InstanceSpecData;
-      externalId: string | null;
-      /** The job whose outcome the instance waits for; outcomes of superseded jobs are ignored. */
-      currentJob: { jobId: string; operation: InstanceOperation; startedFrom: InstanceStatus } | null;
-    };
+  | { status: InstanceStatus; id: string; projectId: string; spec: InstanceSpecData; externalId: string | null; currentJob: CurrentJob<InstanceOperation> };
 
-export type RequestInstance = { type: 'RequestInstance'; instanceId: string; jobId: string; spec: InstanceSpecData; now: string };
-export type RequestInstanceAction = { type: 'RequestInstanceAction'; jobId: string; action: InstanceAction; viaDelete?: boolean; now: string; requestedBy: string; rescueImage?: string };
-export type BeginInstanceOperation = { type: 'BeginInstanceOperation'; jobId: string; now: string };
-export type CompleteInstanceOperation = {
-  type: 'CompleteInstanceOperation';
-  jobId: string;
-  now: string;
-  provisioned?: { externalId: string; hostname: string; ipv4: string; ipv6: string | null; sshUser: string; sshPort: number };
+/** A create as the client asked for it. */
+export type InstanceRequest = {
+  name: string;
+  workerCount?: number;
+  diskSizeGb?: number;
+  sshKeyId?: string;
+  spot?: boolean;
+  ports?: number[];
+  autoStopMinutes?: number;
+  accelerators?: string;
+  tags?: Tag[];
 };
-export type FailInstanceOperation = { type: 'FailInstanceOperation'; jobId: string; error: string; now: string };
-export type RetryInstanceOperation = { type: 'RetryInstanceOperation'; jobId: string; now: string };
-export type UpdateInstance = { type: 'UpdateInstance'; name?: string; tags?: Array<{ key: string; value: string }>; now: string };
+/** A create, with what the handler looked up: the project's provider, the catalog entries, the SSH key. */
+export type RequestInstance = {
+  type: 'RequestInstance';
+  instanceId: string;
+  jobId: string;
+  projectId: string;
+  request: InstanceRequest;
+  provider: { id: string; kind: string };
+  catalog: { plan: CatalogPlan; region: CatalogRegion; image: CatalogImage | null };
+  sshKeyFingerprint: string | null;
+  now: string;
+};
+export type RequestInstanceAction = { type: 'RequestInstanceAction'; jobId: string; action: InstanceAction; viaDelete?: boolean; now: string; requestedBy: string };
+export type UpdateInstance = { type: 'UpdateInstance'; name?: string; tags?: Tag[]; now: string };
 /** What the provider reports live for this instance (a status sync). */
 export type SyncInstanceStatus = { type: 'SyncInstanceStatus'; observed: 'active' | 'stopped' | 'error' | 'terminated' | 'unknown'; now: string };
 
-export type InstanceCommand =
-  | RequestInstance
-  | RequestInstanceAction
-  | BeginInstanceOperation
-  | CompleteInstanceOperation
-  | FailInstanceOperation
-  | RetryInstanceOperation
-  | UpdateInstance
-  | SyncInstanceStatus;
+export type InstanceCommand = RequestInstance | RequestInstanceAction | UpdateInstance | SyncInstanceStatus | OperationCommand<Provisioned>;
 
-/** DECISIONS §6: which statuses an action may start from, and the status it moves to at once. */
-const ACTIONS: Record<InstanceAction, { from: readonly InstanceStatus[] | 'any-live'; to: InstanceStatus }> = {
-  stop: { from: ['active'], to: 'stopping' },
-  start: { from: ['stopped'], to: 'starting' },
-  restart: { from: ['active'], to: 'stopping' },
-  reinstall: { from: ['active', 'stopped'], to: 'provisioning' },
-  rescue: { from: ['active', 'stopped'], to: 'provisioning' },
-  terminate: { from: 'any-live', to: 'terminating' },
-};
+/** `web server` in us-east-1 → `web-server.us-east-1`. */
+export const instanceHostname = (name: string, region: string) => `${name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'instance'}.${region}`;
 
-/** The status an operation starts from (where a manual retry puts the instance back). */
-export const OPERATION_START_STATUS: Record<InstanceOperation, InstanceStatus> = {
-  create: 'creating',
-  stop: 'stopping',
-  start: 'starting',
-  restart: 'stopping',
-  reinstall: 'provisioning',
-  rescue: 'provisioning',
-  terminate: 'terminating',
-};
-
-export function actionAllowed(action: InstanceAction, status: InstanceStatus): boolean {
-  const rule = ACTIONS[action];
-  return rule.from === 'any-live' ? status !== 'terminating' && status !== 'terminated' : rule.from.includes(status);
+/** The instance a create records: the request, completed from the plan (sizes, accelerators by default, price). */
+export function instanceSpec(c: RequestInstance): InstanceSpecData {
+  const { request: r, catalog: { plan, region, image } } = c;
+  const [gpuType, gpuCount] = r.accelerators ? r.accelerators.split(':') : [plan.gpuType, String(plan.gpuCount)];
+  return {
+    projectId: c.projectId,
+    providerId: c.provider.id,
+    providerKind: c.provider.kind,
+    name: r.name,
+    hostname: instanceHostname(r.name, region.slug),
+    region: region.slug,
+    site: region.site,
+    instanceType: plan.slug,
+    plan: { slug: plan.slug, name: plan.name },
+    image: image?.slug ?? null,
+    operatingSystem: image ? { slug: image.osSlug, name: image.name } : null,
+    diskSizeGb: r.diskSizeGb ?? null,
+    workerCount: r.workerCount ?? 1,
+    spot: r.spot ?? false,
+    ports: r.ports ?? [],
+    autoStopMinutes: r.autoStopMinutes ?? null,
+    accelerators: r.accelerators ?? null,
+    sshKeyId: r.sshKeyId ?? null,
+    sshKeyFingerprint: c.sshKeyFingerprint,
+    tags: r.tags ?? [],
+    vcpus: plan.cpuCores,
+    ramMb: plan.memoryGb * 1024,
+    diskGb: r.diskSizeGb ?? plan.diskGb,
+    gpus: Number(gpuCount ?? 0) || 0,
+    gpuType: gpuType ?? null,
+    hourlyPriceCents: plan.pricing?.USD?.hourlyCents ?? null,
+  };
 }
 
 export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceState> = {
@@ -69,125 +152,51 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
   evolve: (state, event) => {
     if (event.type === 'compute.InstanceRequested.v1') {
       const { instanceId, jobId, requestedAt: _r, ...spec } = event.data;
-      return { status: 'creating', instanceId, projectId: spec.projectId, spec, externalId: null, currentJob: { jobId, operation: 'create', startedFrom: 'creating' } };
+      return { status: 'creating', id: instanceId, projectId: spec.projectId, spec, externalId: null, currentJob: { jobId, operation: 'create' } };
     }
     if (state.status === 'none') return state;
+    const next = { ...state, ...evolveLifecycle(INSTANCE_LIFECYCLE, state, event) };
     switch (event.type) {
-      case 'compute.InstanceActionRequested.v1':
-        return { ...state, status: event.data.to, currentJob: { jobId: event.data.jobId, operation: event.data.action, startedFrom: event.data.to } };
-      case 'compute.InstanceProvisioningStarted.v1':
-        return { ...state, status: 'provisioning' };
       case 'compute.InstanceProvisioned.v1':
-        return { ...state, status: 'active', externalId: event.data.externalId, currentJob: null };
-      case 'compute.InstanceStopped.v1':
-        return { ...state, status: 'stopped', currentJob: null };
-      case 'compute.InstanceRebooting.v1':
-        return { ...state, status: 'starting' };
-      case 'compute.InstanceStarted.v1':
-        return { ...state, status: 'active', currentJob: null };
-      case 'compute.InstanceTerminated.v1':
-        return { ...state, status: 'terminated', currentJob: null };
-      case 'compute.InstanceOperationFailed.v1':
-        return { ...state, status: 'error' };
-      case 'compute.InstanceOperationRetried.v1':
-        return { ...state, status: event.data.status };
+        return { ...next, externalId: event.data.externalId };
       case 'compute.InstanceUpdated.v1':
-        return { ...state, spec: { ...state.spec, ...(event.data.name ? { name: event.data.name } : {}), ...(event.data.tags ? { tags: event.data.tags } : {}) } };
+        return { ...next, spec: { ...next.spec, ...(event.data.name ? { name: event.data.name } : {}), ...(event.data.tags ? { tags: event.data.tags } : {}) } };
       case 'compute.InstanceStatusSynced.v1':
-        return { ...state, status: event.data.to };
-      default: {
-        const never: never = event;
-        return never;
-      }
+        return { ...next, status: event.data.to };
+      default:
+        return next;
     }
   },
   decide: (command, state) => {
     if (command.type === 'RequestInstance') {
       if (state.status !== 'none') throw new DomainError('CONFLICT', `Instance ${command.instanceId} already exists`);
-      return [{ type: 'compute.InstanceRequested.v1', data: { ...command.spec, instanceId: command.instanceId, jobId: command.jobId, requestedAt: command.now } }];
+      return [{ type: 'compute.InstanceRequested.v1', data: { ...instanceSpec(command), instanceId: command.instanceId, jobId: command.jobId, requestedAt: command.now } }];
     }
     if (state.status === 'none') throw new DomainError('NOT_FOUND', 'Instance not found');
-    const instanceId = state.instanceId;
-    const job = state.currentJob;
-    const mine = (jobId: string) => job !== null && job.jobId === jobId;
+    if (isOperationCommand<Provisioned>(command)) return decideOperation(INSTANCE_LIFECYCLE, state, command);
     switch (command.type) {
       case 'RequestInstanceAction': {
         // The same job requested again (a process manager replaying after a crash): already done.
-        if (job?.jobId === command.jobId) return [];
-        if (!actionAllowed(command.action, state.status)) {
-          throw new DomainError('INVALID_STATE', `Cannot ${command.action} an instance in status ${state.status}`);
-        }
-        const to = ACTIONS[command.action].to;
+        if (state.currentJob?.jobId === command.jobId) return [];
+        const { action, jobId } = command;
+        const to = startOperation(INSTANCE_LIFECYCLE, action, state.status, `Cannot ${action} an instance`);
+        // Rescue boots the rescue image of the instance's OS family.
+        const rescueImage = action === 'rescue' ? { rescueImage: `rescue-${state.spec.operatingSystem?.slug ?? 'linux'}` } : {};
+        const jobType = command.viaDelete ? 'instance.delete' : 'instance.action';
         return [
-          {
-            type: 'compute.InstanceActionRequested.v1',
-            data: {
-              instanceId,
-              jobId: command.jobId,
-              jobType: command.viaDelete ? 'instance.delete' : 'instance.action',
-              action: command.action,
-              from: state.status,
-              to,
-              requestedAt: command.now,
-              requestedBy: command.requestedBy,
-              ...(command.rescueImage ? { rescueImage: command.rescueImage } : {}),
-            },
-          },
+          { type: 'compute.InstanceActionRequested.v1', data: { instanceId: state.id, jobId, jobType, action, from: state.status, to, requestedAt: command.now, requestedBy: command.requestedBy, ...rescueImage } },
         ];
       }
-      case 'BeginInstanceOperation':
-        if (!mine(command.jobId)) return [];
-        if (job!.operation === 'create' && state.status === 'creating') return [{ type: 'compute.InstanceProvisioningStarted.v1', data: { instanceId, jobId: command.jobId, at: command.now } }];
-        // A restart is stopping until the provider reboots it: `starting` while the reboot runs (DECISIONS 6).
-        if (job!.operation === 'restart' && state.status === 'stopping') return [{ type: 'compute.InstanceRebooting.v1', data: { instanceId, jobId: command.jobId, at: command.now } }];
-        return [];
-      case 'CompleteInstanceOperation': {
-        // From `error` too: a manually retried job that now succeeds brings the instance back.
-        if (!mine(command.jobId)) return [];
-        const base = { instanceId, jobId: command.jobId, at: command.now };
-        switch (job!.operation) {
-          case 'create':
-          case 'reinstall':
-          case 'rescue': {
-            const p = command.provisioned;
-            if (!p) throw new Error(`${job!.operation} completed without provisioning details`);
-            return [{ type: 'compute.InstanceProvisioned.v1', data: { ...base, operation: job!.operation, ...p } }];
-          }
-          case 'stop':
-            return [{ type: 'compute.InstanceStopped.v1', data: base }];
-          case 'start':
-            return [{ type: 'compute.InstanceStarted.v1', data: { ...base, operation: 'start' } }];
-          case 'restart':
-            return [{ type: 'compute.InstanceStarted.v1', data: { ...base, operation: 'restart' } }];
-          case 'terminate':
-            return [{ type: 'compute.InstanceTerminated.v1', data: base }];
-          default: {
-            const never: never = job!.operation;
-            return never;
-          }
-        }
-      }
-      case 'FailInstanceOperation':
-        if (!mine(command.jobId) || state.status === 'error') return [];
-        return [{ type: 'compute.InstanceOperationFailed.v1', data: { instanceId, jobId: command.jobId, operation: job!.operation, error: command.error, at: command.now } }];
-      case 'RetryInstanceOperation': {
-        // Only out of the `error` its failed job left (a repeated or concurrent retry changes nothing).
-        if (!mine(command.jobId) || state.status !== 'error') return [];
-        const status = OPERATION_START_STATUS[job!.operation];
-        return [{ type: 'compute.InstanceOperationRetried.v1', data: { instanceId, jobId: command.jobId, operation: job!.operation, status, at: command.now } }];
-      }
       case 'UpdateInstance':
-        if (state.status === 'terminated' || state.status === 'terminating') {
-          throw new DomainError('INVALID_STATE', `Cannot update an instance in status ${state.status}`);
-        }
+        if (INSTANCE_LIFECYCLE.gone.includes(state.status)) throw new DomainError('INVALID_STATE', `Cannot update an instance in status ${state.status}`);
         if (command.name === undefined && command.tags === undefined) return [];
-        return [{ type: 'compute.InstanceUpdated.v1', data: { instanceId, name: command.name, tags: command.tags, at: command.now } }];
+        return [{ type: 'compute.InstanceUpdated.v1', data: { instanceId: state.id, name: command.name, tags: command.tags, at: command.now } }];
       case 'SyncInstanceStatus': {
         // Only a settled instance takes the provider's word: one with a job in flight is about to
         // change anyway, and its job's outcome is the authority for it.
         if (state.currentJob || (state.status !== 'active' && state.status !== 'stopped' && state.status !== 'error')) return [];
         if (command.observed === 'unknown' || command.observed === state.status) return [];
-        return [{ type: 'compute.InstanceStatusSynced.v1', data: { instanceId, from: state.status, to: command.observed, at: command.now } }];
+        return [{ type: 'compute.InstanceStatusSynced.v1', data: { instanceId: state.id, from: state.status, to: command.observed, at: command.now } }];
       }
       default: {
         const never: never = command;

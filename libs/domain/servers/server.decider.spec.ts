@@ -1,8 +1,9 @@
-import { DomainError } from '../shared/domain-error';
-import { serverDecider, type ServerCommand } from './server.decider';
-import type { ServerEvent, ServerSpecData } from './server.events';
-import { backupDecider } from './backup.decider';
+import { deciderSpec } from '../shared/decider-spec';
+import type { CatalogOs, CatalogPlan, CatalogRegion } from '../catalog/catalog.types';
+import { serverDecider, type RequestServer, type ServerCommand, type UpdateServer } from './server.decider';
+import type { ServerEvent, ServerOperation, ServerSpecData, ServerStatus } from './server.events';
 
+const given = deciderSpec(serverDecider);
 const at = '2026-01-01T00:00:00.000Z';
 const spec: ServerSpecData = {
   projectId: 'p1',
@@ -13,7 +14,7 @@ const spec: ServerSpecData = {
   label: 'db',
   role: 'BareMetal',
   site: 'NYC',
-  region: 'NYC',
+  region: 'ny5',
   plan: { slug: 'c3-medium-x86', name: 'c3.medium.x86' },
   operatingSystem: { slug: 'debian_12', name: 'Debian 12' },
   billing: 'hourly',
@@ -24,132 +25,202 @@ const spec: ServerSpecData = {
   spot: false,
   accelerators: null,
 };
-const requested: ServerEvent = { type: 'compute.ServerRequested.v1', data: { ...spec, serverId: 's1', jobId: 'j1', requestedAt: at, restoredFromBackup: null } };
-const activated: ServerEvent = { type: 'compute.ServerActivated.v1', data: { serverId: 's1', jobId: 'j1', at, operation: 'create', externalId: 'x1', ipv4: '10.0.0.1' } };
-const locked: ServerEvent = { type: 'compute.ServerLockChanged.v1', data: { serverId: 's1', locked: true, at } };
+const price = { hourlyCents: 150, monthlyCents: 100_000 } as unknown as CatalogPlan['pricing']['USD'];
+const plan = (slug: string, over: Partial<CatalogPlan & { providerKind: string }> = {}): CatalogPlan & { providerKind: string } => ({
+  id: slug,
+  slug,
+  name: slug.replace(/-/g, '.'),
+  category: 'bare-metal',
+  tier: 'core-optimized',
+  cpuCores: 8,
+  cpuType: 'x86',
+  memoryGb: 32,
+  diskGb: 480,
+  diskType: 'ssd',
+  gpuCount: 0,
+  gpuType: null,
+  bandwidthTb: 10,
+  pricing: { USD: price, NGN: price },
+  regions: ['ny5'],
+  providerKind: 'provider_baremetal',
+  ...over,
+}) as CatalogPlan & { providerKind: string };
+const region: CatalogRegion & { providerKind: string } = { id: 'ny5', slug: 'ny5', name: 'New York', city: 'New York', country: 'US', site: 'NYC', macroregion: 'us', zones: [], providerKind: 'provider_baremetal' };
+const os: CatalogOs = { id: 'debian_12', slug: 'debian_12', name: 'Debian 12', version: '12', family: 'debian', categories: ['bare-metal'] };
+const create = (over: Partial<RequestServer['catalog']> = {}, request: Partial<RequestServer['request']> = {}): ServerCommand => ({
+  type: 'RequestServer',
+  serverId: 's1',
+  jobId: 'j1',
+  projectId: 'p1',
+  request: { name: 'db', hostname: 'db.example.com', billing: 'hourly', ...request },
+  catalog: { plan: plan('c3-medium-x86', { name: 'c3.medium.x86' }), provider: null, region, os, ...over },
+  now: at,
+});
 
-/** Given events, when a command: the decided events (or the refusal). */
-function given(events: ServerEvent[]) {
-  const state = events.reduce(serverDecider.evolve, serverDecider.initialState());
-  return { when: (command: ServerCommand) => serverDecider.decide(command, state), state };
-}
-const types = (events: ServerEvent[]) => events.map((e) => e.type);
-const refusal = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (err) {
-    return err instanceof DomainError ? err.code : 'other';
-  }
-  return 'none';
-};
+const requested: ServerEvent = { type: 'compute.ServerRequested.v1', data: { ...spec, serverId: 's1', jobId: 'j1', requestedAt: at, restoredFromBackup: null } };
+const step = { serverId: 's1', at };
+const installing: ServerEvent = { type: 'compute.ServerInstallStarted.v1', data: { ...step, jobId: 'j1' } };
+const activated: ServerEvent = { type: 'compute.ServerActivated.v1', data: { ...step, jobId: 'j1', operation: 'create', externalId: 'x1', ipv4: '10.0.0.1' } };
+const locked: ServerEvent = { type: 'compute.ServerLockChanged.v1', data: { serverId: 's1', locked: true, at } };
+const power = (jobId: string, action: 'power_on' | 'power_off' | 'reboot', from: ServerStatus, to: ServerStatus): ServerEvent => ({
+  type: 'compute.ServerPowerActionRequested.v1',
+  data: { serverId: 's1', jobId, action, from, to, requestedAt: at, requestedBy: 'u' },
+});
+const migration = (jobId: string, from: ServerStatus = 'active'): ServerEvent => ({
+  type: 'compute.ServerMigrationRequested.v1',
+  data: { serverId: 's1', jobId, from, fromPlan: spec.plan, plan: { slug: 'm3-large-x86', name: 'm3.large.x86' }, requestedAt: at, requestedBy: 'u' },
+});
+const deletion = (jobId: string, from: ServerStatus = 'active'): ServerEvent => ({ type: 'compute.ServerDeletionRequested.v1', data: { serverId: 's1', jobId, from, requestedAt: at, requestedBy: 'u' } });
+const failed = (jobId: string, operation: ServerOperation): ServerEvent => ({ type: 'compute.ServerOperationFailed.v1', data: { ...step, jobId, operation, error: 'boom' } });
+const retried = (jobId: string, operation: ServerOperation, status: ServerStatus): ServerEvent => ({ type: 'compute.ServerOperationRetried.v1', data: { ...step, jobId, operation, status } });
+
+const act = (jobId: string, action: 'power_on' | 'power_off' | 'reboot'): ServerCommand => ({ type: 'RequestServerPowerAction', jobId, action, now: at, requestedBy: 'u' });
+const update = (u: Partial<UpdateServer>): ServerCommand => ({ type: 'UpdateServer', jobId: 'j2', now: at, requestedBy: 'u', ...u });
+const begin = (jobId: string): ServerCommand => ({ type: 'BeginOperation', jobId, now: at });
+const complete = (jobId: string, result?: { externalId: string; ipv4: string }): ServerCommand => ({ type: 'CompleteOperation', jobId, now: at, result });
+const fail = (jobId: string): ServerCommand => ({ type: 'FailOperation', jobId, error: 'boom', now: at });
+const retry = (jobId: string): ServerCommand => ({ type: 'RetryOperation', jobId, now: at });
 
 describe('server decider', () => {
-  it('create: creating → installing → active, only for the current job', () => {
-    expect(types(given([requested]).when({ type: 'BeginServerOperation', jobId: 'j1', now: at }))).toEqual(['compute.ServerInstallStarted.v1']);
-    expect(given([requested]).when({ type: 'BeginServerOperation', jobId: 'other', now: at })).toEqual([]);
-    const installing: ServerEvent = { type: 'compute.ServerInstallStarted.v1', data: { serverId: 's1', jobId: 'j1', at } };
-    expect(given([requested, installing]).state.status).toBe('installing');
-    expect(types(given([requested, installing]).when({ type: 'CompleteServerOperation', jobId: 'j1', now: at, provisioned: { externalId: 'x', ipv4: '1.2.3.4' } }))).toEqual(['compute.ServerActivated.v1']);
-    expect(given([requested, activated]).state.status).toBe('active');
+  describe('RequestServer', () => {
+    it('records the server from the request and the catalog entries the handler looked up', () => {
+      given([]).when(create()).then([requested]);
+    });
+
+    it('a VM plan makes a VirtualMachine at the named provider', () => {
+      const vm = plan('pc-t3-medium', { category: 'virtual-machine', providerKind: 'provider_publiccloud', regions: ['us-east-1'] });
+      const east = { ...region, slug: 'us-east-1', site: 'us-east-1', providerKind: 'provider_publiccloud' };
+      const [e] = serverDecider.decide(create({ plan: vm, region: east, provider: { id: 'prov1', kind: 'provider_publiccloud' } }), serverDecider.initialState());
+      expect(e.data).toMatchObject({ role: 'VirtualMachine', providerId: 'prov1', providerKind: 'provider_publiccloud', region: 'us-east-1' });
+    });
+
+    it('refuses a plan that does not fit the role, the provider or the site (422 INVALID_PLAN)', () => {
+      given([]).when(create({}, { role: 'VirtualMachine' })).thenThrows('INVALID_PLAN', /is a BareMetal plan/);
+      given([]).when(create({ provider: { id: 'prov1', kind: 'provider_publiccloud' } })).thenThrows('INVALID_PLAN', /not offered by provider/);
+      given([]).when(create({ region: { ...region, slug: 'sv15', site: 'SV' } })).thenThrows('INVALID_PLAN', /not available at site SV/);
+    });
+
+    it('refuses an id that exists', () => {
+      given([requested]).when(create()).thenThrows('CONFLICT');
+    });
+
+    it('restores a backup as a new server that names it', () => {
+      given([])
+        .when({ type: 'RestoreServer', serverId: 's1', jobId: 'j1', spec, backupId: 'b1', now: at })
+        .then([{ type: 'compute.ServerRequested.v1', data: { ...spec, serverId: 's1', jobId: 'j1', requestedAt: at, restoredFromBackup: 'b1' } }]);
+    });
   });
 
-  it('power actions move to their transitional status and refuse the wrong one', () => {
-    const off = given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'power_off', now: at, requestedBy: 'u' });
-    expect(off[0]).toMatchObject({ type: 'compute.ServerPowerActionRequested.v1', data: { from: 'active', to: 'stopping' } });
-    expect(given([requested, activated, ...off]).when({ type: 'CompleteServerOperation', jobId: 'j2', now: at })[0].type).toBe('compute.ServerPoweredOff.v1');
-    expect(refusal(() => given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'power_on', now: at, requestedBy: 'u' }))).toBe('INVALID_STATE');
-    const reboot = given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j3', action: 'reboot', now: at, requestedBy: 'u' });
-    expect(reboot[0].data).toMatchObject({ to: 'restarted' });
+  it('answers NOT_FOUND for a server that does not exist', () => {
+    for (const c of [act('j2', 'reboot'), update({ label: 'x' }), retry('j1'), { type: 'RequestServerDeletion', jobId: 'j2', now: at, requestedBy: 'u' } as ServerCommand]) given([]).when(c).thenThrows('NOT_FOUND');
+  });
+
+  describe('create job: creating → installing → active', () => {
+    it('begins installing once, for the current job only', () => {
+      given([requested]).when(begin('j1')).then([installing]);
+      given([requested, installing]).when(begin('j1')).thenNothingHappens();
+      given([requested]).when(begin('other')).thenNothingHappens();
+    });
+
+    it('activates with the provider ids, once', () => {
+      given([requested, installing]).when(complete('j1', { externalId: 'x1', ipv4: '10.0.0.1' })).then([activated]);
+      given([requested, installing, activated]).when(complete('j1', { externalId: 'x1', ipv4: '10.0.0.1' })).thenNothingHappens();
+    });
+  });
+
+  describe('power actions (DECISIONS 8)', () => {
+    it('power_off: active → stopping → stopped', () => {
+      given([requested, activated]).when(act('j2', 'power_off')).then([power('j2', 'power_off', 'active', 'stopping')]);
+      given([requested, activated, power('j2', 'power_off', 'active', 'stopping')]).when(begin('j2')).thenNothingHappens();
+      given([requested, activated, power('j2', 'power_off', 'active', 'stopping')]).when(complete('j2')).then([{ type: 'compute.ServerPoweredOff.v1', data: { ...step, jobId: 'j2' } }]);
+    });
+
+    it('reboot: active → restarted → active; power_on: stopped → starting → active', () => {
+      given([requested, activated]).when(act('j2', 'reboot')).then([power('j2', 'reboot', 'active', 'restarted')]);
+      given([requested, activated, power('j2', 'reboot', 'active', 'restarted')])
+        .when(complete('j2'))
+        .then([{ type: 'compute.ServerActivated.v1', data: { ...step, jobId: 'j2', operation: 'reboot', externalId: null, ipv4: null } }]);
+      const off: ServerEvent[] = [power('j2', 'power_off', 'active', 'stopping'), { type: 'compute.ServerPoweredOff.v1', data: { ...step, jobId: 'j2' } }];
+      given([requested, activated, ...off]).when(act('j3', 'power_on')).then([power('j3', 'power_on', 'stopped', 'starting')]);
+    });
+
+    it('refuses the wrong status with INVALID_STATE, and ignores the same job requested twice', () => {
+      given([requested, activated]).when(act('j2', 'power_on')).thenThrows('INVALID_STATE', /Cannot power_on a server in status active/);
+      given([requested]).when(act('j2', 'reboot')).thenThrows('INVALID_STATE');
+      given([requested, activated, power('j2', 'reboot', 'active', 'restarted')]).when(act('j2', 'reboot')).thenNothingHappens();
+    });
   });
 
   it('a locked server refuses actions, deletion and changes other than the lock', () => {
-    const g = given([requested, activated, locked]);
-    expect(refusal(() => g.when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'reboot', now: at, requestedBy: 'u' }))).toBe('INVALID_STATE');
-    expect(refusal(() => g.when({ type: 'RequestServerDeletion', jobId: 'j2', now: at, requestedBy: 'u' }))).toBe('INVALID_STATE');
-    expect(refusal(() => g.when({ type: 'UpdateServer', jobId: 'j2', label: 'x', locked: false, now: at, requestedBy: 'u' }))).toBe('INVALID_STATE');
-    expect(types(g.when({ type: 'UpdateServer', jobId: 'j2', locked: false, now: at, requestedBy: 'u' }))).toEqual(['compute.ServerLockChanged.v1']);
-    expect(g.when({ type: 'UpdateServer', jobId: 'j2', locked: true, now: at, requestedBy: 'u' })).toEqual([]);
+    const history = [requested, activated, locked];
+    given(history).when(act('j2', 'reboot')).thenThrows('INVALID_STATE', /locked/);
+    given(history).when({ type: 'RequestServerDeletion', jobId: 'j2', now: at, requestedBy: 'u' }).thenThrows('INVALID_STATE', /locked/);
+    given(history).when(update({ label: 'x', locked: false })).thenThrows('INVALID_STATE', /locked/);
+    given(history).when(update({ locked: false })).then([{ type: 'compute.ServerLockChanged.v1', data: { serverId: 's1', locked: false, at } }]);
+    given(history).when(update({ locked: true })).thenNothingHappens();
   });
 
-  it('a changed plan migrates; an unchanged one does nothing', () => {
-    const g = given([requested, activated]);
-    expect(g.when({ type: 'UpdateServer', jobId: 'j2', plan: spec.plan, now: at, requestedBy: 'u' })).toEqual([]);
-    const m = g.when({ type: 'UpdateServer', jobId: 'j2', plan: { slug: 'm3-large-x86', name: 'm3' }, now: at, requestedBy: 'u' });
-    expect(types(m)).toEqual(['compute.ServerMigrationRequested.v1']);
-    const migrating = given([requested, activated, ...m]);
-    expect(migrating.state).toMatchObject({ status: 'migrating', spec: { plan: { slug: 'm3-large-x86' } } });
-    expect(migrating.when({ type: 'CompleteServerOperation', jobId: 'j2', now: at })[0]).toMatchObject({ type: 'compute.ServerActivated.v1', data: { operation: 'migrate' } });
+  describe('UpdateServer', () => {
+    it('a changed plan migrates (migrating → active); an unchanged one does nothing', () => {
+      given([requested, activated]).when(update({ plan: plan('c3-medium-x86') })).thenNothingHappens();
+      given([requested, activated]).when(update({ plan: plan('m3-large-x86') })).then([migration('j2')]);
+      given([requested, activated, migration('j2')])
+        .when(complete('j2'))
+        .then([{ type: 'compute.ServerActivated.v1', data: { ...step, jobId: 'j2', operation: 'migrate', externalId: null, ipv4: null } }]);
+    });
+
+    it('refuses a plan of another provider or not at its site (422), or a migration in flight (409)', () => {
+      given([requested, activated]).when(update({ plan: plan('m3-large-x86', { regions: ['sv15'] }) })).thenThrows('INVALID_PLAN', /not available at site NYC/);
+      given([requested, activated]).when(update({ plan: plan('m3-large-x86', { providerKind: 'provider_publiccloud' }) })).thenThrows('INVALID_PLAN');
+      given([requested]).when(update({ plan: plan('m3-large-x86') })).thenThrows('INVALID_STATE', /Cannot change the plan of a server in status creating/);
+    });
+
+    it('records label and tags', () => {
+      given([requested, activated]).when(update({ label: 'primary', tags: [{ key: 'env', value: 'prod' }] })).then([{ type: 'compute.ServerUpdated.v1', data: { serverId: 's1', label: 'primary', tags: [{ key: 'env', value: 'prod' }], at } }]);
+    });
   });
 
-  it('deletion ends in terminated; a second deletion is refused', () => {
-    const d = given([requested, activated]).when({ type: 'RequestServerDeletion', jobId: 'j9', now: at, requestedBy: 'u' });
-    const done = given([requested, activated, ...d]).when({ type: 'CompleteServerOperation', jobId: 'j9', now: at });
-    const g = given([requested, activated, ...d, ...done]);
-    expect(g.state.status).toBe('terminated');
-    expect(refusal(() => g.when({ type: 'RequestServerDeletion', jobId: 'j10', now: at, requestedBy: 'u' }))).toBe('INVALID_STATE');
+  it('deletion: deleting → terminated; a second deletion or an update is refused', () => {
+    given([requested, activated]).when({ type: 'RequestServerDeletion', jobId: 'j9', now: at, requestedBy: 'u' }).then([deletion('j9')]);
+    const gone = [requested, activated, deletion('j9'), { type: 'compute.ServerTerminated.v1', data: { ...step, jobId: 'j9' } } as ServerEvent];
+    given([requested, activated, deletion('j9')]).when(complete('j9')).then([gone[3]]);
+    given(gone).when({ type: 'RequestServerDeletion', jobId: 'j10', now: at, requestedBy: 'u' }).thenThrows('INVALID_STATE', /Cannot delete a server in status terminated/);
+    given(gone).when(update({ label: 'x' })).thenThrows('INVALID_STATE');
   });
 
-  it('a failed operation leaves error; its job beginning again resets the start status', () => {
-    const failed = given([requested]).when({ type: 'FailServerOperation', jobId: 'j1', error: 'boom', now: at });
-    const g = given([requested, ...failed]);
-    expect(g.state.status).toBe('error');
-    expect(types(g.when({ type: 'BeginServerOperation', jobId: 'j1', now: at }))).toEqual(['compute.ServerOperationRetried.v1', 'compute.ServerInstallStarted.v1']);
-  });
+  describe('failure and manual retry (DECISIONS 7)', () => {
+    it('a failed operation leaves error, once', () => {
+      given([requested]).when(fail('j1')).then([failed('j1', 'create')]);
+      given([requested, failed('j1', 'create')]).when(fail('j1')).thenNothingHappens();
+      given([requested]).when(fail('other')).thenNothingHappens();
+    });
 
-  it('a manual retry puts a failed server back in the status its operation starts from', () => {
-    const failCreate = given([requested]).when({ type: 'FailServerOperation', jobId: 'j1', error: 'boom', now: at });
-    const g = given([requested, ...failCreate]);
-    const reset = g.when({ type: 'RetryServerOperation', jobId: 'j1', now: at });
-    expect(reset).toEqual([{ type: 'compute.ServerOperationRetried.v1', data: { serverId: 's1', jobId: 'j1', operation: 'create', status: 'creating', at } }]);
-    const after = given([requested, ...failCreate, ...reset]);
-    expect(after.state).toMatchObject({ status: 'creating', currentJob: { jobId: 'j1', operation: 'create' } });
-    // The executor then begins the job from there without a second reset.
-    expect(types(after.when({ type: 'BeginServerOperation', jobId: 'j1', now: at }))).toEqual(['compute.ServerInstallStarted.v1']);
-    // Repeated, or once the server has left `error`: nothing.
-    expect(after.when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
+    it('a retry puts the server back in the status its operation starts from, once', () => {
+      given([requested, failed('j1', 'create')]).when(retry('j1')).then([retried('j1', 'create', 'creating')]);
+      given([requested, failed('j1', 'create'), retried('j1', 'create', 'creating')]).when(retry('j1')).thenNothingHappens();
+      given([requested, failed('j1', 'create'), retried('j1', 'create', 'creating')]).when(begin('j1')).then([installing]);
+      const cases: Array<[ServerEvent, ServerOperation, ServerStatus]> = [
+        [power('j2', 'power_off', 'active', 'stopping'), 'power_off', 'stopping'],
+        [power('j2', 'reboot', 'active', 'restarted'), 'reboot', 'restarted'],
+        [migration('j2'), 'migrate', 'migrating'],
+        [deletion('j2'), 'delete', 'deleting'],
+      ];
+      for (const [request, op, start] of cases) given([requested, activated, request, failed('j2', op)]).when(retry('j2')).then([retried('j2', op, start)]);
+    });
 
-    // Every operation goes back to its own start status.
-    const starts: Array<[ServerEvent[], string, string]> = [
-      [given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'power_off', now: at, requestedBy: 'u' }), 'j2', 'stopping'],
-      [given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'reboot', now: at, requestedBy: 'u' }), 'j2', 'restarted'],
-      [given([requested, activated]).when({ type: 'UpdateServer', jobId: 'j2', plan: { slug: 'm3-large-x86', name: 'm3' }, now: at, requestedBy: 'u' }), 'j2', 'migrating'],
-      [given([requested, activated]).when({ type: 'RequestServerDeletion', jobId: 'j2', now: at, requestedBy: 'u' }), 'j2', 'deleting'],
-    ];
-    for (const [requestedOp, jobId, start] of starts) {
-      const history = [requested, activated, ...requestedOp];
-      const failed = given(history).when({ type: 'FailServerOperation', jobId, error: 'boom', now: at });
-      const r = given([...history, ...failed]).when({ type: 'RetryServerOperation', jobId, now: at });
-      expect(r).toHaveLength(1);
-      expect(r[0].data).toMatchObject({ status: start });
-      expect(given([...history, ...failed, ...r]).state.status).toBe(start);
-    }
-    const powerOff = given([requested, activated]).when({ type: 'RequestServerPowerAction', jobId: 'j2', action: 'power_off', now: at, requestedBy: 'u' });
-    const powerOffFailed = given([requested, activated, ...powerOff]).when({ type: 'FailServerOperation', jobId: 'j2', error: 'boom', now: at });
-    const offAgain = given([requested, activated, ...powerOff, ...powerOffFailed]);
-    const offReset = offAgain.when({ type: 'RetryServerOperation', jobId: 'j2', now: at });
-    expect(given([requested, activated, ...powerOff, ...powerOffFailed, ...offReset]).when({ type: 'CompleteServerOperation', jobId: 'j2', now: at })[0].type).toBe('compute.ServerPoweredOff.v1');
-  });
+    it('a job begun again while still in error resets first', () => {
+      given([requested, failed('j1', 'create')]).when(begin('j1')).then([retried('j1', 'create', 'creating'), installing]);
+    });
 
-  it('a manual retry changes nothing for a job the server no longer waits for, or a server not in error', () => {
-    const failCreate = given([requested]).when({ type: 'FailServerOperation', jobId: 'j1', error: 'boom', now: at });
-    // A superseded job (a later operation took over): its retry leaves the server alone.
-    expect(given([requested, ...failCreate]).when({ type: 'RetryServerOperation', jobId: 'other', now: at })).toEqual([]);
-    const d = given([requested, ...failCreate]).when({ type: 'RequestServerDeletion', jobId: 'j9', now: at, requestedBy: 'u' });
-    expect(given([requested, ...failCreate, ...d]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
-    // Not in error (e.g. the executor already began the retried job): nothing.
-    expect(given([requested]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
-    expect(given([requested, activated]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at })).toEqual([]);
-    // A server that does not exist: the same refusal as the instance decider's.
-    expect(refusal(() => given([]).when({ type: 'RetryServerOperation', jobId: 'j1', now: at }))).toBe('NOT_FOUND');
-  });
+    it('changes nothing for a superseded job or a server not in error', () => {
+      given([requested, failed('j1', 'create'), deletion('j9', 'error')]).when(retry('j1')).thenNothingHappens();
+      given([requested, failed('j1', 'create')]).when(retry('other')).thenNothingHappens();
+      given([requested]).when(retry('j1')).thenNothingHappens();
+    });
 
-  it('a backup archives once', () => {
-    const backup = { backupId: 'b1', projectId: 'p1', name: 'n', source: 'server' as const, resourceId: 's1', serverSpec: spec, createdAt: at };
-    const created = backupDecider.decide({ type: 'CreateBackup', backup }, backupDecider.initialState());
-    const state = created.reduce(backupDecider.evolve, backupDecider.initialState());
-    const archived = backupDecider.decide({ type: 'ArchiveBackup', reason: 'restored', restoredServerId: 's2', now: at }, state);
-    expect(archived[0].data).toMatchObject({ reason: 'restored', restoredServerId: 's2' });
-    const after = archived.reduce(backupDecider.evolve, state);
-    expect(() => backupDecider.decide({ type: 'ArchiveBackup', reason: 'deleted', now: at }, after)).toThrow('Backup not found');
+    it('a retried power_off can then complete', () => {
+      const history = [requested, activated, power('j2', 'power_off', 'active', 'stopping'), failed('j2', 'power_off'), retried('j2', 'power_off', 'stopping')];
+      given(history).when(complete('j2')).then([{ type: 'compute.ServerPoweredOff.v1', data: { ...step, jobId: 'j2' } }]);
+    });
   });
 });

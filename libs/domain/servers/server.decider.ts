@@ -1,20 +1,107 @@
+import type { CatalogOs, CatalogPlan, CatalogRegion } from '../catalog/catalog.types';
 import { DomainError, type Decider } from '../shared/domain-error';
-import type { ServerEvent, ServerOperation, ServerPowerAction, ServerSpecData, ServerStatus, Tag } from './server.events';
+import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand } from '../shared/operations';
+import type { ServerEvent, ServerOperation, ServerPowerAction, ServerRole, ServerSpecData, ServerStatus, Tag } from './server.events';
+
+/** What the provider reports once it has created the machine. */
+export type ServerProvisioned = { externalId: string; ipv4: string };
+
+/** DECISIONS 8: each operation's start statuses, and the statuses its job moves the server through. */
+export const SERVER_LIFECYCLE: JobLifecycle<ServerOperation, ServerStatus, ServerEvent, ServerProvisioned> = {
+  operations: {
+    create: { from: [], transient: 'creating', working: 'installing', final: 'active' },
+    power_on: { from: ['stopped'], transient: 'starting', final: 'active' },
+    power_off: { from: ['active'], transient: 'stopping', final: 'stopped' },
+    reboot: { from: ['active'], transient: 'restarted', final: 'active' },
+    // Statuses with no operation in flight.
+    migrate: { from: ['active', 'stopped', 'error'], transient: 'migrating', final: 'active' },
+    delete: { from: 'live', transient: 'deleting', final: 'terminated' },
+  },
+  gone: ['deleting', 'terminated'],
+  events: {
+    working: (_op, { id, jobId, at }) => ({ type: 'compute.ServerInstallStarted.v1', data: { serverId: id, jobId, at } }),
+    completed: (op, { id, jobId, at }, p) => {
+      const base = { serverId: id, jobId, at };
+      switch (op) {
+        case 'create':
+          if (!p) throw new DomainError('BAD_REQUEST', 'create completed without provisioning details');
+          return { type: 'compute.ServerActivated.v1', data: { ...base, operation: op, externalId: p.externalId, ipv4: p.ipv4 } };
+        case 'power_on':
+        case 'reboot':
+        case 'migrate':
+          return { type: 'compute.ServerActivated.v1', data: { ...base, operation: op, externalId: null, ipv4: null } };
+        case 'power_off':
+          return { type: 'compute.ServerPoweredOff.v1', data: base };
+        case 'delete':
+          return { type: 'compute.ServerTerminated.v1', data: base };
+      }
+    },
+    failed: (operation, { id, jobId, at, error }) => ({ type: 'compute.ServerOperationFailed.v1', data: { serverId: id, jobId, at, operation, error } }),
+    retried: (operation, { id, jobId, at, status }) => ({ type: 'compute.ServerOperationRetried.v1', data: { serverId: id, jobId, at, operation, status } }),
+  },
+  read: (e) => {
+    switch (e.type) {
+      case 'compute.ServerRequested.v1':
+        return { step: 'requested', jobId: e.data.jobId, operation: 'create' };
+      case 'compute.ServerPowerActionRequested.v1':
+        return { step: 'requested', jobId: e.data.jobId, operation: e.data.action };
+      case 'compute.ServerMigrationRequested.v1':
+        return { step: 'requested', jobId: e.data.jobId, operation: 'migrate' };
+      case 'compute.ServerDeletionRequested.v1':
+        return { step: 'requested', jobId: e.data.jobId, operation: 'delete' };
+      case 'compute.ServerInstallStarted.v1':
+        return { step: 'working', jobId: e.data.jobId, operation: 'create' };
+      case 'compute.ServerActivated.v1':
+        return { step: 'completed', jobId: e.data.jobId, operation: e.data.operation };
+      case 'compute.ServerPoweredOff.v1':
+        return { step: 'completed', jobId: e.data.jobId, operation: 'power_off' };
+      case 'compute.ServerTerminated.v1':
+        return { step: 'completed', jobId: e.data.jobId, operation: 'delete' };
+      case 'compute.ServerOperationFailed.v1':
+        return { step: 'failed', jobId: e.data.jobId, operation: e.data.operation, error: e.data.error };
+      case 'compute.ServerOperationRetried.v1':
+        return { step: 'retried', jobId: e.data.jobId, operation: e.data.operation };
+      case 'compute.ServerLockChanged.v1':
+      case 'compute.ServerUpdated.v1':
+        return null;
+      default: {
+        const never: never = e;
+        return never;
+      }
+    }
+  },
+};
 
 export type ServerState =
   | { status: 'none' }
-  | {
-      status: ServerStatus;
-      serverId: string;
-      projectId: string;
-      spec: ServerSpecData;
-      locked: boolean;
-      externalId: string | null;
-      /** The job whose outcome the server waits for; outcomes of superseded jobs are ignored. */
-      currentJob: { jobId: string; operation: ServerOperation } | null;
-    };
+  | { status: ServerStatus; id: string; projectId: string; spec: ServerSpecData; locked: boolean; externalId: string | null; currentJob: CurrentJob<ServerOperation> };
 
-export type RequestServer = { type: 'RequestServer'; serverId: string; jobId: string; spec: ServerSpecData; restoredFromBackup?: string; now: string };
+type ServerPlan = CatalogPlan & { providerKind: string };
+/** A create as the client asked for it. */
+export type ServerRequest = {
+  name: string;
+  hostname: string;
+  billing: ServerSpecData['billing'];
+  role?: ServerRole;
+  sshKeys?: string[];
+  userData?: string;
+  tags?: Tag[];
+  workerCount?: number;
+  spot?: boolean;
+  accelerators?: string;
+};
+/** A create, with what the handler looked up: the plan, the named provider, the site's region, the OS. */
+export type RequestServer = {
+  type: 'RequestServer';
+  serverId: string;
+  jobId: string;
+  projectId: string;
+  request: ServerRequest;
+  catalog: { plan: ServerPlan; provider: { id: string; kind: string } | null; region: CatalogRegion & { providerKind: string }; os: CatalogOs };
+  now: string;
+};
+/** A new server with a backup's machine spec. */
+export type RestoreServer = { type: 'RestoreServer'; serverId: string; jobId: string; spec: ServerSpecData; backupId: string; now: string };
 export type RequestServerPowerAction = { type: 'RequestServerPowerAction'; jobId: string; action: ServerPowerAction; now: string; requestedBy: string };
 export type UpdateServer = {
   type: 'UpdateServer';
@@ -23,194 +110,116 @@ export type UpdateServer = {
   label?: string;
   tags?: Tag[];
   locked?: boolean;
-  plan?: { slug: string; name: string };
+  plan?: ServerPlan;
   now: string;
   requestedBy: string;
 };
 export type RequestServerDeletion = { type: 'RequestServerDeletion'; jobId: string; now: string; requestedBy: string };
-export type BeginServerOperation = { type: 'BeginServerOperation'; jobId: string; now: string };
-export type CompleteServerOperation = { type: 'CompleteServerOperation'; jobId: string; now: string; provisioned?: { externalId: string; ipv4: string } };
-export type FailServerOperation = { type: 'FailServerOperation'; jobId: string; error: string; now: string };
-/** A failed job was retried by hand (POST /v1/jobs/{id}/retry): back to the status its operation starts from. */
-export type RetryServerOperation = { type: 'RetryServerOperation'; jobId: string; now: string };
 
-export type ServerCommand =
-  | RequestServer
-  | RequestServerPowerAction
-  | UpdateServer
-  | RequestServerDeletion
-  | BeginServerOperation
-  | CompleteServerOperation
-  | FailServerOperation
-  | RetryServerOperation;
+export type ServerCommand = RequestServer | RestoreServer | RequestServerPowerAction | UpdateServer | RequestServerDeletion | OperationCommand<ServerProvisioned>;
 
-/** DECISIONS 8: the status a power action starts from and the one it moves to at once. */
-export const POWER_ACTIONS: Record<ServerPowerAction, { from: ServerStatus; to: ServerStatus }> = {
-  power_on: { from: 'stopped', to: 'starting' },
-  power_off: { from: 'active', to: 'stopping' },
-  reboot: { from: 'active', to: 'restarted' },
-};
+/** A plan's category decides the machine: virtual-machine plans make VirtualMachines. */
+export const planRole = (plan: Pick<CatalogPlan, 'category'>): ServerRole => (plan.category.startsWith('virtual-machine') ? 'VirtualMachine' : 'BareMetal');
 
-/** The status an operation starts from (where a manually retried job puts the server back). */
-export const SERVER_OPERATION_START_STATUS: Record<ServerOperation, ServerStatus> = {
-  create: 'creating',
-  power_on: 'starting',
-  power_off: 'stopping',
-  reboot: 'restarted',
-  migrate: 'migrating',
-  delete: 'deleting',
-};
-
-/** Statuses with no operation in flight, from which a plan migration may start. */
-const MIGRATABLE: readonly ServerStatus[] = ['active', 'stopped', 'error'];
-const gone = (s: ServerStatus) => s === 'deleting' || s === 'terminated';
+/** The catalog rules of a create (422 INVALID_PLAN), then the server it records. */
+export function serverSpec(c: RequestServer): ServerSpecData {
+  const { request: r, catalog: { plan, provider, region, os } } = c;
+  const role = r.role ?? planRole(plan);
+  if (role !== planRole(plan)) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is a ${planRole(plan)} plan; role ${role} needs a ${role} plan`);
+  if (provider && provider.kind !== plan.providerKind) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not offered by provider ${provider.kind}`);
+  if (region.providerKind !== plan.providerKind || !plan.regions.includes(region.slug)) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not available at site ${region.site}`);
+  return {
+    projectId: c.projectId,
+    providerId: provider?.id ?? null,
+    providerKind: plan.providerKind,
+    name: r.name,
+    hostname: r.hostname,
+    label: r.name,
+    role,
+    site: region.site,
+    region: region.slug,
+    plan: { slug: plan.slug, name: plan.name },
+    operatingSystem: { slug: os.slug, name: os.name },
+    billing: r.billing,
+    sshKeys: r.sshKeys ?? [],
+    userData: r.userData ?? null,
+    tags: r.tags ?? [],
+    workerCount: r.workerCount ?? 1,
+    spot: r.spot ?? false,
+    accelerators: r.accelerators ?? null,
+  };
+}
 
 export const serverDecider: Decider<ServerCommand, ServerEvent, ServerState> = {
   initialState: () => ({ status: 'none' }),
   evolve: (state, event) => {
     if (event.type === 'compute.ServerRequested.v1') {
       const { serverId, jobId, requestedAt: _r, restoredFromBackup: _b, ...spec } = event.data;
-      return { status: 'creating', serverId, projectId: spec.projectId, spec, locked: false, externalId: null, currentJob: { jobId, operation: 'create' } };
+      return { status: 'creating', id: serverId, projectId: spec.projectId, spec, locked: false, externalId: null, currentJob: { jobId, operation: 'create' } };
     }
     if (state.status === 'none') return state;
+    const next = { ...state, ...evolveLifecycle(SERVER_LIFECYCLE, state, event) };
     switch (event.type) {
-      case 'compute.ServerInstallStarted.v1':
-        return { ...state, status: 'installing' };
       case 'compute.ServerActivated.v1':
-        return { ...state, status: 'active', externalId: event.data.externalId ?? state.externalId, currentJob: null };
-      case 'compute.ServerPowerActionRequested.v1':
-        return { ...state, status: event.data.to, currentJob: { jobId: event.data.jobId, operation: event.data.action } };
-      case 'compute.ServerPoweredOff.v1':
-        return { ...state, status: 'stopped', currentJob: null };
+        return { ...next, externalId: event.data.externalId ?? state.externalId };
       case 'compute.ServerMigrationRequested.v1':
-        return { ...state, status: 'migrating', spec: { ...state.spec, plan: event.data.plan }, currentJob: { jobId: event.data.jobId, operation: 'migrate' } };
-      case 'compute.ServerDeletionRequested.v1':
-        return { ...state, status: 'deleting', currentJob: { jobId: event.data.jobId, operation: 'delete' } };
-      case 'compute.ServerTerminated.v1':
-        return { ...state, status: 'terminated', currentJob: null };
+        return { ...next, spec: { ...state.spec, plan: event.data.plan } };
       case 'compute.ServerLockChanged.v1':
-        return { ...state, locked: event.data.locked };
+        return { ...next, locked: event.data.locked };
       case 'compute.ServerUpdated.v1':
-        return {
-          ...state,
-          spec: { ...state.spec, ...(event.data.label !== undefined ? { label: event.data.label } : {}), ...(event.data.tags !== undefined ? { tags: event.data.tags } : {}) },
-        };
-      case 'compute.ServerOperationFailed.v1':
-        return { ...state, status: 'error' };
-      case 'compute.ServerOperationRetried.v1':
-        return { ...state, status: event.data.status };
-      default: {
-        const never: never = event;
-        return never;
-      }
+        return { ...next, spec: { ...state.spec, ...(event.data.label !== undefined ? { label: event.data.label } : {}), ...(event.data.tags !== undefined ? { tags: event.data.tags } : {}) } };
+      default:
+        return next;
     }
   },
   decide: (command, state) => {
-    if (command.type === 'RequestServer') {
+    if (command.type === 'RequestServer' || command.type === 'RestoreServer') {
       if (state.status !== 'none') throw new DomainError('CONFLICT', `Server ${command.serverId} already exists`);
-      return [
-        {
-          type: 'compute.ServerRequested.v1',
-          data: { ...command.spec, serverId: command.serverId, jobId: command.jobId, requestedAt: command.now, restoredFromBackup: command.restoredFromBackup ?? null },
-        },
-      ];
+      const [spec, restoredFromBackup] = command.type === 'RequestServer' ? [serverSpec(command), null] : [command.spec, command.backupId];
+      return [{ type: 'compute.ServerRequested.v1', data: { ...spec, serverId: command.serverId, jobId: command.jobId, requestedAt: command.now, restoredFromBackup } }];
     }
     if (state.status === 'none') throw new DomainError('NOT_FOUND', 'Server not found');
-    const serverId = state.serverId;
-    const job = state.currentJob;
-    const mine = (jobId: string) => job !== null && job.jobId === jobId;
-    /** Back from `error` to the status the current job's operation starts from. */
-    const retried = (jobId: string, at: string): ServerEvent => ({
-      type: 'compute.ServerOperationRetried.v1',
-      data: { serverId, jobId, at, operation: job!.operation, status: SERVER_OPERATION_START_STATUS[job!.operation] },
-    });
+    if (isOperationCommand<ServerProvisioned>(command)) return decideOperation(SERVER_LIFECYCLE, state, command);
+    const serverId = state.id;
     const refuseLocked = (what: string) => {
       if (state.locked) throw new DomainError('INVALID_STATE', `Server ${serverId} is locked: unlock it before you ${what}`);
     };
     // The same job requested again (a process manager replaying after a crash): already done.
-    if ((command.type === 'RequestServerPowerAction' || command.type === 'RequestServerDeletion') && mine(command.jobId)) return [];
+    if ((command.type === 'RequestServerPowerAction' || command.type === 'RequestServerDeletion') && state.currentJob?.jobId === command.jobId) return [];
     switch (command.type) {
       case 'RequestServerPowerAction': {
         refuseLocked(command.action);
-        const rule = POWER_ACTIONS[command.action];
-        if (state.status !== rule.from) throw new DomainError('INVALID_STATE', `Cannot ${command.action} a server in status ${state.status}`);
+        const to = startOperation(SERVER_LIFECYCLE, command.action, state.status, `Cannot ${command.action} a server`);
         return [
           {
             type: 'compute.ServerPowerActionRequested.v1',
-            data: { serverId, jobId: command.jobId, action: command.action, from: state.status, to: rule.to, requestedAt: command.now, requestedBy: command.requestedBy },
+            data: { serverId, jobId: command.jobId, action: command.action, from: state.status, to, requestedAt: command.now, requestedBy: command.requestedBy },
           },
         ];
       }
       case 'UpdateServer': {
-        if (gone(state.status)) throw new DomainError('INVALID_STATE', `Cannot update a server in status ${state.status}`);
-        const planChanged = command.plan !== undefined && command.plan.slug !== state.spec.plan.slug;
-        const others = command.label !== undefined || command.tags !== undefined || command.plan !== undefined;
+        const { plan, label, tags, locked, now: at } = command;
+        if (plan && (plan.providerKind !== state.spec.providerKind || !plan.regions.includes(state.spec.region))) {
+          throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not available at site ${state.spec.site}`);
+        }
+        if (SERVER_LIFECYCLE.gone.includes(state.status)) throw new DomainError('INVALID_STATE', `Cannot update a server in status ${state.status}`);
+        const planChanged = plan !== undefined && plan.slug !== state.spec.plan.slug;
         // An unlock in the same request does not make the other changes acceptable: unlock first.
-        if (others) refuseLocked('change anything but `locked`');
-        if (planChanged && !MIGRATABLE.includes(state.status)) throw new DomainError('INVALID_STATE', `Cannot change the plan of a server in status ${state.status}`);
-        const at = command.now;
+        if (label !== undefined || tags !== undefined || plan !== undefined) refuseLocked('change anything but `locked`');
+        if (planChanged) startOperation(SERVER_LIFECYCLE, 'migrate', state.status, 'Cannot change the plan of a server');
         const out: ServerEvent[] = [];
-        if (command.label !== undefined || command.tags !== undefined) {
-          out.push({ type: 'compute.ServerUpdated.v1', data: { serverId, ...(command.label !== undefined ? { label: command.label } : {}), ...(command.tags !== undefined ? { tags: command.tags } : {}), at } });
-        }
+        if (label !== undefined || tags !== undefined) out.push({ type: 'compute.ServerUpdated.v1', data: { serverId, ...(label !== undefined ? { label } : {}), ...(tags !== undefined ? { tags } : {}), at } });
         if (planChanged) {
-          out.push({
-            type: 'compute.ServerMigrationRequested.v1',
-            data: { serverId, jobId: command.jobId, from: state.status, fromPlan: state.spec.plan, plan: command.plan!, requestedAt: at, requestedBy: command.requestedBy },
-          });
+          const to = { slug: plan.slug, name: plan.name };
+          out.push({ type: 'compute.ServerMigrationRequested.v1', data: { serverId, jobId: command.jobId, from: state.status, fromPlan: state.spec.plan, plan: to, requestedAt: at, requestedBy: command.requestedBy } });
         }
-        if (command.locked !== undefined && command.locked !== state.locked) out.push({ type: 'compute.ServerLockChanged.v1', data: { serverId, locked: command.locked, at } });
+        if (locked !== undefined && locked !== state.locked) out.push({ type: 'compute.ServerLockChanged.v1', data: { serverId, locked, at } });
         return out;
       }
       case 'RequestServerDeletion':
         refuseLocked('delete it');
-        if (gone(state.status)) throw new DomainError('INVALID_STATE', `Cannot delete a server in status ${state.status}`);
+        startOperation(SERVER_LIFECYCLE, 'delete', state.status, 'Cannot delete a server');
         return [{ type: 'compute.ServerDeletionRequested.v1', data: { serverId, jobId: command.jobId, from: state.status, requestedAt: command.now, requestedBy: command.requestedBy } }];
-      case 'BeginServerOperation': {
-        if (!mine(command.jobId)) return [];
-        const base = { serverId, jobId: command.jobId, at: command.now };
-        const out: ServerEvent[] = [];
-        let status = state.status;
-        // Still in `error`: the job was retried without RetryServerOperation having reset the server.
-        if (status === 'error') {
-          status = SERVER_OPERATION_START_STATUS[job!.operation];
-          out.push(retried(command.jobId, command.now));
-        }
-        if (job!.operation === 'create' && status === 'creating') out.push({ type: 'compute.ServerInstallStarted.v1', data: base });
-        return out;
-      }
-      case 'CompleteServerOperation': {
-        if (!mine(command.jobId)) return [];
-        const base = { serverId, jobId: command.jobId, at: command.now };
-        const op = job!.operation;
-        switch (op) {
-          case 'create': {
-            const p = command.provisioned;
-            if (!p) throw new Error('create completed without provisioning details');
-            return [{ type: 'compute.ServerActivated.v1', data: { ...base, operation: 'create', externalId: p.externalId, ipv4: p.ipv4 } }];
-          }
-          case 'power_on':
-          case 'reboot':
-          case 'migrate':
-            return [{ type: 'compute.ServerActivated.v1', data: { ...base, operation: op, externalId: null, ipv4: null } }];
-          case 'power_off':
-            return [{ type: 'compute.ServerPoweredOff.v1', data: base }];
-          case 'delete':
-            return [{ type: 'compute.ServerTerminated.v1', data: base }];
-          default: {
-            const never: never = op;
-            return never;
-          }
-        }
-      }
-      case 'FailServerOperation':
-        if (!mine(command.jobId) || state.status === 'error') return [];
-        return [{ type: 'compute.ServerOperationFailed.v1', data: { serverId, jobId: command.jobId, operation: job!.operation, error: command.error, at: command.now } }];
-      case 'RetryServerOperation':
-        // Only the job the server waits for, and only out of its `error` (a retry the executor has
-        // already begun, or a repeated command, changes nothing).
-        if (!mine(command.jobId) || state.status !== 'error') return [];
-        return [retried(command.jobId, command.now)];
       default: {
         const never: never = command;
         return never;

@@ -2,10 +2,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
 import { instanceDecider } from '../../../../libs/domain/compute/instance.decider';
-import { instanceStream, type InstanceAction, type InstanceSpecData } from '../../../../libs/domain/compute/instance.events';
+import { instanceStream, type InstanceAction } from '../../../../libs/domain/compute/instance.events';
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
-import { serverDecider } from '../../../../libs/domain/servers/server.decider';
-import { serverStream } from '../../../../libs/domain/servers/server.events';
+import { JOB_BACKED_RESOURCES } from '../../../../sagas/job-operations/job-backed-resources';
+import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
 import { jobStream, type JobEvent } from '../../../../libs/domain/jobs/events';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import { ApiError, badRequest, notFound } from '../../../../libs/http/src/errors';
@@ -85,42 +85,14 @@ export class InstancesService {
     const { plan, region, image } = await this.catalog.validateCompute({ providerKind: kind, region: input.region, instanceType: input.instanceType, image: input.image ?? null });
     const instanceId = uuidv7();
     const jobId = uuidv7();
-    const [gpuType, gpuCount] = input.accelerators ? input.accelerators.split(':') : [plan.gpuType, String(plan.gpuCount)];
-    const spec: InstanceSpecData = {
-      projectId,
-      providerId: provider.id,
-      providerKind: kind,
-      name: input.name,
-      hostname: `${input.name.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'instance'}.${region.slug}`,
-      region: region.slug,
-      site: region.site,
-      instanceType: plan.slug,
-      plan: { slug: plan.slug, name: plan.name },
-      image: image?.slug ?? null,
-      operatingSystem: image ? { slug: image.osSlug, name: image.name } : null,
-      diskSizeGb: input.diskSizeGb ?? null,
-      workerCount: input.workerCount ?? 1,
-      spot: input.spot ?? false,
-      ports: input.ports ?? [],
-      autoStopMinutes: input.autoStopMinutes ?? null,
-      accelerators: input.accelerators ?? null,
-      sshKeyId: input.sshKeyId ?? null,
-      sshKeyFingerprint,
-      tags: normalizeTags(input.tags),
-      vcpus: plan.cpuCores,
-      ramMb: plan.memoryGb * 1024,
-      diskGb: input.diskSizeGb ?? plan.diskGb,
-      gpus: Number(gpuCount ?? 0) || 0,
-      gpuType: gpuType ?? null,
-      hourlyPriceCents: plan.pricing?.USD?.hourlyCents ?? null,
-    };
-    const result = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, { type: 'RequestInstance', instanceId, jobId, spec, now: new Date().toISOString() }, ctx, { newStream: true });
+    const request = { ...input, tags: normalizeTags(input.tags) };
+    const result = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, { type: 'RequestInstance', instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog: { plan, region, image }, sshKeyFingerprint, now: this.platform.now() }, ctx, { newStream: true });
     await this.settle(result.position, jobId);
     return { doc: await this.written(projectId, instanceId, result.position), jobId };
   }
 
   async act(projectId: string, id: string, action: InstanceAction, ctx: CommandContext, opts: { viaDelete?: boolean } = {}): Promise<{ doc: InstanceDoc; jobId: string }> {
-    const current = await this.get(projectId, id);
+    await this.get(projectId, id);
     const jobId = uuidv7();
     const result = await handleCommand(
       this.platform.events,
@@ -133,7 +105,6 @@ export class InstancesService {
         viaDelete: opts.viaDelete,
         now: new Date().toISOString(),
         requestedBy: String(ctx.metadata.actor ?? 'unknown'),
-        ...(action === 'rescue' ? { rescueImage: `rescue-${current.operatingSystem?.slug ?? 'linux'}` } : {}),
       },
       ctx,
     );
@@ -164,15 +135,9 @@ export class InstancesService {
     // before the job is re-opened: the executor may begin the next attempt as soon as JobRetried is
     // appended, and that attempt must find the resource reset. The resource deciders act only out of
     // the `error` the failed job left, so a refused or repeated retry resets nothing.
-    let resourceProjection: string | null = null;
-    let resetAt: number | null = null;
-    if (job.resourceType === 'instance') {
-      resetAt = (await handleCommand(this.platform.events, instanceStream(job.resourceId), instanceDecider, { type: 'RetryInstanceOperation', jobId, now: new Date().toISOString() }, ctx)).position;
-      resourceProjection = 'instances';
-    } else if (job.resourceType === 'server') {
-      resetAt = (await handleCommand(this.platform.events, serverStream(job.resourceId), serverDecider, { type: 'RetryServerOperation', jobId, now: new Date().toISOString() }, ctx)).position;
-      resourceProjection = 'servers';
-    }
+    const resource = JOB_BACKED_RESOURCES[job.resourceType];
+    const resetAt = resource ? await resetForRetry(this.platform.events, resource, job, this.platform.now(), ctx) : null;
+    const resourceProjection = resource?.readModel ?? null;
     const retried = await handleCommand(this.platform.events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: new Date().toISOString() }, ctx);
     const position = Math.max(retried.position ?? 0, resetAt ?? 0) || null;
     await this.platform.waitForProjections(position, resourceProjection ? [resourceProjection, 'jobs'] : ['jobs']);

@@ -1,11 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { serverDecider } from '../../../../libs/domain/servers/server.decider';
+import { planRole, serverDecider } from '../../../../libs/domain/servers/server.decider';
 import { serverStream, type ServerPowerAction, type ServerRole, type ServerSpecData, type Tag } from '../../../../libs/domain/servers/server.events';
 import { backupDecider } from '../../../../libs/domain/servers/backup.decider';
 import { backupStream, type BackupSource } from '../../../../libs/domain/servers/backup.events';
 import { jobStream } from '../../../../libs/domain/jobs/events';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { badRequest, invalidState, notFound } from '../../../../libs/http/src/errors';
 import { serversProjection, type ServerDoc } from '../../../../projections/servers/servers.projection';
 import { backupsProjection, type BackupDoc } from '../../../../projections/backups/backups.projection';
@@ -68,44 +67,32 @@ export class ServersService {
 
   async create(projectId: string, input: CreateServerInput, ctx: CommandContext, pointerPrefix = ''): Promise<{ doc: ServerDoc; jobId: string }> {
     const plan = await this.catalog.resolvePlan(input.plan);
-    const planRole: ServerRole = plan.category.startsWith('virtual-machine') ? 'VirtualMachine' : 'BareMetal';
-    const role: ServerRole = input.role ?? planRole;
-    if (role !== planRole) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is a ${planRole} plan; role ${role} needs a ${role} plan`);
-    if (role === 'VirtualMachine' && !input.provider) {
+    if (!input.provider && (input.role ?? planRole(plan)) === 'VirtualMachine') {
       throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: `${pointerPrefix}/provider` } }]);
     }
-    // A provider, when named (always for VMs), must be this project's, enabled, and offer the plan.
-    let providerId: string | null = null;
-    if (input.provider) {
-      const provider = await requireProjectProvider(this.platform, projectId, input.provider, { requireEnabled: true });
-      if (provider.name !== plan.providerKind) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not offered by provider ${provider.name}`);
-      providerId = provider.id;
-    }
+    // A provider, when named (always for VMs), must be this project's and enabled; the decider checks it offers the plan.
+    const provider = input.provider ? await requireProjectProvider(this.platform, projectId, input.provider, { requireEnabled: true }) : null;
     const region = await this.catalog.resolveSite(input.site, plan.providerKind);
-    if (region.providerKind !== plan.providerKind || !plan.regions.includes(region.slug)) throw new DomainError('INVALID_PLAN', `Plan ${plan.slug} is not available at site ${input.site}`);
     const os = await this.catalog.resolveOs(input.operating_system, plan);
-    await this.requireSshKeys(projectId, providerId, input.ssh_keys ?? [], pointerPrefix);
-    const spec: ServerSpecData = {
-      projectId,
-      providerId,
-      providerKind: plan.providerKind,
+    await this.requireSshKeys(projectId, provider?.id ?? null, input.ssh_keys ?? [], pointerPrefix);
+    const request = {
       name: input.name,
       hostname: input.hostname,
-      label: input.name,
-      role,
-      site: region.site,
-      region: region.slug,
-      plan: { slug: plan.slug, name: plan.name },
-      operatingSystem: { slug: os.slug, name: os.name },
       billing: input.billing,
-      sshKeys: input.ssh_keys ?? [],
-      userData: input.user_data ?? null,
+      role: input.role,
+      sshKeys: input.ssh_keys,
+      userData: input.user_data,
       tags: normalizeTags(input.tags),
-      workerCount: input.worker_count ?? 1,
-      spot: input.spot ?? false,
-      accelerators: input.accelerators ?? null,
+      workerCount: input.worker_count,
+      spot: input.spot,
+      accelerators: input.accelerators,
     };
-    return this.request(spec, ctx);
+    const serverId = uuidv7();
+    const jobId = uuidv7();
+    const catalog = { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os };
+    const r = await handleCommand(this.platform.events, serverStream(serverId), serverDecider, { type: 'RequestServer', serverId, jobId, projectId, request, catalog, now: this.platform.now() }, ctx);
+    await this.settle(r.position, jobId);
+    return { doc: await this.written(projectId, serverId, r.position), jobId };
   }
 
   /**
@@ -133,13 +120,8 @@ export class ServersService {
 
   /** Label, tags, lock; a changed plan starts a migration job (its id is returned). */
   async update(projectId: string, id: string, input: UpdateServerInput, ctx: CommandContext): Promise<{ doc: ServerDoc; jobId: string | null }> {
-    const current = await this.get(projectId, id);
-    let plan: { slug: string; name: string } | undefined;
-    if (input.plan !== undefined) {
-      const p = await this.catalog.resolvePlan(input.plan);
-      if (p.providerKind !== current.providerKind || !p.regions.includes(current.region)) throw new DomainError('INVALID_PLAN', `Plan ${p.slug} is not available at site ${current.site}`);
-      plan = { slug: p.slug, name: p.name };
-    }
+    await this.get(projectId, id);
+    const plan = input.plan === undefined ? undefined : await this.catalog.resolvePlan(input.plan);
     const jobId = uuidv7();
     const r = await handleCommand(
       this.platform.events,
@@ -233,23 +215,12 @@ export class ServersService {
     const backup = await this.getBackup(projectId, id);
     const serverId = uuidv7();
     const archived = await handleCommand(this.platform.events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'restored', restoredServerId: serverId, now: new Date().toISOString() }, ctx);
-    const created = await this.request({ ...backup.serverSpec, projectId }, ctx, { serverId, backupId: id });
+    const jobId = uuidv7();
+    const r = await handleCommand(this.platform.events, serverStream(serverId), serverDecider, { type: 'RestoreServer', serverId, jobId, spec: { ...backup.serverSpec, projectId }, backupId: id, now: this.platform.now() }, ctx);
+    await this.settle(r.position, jobId);
+    const created = { doc: await this.written(projectId, serverId, r.position), jobId };
     await this.platform.waitForProjections(archived.position, ['backups']);
     return created;
-  }
-
-  private async request(spec: ServerSpecData, ctx: CommandContext, from?: { serverId: string; backupId: string }): Promise<{ doc: ServerDoc; jobId: string }> {
-    const serverId = from?.serverId ?? uuidv7();
-    const jobId = uuidv7();
-    const r = await handleCommand(
-      this.platform.events,
-      serverStream(serverId),
-      serverDecider,
-      { type: 'RequestServer', serverId, jobId, spec, restoredFromBackup: from?.backupId, now: new Date().toISOString() },
-      ctx,
-    );
-    await this.settle(r.position, jobId);
-    return { doc: await this.written(spec.projectId, serverId, r.position), jobId };
   }
 
   private async written(projectId: string, id: string, position: number | null): Promise<ServerDoc> {

@@ -17,8 +17,8 @@ import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.pro
 import { templatesProjection } from '../../../../projections/templates/templates.projection';
 import { AutoStopper } from '../../../../sagas/auto-stop/auto-stopper';
 import { BatchFanout, instanceBatchRequester, serverBatchRequester } from '../../../../sagas/batch-fanout/batch-fanout';
-import { InstanceOperations } from '../../../../sagas/instance-operations/instance-operations';
-import { ServerOperations } from '../../../../sagas/server-operations/server-operations';
+import { JOB_BACKED_RESOURCES } from '../../../../sagas/job-operations/job-backed-resources';
+import { JobOperations } from '../../../../sagas/job-operations/job-operations';
 import { isoNow } from '../clock';
 import type { ContextModule, RuntimeServices } from '../context-module';
 
@@ -38,10 +38,8 @@ export const computeModule: ContextModule = {
   name: 'compute',
   projections: [sshKeysProjection, templatesProjection, instancesProjection, batchesProjection, serversProjection, backupsProjection],
   processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt.events), servers: serverBatchRequester(rt.events) })],
-  jobHandlers: (rt) => ({
-    instance: new InstanceOperations(rt.events, (kind) => rt.drivers.get(kind)),
-    server: new ServerOperations(rt.events, (kind) => rt.drivers.get(kind)),
-  }),
+  // One job process for every job-backed resource.
+  jobHandlers: (rt) => Object.fromEntries(Object.entries(JOB_BACKED_RESOURCES).map(([type, r]) => [type, new JobOperations(rt.events, r, (kind) => rt.drivers.get(kind), rt.clock)])),
   timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt), rt.logger, 5000, rt.clock)],
   eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...simpleResourceEventTypes(sshKeys), ...simpleResourceEventTypes(instanceTemplates)],
 };
