@@ -28,7 +28,7 @@ const cases = PROJECTIONS.flatMap((p) => (p.lists ?? []).flatMap((shape) => shap
 describe('list indexes', () => {
   it('the read models behind list routes declare their list shapes', () => {
     const declaring = PROJECTIONS.filter((p) => (p.lists ?? []).length > 0).map((p) => p.name);
-    expect(declaring).toEqual(expect.arrayContaining(['api_keys', 'backups', 'instances', 'jobs', 'projects', 'providers', 'servers']));
+    expect(declaring).toEqual(expect.arrayContaining(['api_keys', 'backups', 'instances', 'jobs', 'projects', 'providers', 'servers', 'ssh_keys', 'instance_templates']));
     expect(cases.length).toBeGreaterThan(50);
   });
 

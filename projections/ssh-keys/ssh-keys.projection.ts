@@ -7,7 +7,5 @@ export type SshKeyDoc = SimpleResourceDoc<typeof sshKeys.schema>;
 export const sshKeysProjection = simpleResourceProjection(sshKeys, {
   name: 'ssh_keys',
   version: 1,
-  indexes: [
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'providerId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
-  ],
+  list: { query: 'GET /v1/ssh-keys?providerId=', equal: ['projectId', 'providerId'], sortable: ['createdAt', 'name'] },
 });

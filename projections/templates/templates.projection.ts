@@ -10,8 +10,5 @@ export type InstanceTemplateDoc = SimpleResourceDoc<typeof instanceTemplates.sch
 export const templatesProjection = simpleResourceProjection(instanceTemplates, {
   name: 'instance_templates',
   version: 2,
-  indexes: [
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'createdAt', direction: -1 }] },
-    { fields: [{ field: 'projectId', direction: 1 }, { field: 'name', direction: 1 }] },
-  ],
+  list: { query: 'GET /v1/templates', equal: ['projectId'], sortable: ['createdAt', 'name'] },
 });

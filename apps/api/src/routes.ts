@@ -4,6 +4,7 @@ import { AdminProjectionsController } from './admin/admin-projections.controller
 import { BatchesController } from './batches/batches.controller';
 import { CatalogSyncController } from './catalog/catalog-sync';
 import { CatalogController } from './catalog/catalog.controller';
+import { CatalogQueryHandler } from './catalog/catalog.queries';
 import { HealthController } from './health/health.controller';
 import { AdminProjectsController } from './identity/admin-projects.controller';
 import { ApiKeysController } from './identity/api-keys.controller';
@@ -34,7 +35,7 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   platform: { controllers: [HealthController, AdminProjectionsController], handlers: SIMPLE_RESOURCE_HANDLERS },
   identity: { controllers: [ApiKeysController, AdminProjectsController], handlers: IDENTITY_HANDLERS },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
-  catalog: { controllers: [CatalogController, CatalogSyncController] },
+  catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController] },
   jobs: { controllers: [JobsController] },
 };

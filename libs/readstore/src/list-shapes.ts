@@ -114,3 +114,19 @@ export function indexOn(...fields: string[]): IndexSpec {
   return { fields: fields.map((f): SortKey => (f.startsWith('-') ? { field: f.slice(1), direction: -1 } : { field: f, direction: 1 })) };
 }
 
+
+/**
+ * The indexes that cover `shapes` and nothing more: for each sort a shape must serve, its equality
+ * fields, then the sort, then `id`. Read models whose lists are all declared take their indexes
+ * from here instead of restating them.
+ */
+export function indexesFor(shapes: ListShape[]): IndexSpec[] {
+  const out = new Map<string, IndexSpec>();
+  for (const shape of shapes) {
+    for (const sort of shapeSorts(shape)) {
+      const keys = [...shape.equal, ...sort.filter((k) => !shape.equal.includes(k.field)).map((k) => (k.direction < 0 ? `-${k.field}` : k.field)), 'id'];
+      out.set(keys.join(','), indexOn(...keys));
+    }
+  }
+  return [...out.values()];
+}

@@ -1,311 +1,150 @@
 import { Controller, Inject } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
-import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
-import { resource, resourceSchema, collectionSchema, type Resource } from '../../../../libs/http/src/envelope';
-import { listResult } from '../../../../libs/http/src/list-result';
-import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import type { ListQuery, ListSpec } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/providers/events';
-import type { CatalogRegion, ServerCategory } from '../../../../libs/providers/src/catalog.types';
-import { providersProjection } from '../../../../projections/providers/providers.projection';
-import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
-import { findProjectProvider } from '../providers/find-provider';
-import { loadCatalog } from './catalog.service';
+import type { ServerCategory } from '../../../../libs/providers/src/catalog.types';
 import { pathId } from '../common/resource-lifecycle';
-
-const CATEGORIES: ServerCategory[] = ['bare-metal', 'bare-metal-gpu', 'virtual-machine', 'virtual-machine-gpu'];
-const TIERS = ['all', 'core-optimized', 'memory-optimized', 'storage-optimized'] as const;
-const BILLING = ['hourly', 'monthly', 'yearly'] as const;
+import { CatalogQuery } from './catalog.queries';
+import { CATEGORIES, TIERS } from './catalog.views';
 
 const attrs = z.record(z.string(), z.unknown());
 const idParams = z.object({ id: pathId });
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional() });
 /** Every catalog list sorts by createdAt too, newest first by default (DECISIONS 2). */
 const list = (type: string, sortFields = ['name', 'createdAt']): ListSpec => ({ type, sortFields: [...new Set([...sortFields, 'createdAt'])], defaultSort: '-createdAt' });
-/** The earliest of some creation times: when a derived record (a city, a category) first existed. */
-const earliest = (times: string[]) => times.reduce((a, b) => (b < a ? b : a));
 const common = { tag: 'Catalog', auth: 'project' as const, permission: 'catalog:read' };
 
-type Item = Resource<Record<string, unknown>>;
-const matches = (x: { id: string; slug: string }, ref: string) => x.id === ref || x.slug === ref || x.slug.toLowerCase() === ref.toLowerCase();
-const projectOf = (p: Principal) => principalProjectId(p) ?? '';
-
-/** Sorts and pages catalog records in memory (the whole catalog is small; see CatalogDoc). */
-function page(items: Item[], q: ListQuery<unknown>) {
-  const sorted = [...items].sort((a, b) => {
-    for (const k of q.sort) {
-      const av = String(a.attributes[k.field] ?? '');
-      const bv = String(b.attributes[k.field] ?? '');
-      if (av !== bv) return av < bv ? -k.direction : k.direction;
-    }
-    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  });
-  return listResult(sorted.slice(q.skip, q.skip + q.limit), sorted.length);
-}
-
-const one = (item: Item | undefined, what: string) => {
-  if (!item) throw notFound(`${what} not found`);
-  return resource(item.type, item.id, item.attributes);
-};
-
-function uniqueBySlug<T extends { slug: string }>(rows: T[]): T[] {
-  const seen = new Map<string, T>();
-  for (const r of rows) if (!seen.has(r.slug)) seen.set(r.slug, r);
-  return [...seen.values()];
-}
-
+/** Catalog routes (spec 4.5): each maps HTTP to a CatalogQuery of the same name. */
 @Controller()
 export class CatalogController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
-  // ------------------------------------------------------------------ record views
-  private async docs(kinds?: readonly ProviderKind[]) {
-    return loadCatalog(this.platform, kinds);
-  }
-
-  private plans(docs: CatalogDoc[]): Item[] {
-    return docs.flatMap((d) =>
-      d.snapshot.plans.map((p) => {
-        const { id, ...rest } = p;
-        return { id, type: 'plans', attributes: { ...rest, providerKind: d.kind, specs: { cpuCores: p.cpuCores, cpuType: p.cpuType, memoryGb: p.memoryGb, diskGb: p.diskGb, diskType: p.diskType, gpuCount: p.gpuCount, gpuType: p.gpuType, bandwidthTb: p.bandwidthTb }, createdAt: d.firstSeen[`plans:${p.slug}`] ?? d.createdAt } };
-      }),
-    );
-  }
-
-  private regions(docs: CatalogDoc[], type = 'regions'): Item[] {
-    return docs.flatMap((d) => d.snapshot.regions.map(({ id, ...r }) => ({ id, type, attributes: { ...r, providerKind: d.kind, createdAt: d.firstSeen[`regions:${r.slug}`] ?? d.createdAt } })));
-  }
-
-  private operatingSystems(docs: CatalogDoc[]): Item[] {
-    const rows = docs.flatMap((d) => d.snapshot.operatingSystems.map((o) => ({ ...o, createdAt: d.firstSeen[`operatingSystems:${o.slug}`] ?? d.createdAt })));
-    return uniqueBySlug(rows).map(({ id, ...o }) => ({ id, type: 'operating-systems', attributes: { ...o, providerKinds: docs.filter((d) => d.snapshot.operatingSystems.some((x) => x.slug === o.slug)).map((d) => d.kind) } }));
-  }
-
-  private instanceTypes(docs: CatalogDoc[]): Item[] {
-    return docs.flatMap((d) => d.snapshot.instanceTypes.map(({ id, ...t }) => ({ id, type: 'instance-types', attributes: { ...t, providerKind: d.kind, createdAt: d.firstSeen[`instanceTypes:${t.slug}`] ?? d.createdAt } })));
-  }
-
-  private images(docs: CatalogDoc[]): Item[] {
-    return docs.flatMap((d) => d.snapshot.images.map(({ id, ...i }) => ({ id, type: 'images', attributes: { ...i, providerKind: d.kind, createdAt: d.firstSeen[`images:${i.slug}`] ?? d.createdAt } })));
-  }
-
-  /** When the catalog began: the first provider catalog recorded (for views that derive from all of it). */
-  private async catalogCreatedAt(): Promise<string> {
-    const docs = await this.docs();
-    return docs.length ? earliest(docs.map((d) => d.createdAt)) : new Date(0).toISOString();
-  }
-
-  /** Kinds selected by `providerId` (a provider of the caller's project), else all kinds. */
-  private async kindsFor(principal: Principal, providerId?: string): Promise<readonly ProviderKind[]> {
-    if (!providerId) return PROVIDER_KINDS;
-    const p = await findProjectProvider(this.platform, projectOf(principal), providerId);
-    // As on creates: a disabled provider offers nothing to this project.
-    if (!p || !p.enabled) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found in this project${p ? ' (disabled)' : ''}`);
-    return [p.name];
-  }
-
-  // ------------------------------------------------------------------ plans, regions, OS
   @ApiRoute({ ...common, method: 'GET', path: '/v1/plans', summary: 'List plans with specs, pricing (integer cents, USD and NGN) and regional availability', list: list('plans', ['name', 'createdAt', 'slug']), query: z.object({ category: z.enum(CATEGORIES).optional(), region: z.string().optional(), providerKind: z.enum(PROVIDER_KINDS).optional() }), responses: { 200: collectionSchema('plans', attrs) } })
-  async listPlans(@Parsed('list') q: ListQuery<{ category?: string; region?: string; providerKind?: ProviderKind }>) {
-    const docs = await this.docs(q.filters.providerKind ? [q.filters.providerKind] : undefined);
-    const regionSlugs = q.filters.region ? this.regions(docs).filter((r) => matches({ id: r.id, slug: String(r.attributes.slug) }, q.filters.region!) || r.attributes.site === q.filters.region).map((r) => r.attributes.slug) : null;
-    return page(this.plans(docs).filter((p) => (!q.filters.category || p.attributes.category === q.filters.category) && (!regionSlugs || (p.attributes.regions as string[]).some((r) => regionSlugs.includes(r)))), q);
+  listPlans(@Parsed('list') q: ListQuery<{ category?: string; region?: string; providerKind?: ProviderKind }>) {
+    return this.queries.execute(new CatalogQuery('listPlans', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/plans/{id}', summary: 'Get a plan by slug or id', params: idParams, responses: { 200: resourceSchema('plans', attrs) } })
-  async getPlan(@Parsed('params') p: z.infer<typeof idParams>) {
-    return one(this.plans(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id)), 'Plan');
+  getPlan(@Parsed('params') p: z.infer<typeof idParams>) {
+    return this.queries.execute(new CatalogQuery('getPlan', [p]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/regions', summary: 'List regions (city, country, site)', list: list('regions', ['name', 'createdAt', 'slug', 'country']), query: z.object({ providerKind: z.enum(PROVIDER_KINDS).optional(), macroregion: z.string().optional() }), responses: { 200: collectionSchema('regions', attrs) } })
-  async listRegions(@Parsed('list') q: ListQuery<{ providerKind?: ProviderKind; macroregion?: string }>) {
-    return page(this.regions(await this.docs(q.filters.providerKind ? [q.filters.providerKind] : undefined)).filter((r) => !q.filters.macroregion || r.attributes.macroregion === q.filters.macroregion), q);
+  listRegions(@Parsed('list') q: ListQuery<{ providerKind?: ProviderKind; macroregion?: string }>) {
+    return this.queries.execute(new CatalogQuery('listRegions', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/regions/{id}', summary: 'Get a region by slug, id or site', params: idParams, responses: { 200: resourceSchema('regions', attrs) } })
-  async getRegion(@Parsed('params') p: z.infer<typeof idParams>) {
-    return one(this.regions(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id) || x.attributes.site === p.id), 'Region');
+  getRegion(@Parsed('params') p: z.infer<typeof idParams>) {
+    return this.queries.execute(new CatalogQuery('getRegion', [p]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/operating_systems', summary: 'List operating systems', list: list('operating-systems', ['name', 'createdAt', 'slug', 'family']), responses: { 200: collectionSchema('operating-systems', attrs) } })
-  async listOs(@Parsed('list') q: ListQuery<unknown>) {
-    return page(this.operatingSystems(await this.docs()), q);
+  listOs(@Parsed('list') q: ListQuery<unknown>) {
+    return this.queries.execute(new CatalogQuery('listOs', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/operating_systems/{id}', summary: 'Get an operating system by slug or id', params: idParams, responses: { 200: resourceSchema('operating-systems', attrs) } })
-  async getOs(@Parsed('params') p: z.infer<typeof idParams>) {
-    return one(this.operatingSystems(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id)), 'Operating system');
+  getOs(@Parsed('params') p: z.infer<typeof idParams>) {
+    return this.queries.execute(new CatalogQuery('getOs', [p]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/plans/operating_systems', summary: 'Alias of /v1/operating_systems (compatible provider API)', list: list('operating-systems', ['name', 'createdAt', 'slug', 'family']), responses: { 200: collectionSchema('operating-systems', attrs) } })
-  async listOsAlias(@Parsed('list') q: ListQuery<unknown>) {
-    return this.listOs(q);
+  listOsAlias(@Parsed('list') q: ListQuery<unknown>) {
+    return this.queries.execute(new CatalogQuery('listOsAlias', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/plans/operating-systems/{id}', summary: 'Alias of /v1/operating_systems/{id}', params: idParams, responses: { 200: resourceSchema('operating-systems', attrs) } })
-  async getOsAlias(@Parsed('params') p: z.infer<typeof idParams>) {
-    return this.getOs(p);
+  getOsAlias(@Parsed('params') p: z.infer<typeof idParams>) {
+    return this.queries.execute(new CatalogQuery('getOsAlias', [p]));
   }
 
-  // ------------------------------------------------------------------ server catalog
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/categories', summary: 'Server categories', list: list('server-categories'), responses: { 200: collectionSchema('server-categories', attrs) } })
-  async categories(@Parsed('list') q: ListQuery<unknown>) {
-    const names: Record<ServerCategory, string> = { 'bare-metal': 'Bare metal', 'bare-metal-gpu': 'Bare metal GPU', 'virtual-machine': 'Virtual machine', 'virtual-machine-gpu': 'Virtual machine GPU' };
-    const createdAt = await this.catalogCreatedAt();
-    return page(CATEGORIES.map((c) => ({ id: c, type: 'server-categories', attributes: { slug: c, name: names[c], createdAt } })), q);
+  categories(@Parsed('list') q: ListQuery<unknown>) {
+    return this.queries.execute(new CatalogQuery('categories', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/tiers', summary: 'Server tiers', list: list('server-tiers'), responses: { 200: collectionSchema('server-tiers', attrs) } })
-  async tiers(@Parsed('list') q: ListQuery<unknown>) {
-    const createdAt = await this.catalogCreatedAt();
-    return page(TIERS.map((t) => ({ id: t, type: 'server-tiers', attributes: { slug: t, name: t === 'all' ? 'All' : t.replace(/-/g, ' ').replace(/^./, (c) => c.toUpperCase()), createdAt } })), q);
+  tiers(@Parsed('list') q: ListQuery<unknown>) {
+    return this.queries.execute(new CatalogQuery('tiers', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/macroregions', summary: 'Macroregions with their regions', list: list('macroregions'), responses: { 200: collectionSchema('macroregions', attrs) } })
-  async macroregions(@Parsed('list') q: ListQuery<unknown>) {
-    const regions = this.regions(await this.docs()).map((r) => r.attributes as unknown as CatalogRegion & { createdAt: string });
-    const names = [...new Set(regions.map((r) => r.macroregion))];
-    return page(
-      names.map((m) => {
-        const in_ = regions.filter((r) => r.macroregion === m);
-        return { id: m, type: 'macroregions', attributes: { slug: m, name: m.replace(/-/g, ' ').replace(/\b./g, (c) => c.toUpperCase()), regions: uniqueBySlug(in_).map((r) => r.slug), createdAt: earliest(in_.map((r) => r.createdAt)) } };
-      }),
-      q,
-    );
+  macroregions(@Parsed('list') q: ListQuery<unknown>) {
+    return this.queries.execute(new CatalogQuery('macroregions', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/cities', summary: 'Cities, optionally of one macroregion or region', list: list('cities', ['name', 'country']), query: z.object({ region: z.string().optional() }), responses: { 200: collectionSchema('cities', attrs) } })
-  async cities(@Parsed('list') q: ListQuery<{ region?: string }>) {
-    const r = q.filters.region;
-    const regions = this.regions(await this.docs())
-      .map((x) => ({ ...(x.attributes as unknown as CatalogRegion & { createdAt: string }), id: x.id }))
-      .filter((x) => !r || x.macroregion === r || matches(x, r) || x.site === r);
-    const byCity = new Map<string, typeof regions>();
-    for (const x of regions) byCity.set(`${x.city}|${x.country}`, [...(byCity.get(`${x.city}|${x.country}`) ?? []), x]);
-    return page(
-      [...byCity.entries()].map(([k, rs]) => ({
-        id: k.toLowerCase().replace(/[^a-z0-9|]+/g, '-').replace('|', '-'),
-        type: 'cities',
-        attributes: { name: rs[0].city, country: rs[0].country, macroregion: rs[0].macroregion, sites: rs.map((x) => x.site), regions: rs.map((x) => x.slug), createdAt: earliest(rs.map((x) => x.createdAt)) },
-      })),
-      q,
-    );
+  cities(@Parsed('list') q: ListQuery<{ region?: string }>) {
+    return this.queries.execute(new CatalogQuery('cities', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/servers', summary: 'Server offers by category, tier and region', list: list('server-offers', ['name', 'createdAt', 'slug']), query: z.object({ category: z.enum(CATEGORIES).optional(), tier: z.enum(TIERS).optional(), region: z.string().optional() }), responses: { 200: collectionSchema('server-offers', attrs) } })
-  async servers(@Parsed('list') q: ListQuery<{ category?: string; tier?: string; region?: string }>) {
-    const docs = await this.docs();
-    const r = q.filters.region;
-    const regionSlugs = r ? docs.flatMap((d) => d.snapshot.regions).filter((x) => x.macroregion === r || matches(x, r) || x.site === r).map((x) => x.slug) : null;
-    const items = this.plans(docs)
-      .filter((p) => (!q.filters.category || p.attributes.category === q.filters.category) && (!q.filters.tier || q.filters.tier === 'all' || p.attributes.tier === q.filters.tier))
-      .filter((p) => !regionSlugs || (p.attributes.regions as string[]).some((s) => regionSlugs.includes(s)))
-      .map((p) => ({ ...p, type: 'server-offers' }));
-    return page(items, q);
+  servers(@Parsed('list') q: ListQuery<{ category?: string; tier?: string; region?: string }>) {
+    return this.queries.execute(new CatalogQuery('servers', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/servers/{id}', summary: 'A server offer by slug or id', params: idParams, responses: { 200: resourceSchema('server-offers', attrs) } })
-  async server(@Parsed('params') p: z.infer<typeof idParams>) {
-    const plan = this.plans(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id));
-    return one(plan && { ...plan, type: 'server-offers' }, 'Server offer');
+  server(@Parsed('params') p: z.infer<typeof idParams>) {
+    return this.queries.execute(new CatalogQuery('server', [p]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/os-versions', summary: 'Operating system versions, optionally for one category', list: list('os-versions', ['name', 'createdAt', 'slug', 'family']), query: z.object({ category: z.enum(CATEGORIES).optional() }), responses: { 200: collectionSchema('os-versions', attrs) } })
-  async osVersions(@Parsed('list') q: ListQuery<{ category?: ServerCategory }>) {
-    return page(this.operatingSystems(await this.docs()).filter((o) => !q.filters.category || (o.attributes.categories as string[]).includes(q.filters.category)).map((o) => ({ ...o, type: 'os-versions' })), q);
+  osVersions(@Parsed('list') q: ListQuery<{ category?: ServerCategory }>) {
+    return this.queries.execute(new CatalogQuery('osVersions', [q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/server-catalog/billing-options', summary: 'Billing periods (with prices when serverId is given)', list: list('billing-options', ['name']), query: z.object({ serverId: z.string().min(1).max(128).optional() }), responses: { 200: collectionSchema('billing-options', attrs) } })
-  async billingOptions(@Parsed('list') q: ListQuery<{ serverId?: string }>) {
-    let pricing = null as { USD: Record<string, number>; NGN: Record<string, number> } | null;
-    if (q.filters.serverId) {
-      const plan = this.plans(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, q.filters.serverId!));
-      if (!plan) throw notFound('Server offer not found');
-      pricing = plan.attributes.pricing as { USD: Record<string, number>; NGN: Record<string, number> };
-    }
-    const discount = { hourly: 0, monthly: 10, yearly: 23.5 };
-    const priced = pricing;
-    const createdAt = await this.catalogCreatedAt();
-    return page(
-      BILLING.map((b) => ({
-        id: b,
-        type: 'billing-options',
-        attributes: { slug: b, name: b[0].toUpperCase() + b.slice(1), discountPercent: discount[b], ...(priced ? { priceCents: { USD: priced.USD[`${b}Cents`], NGN: priced.NGN[`${b}Cents`] } } : {}), createdAt },
-      })),
-      q,
-    );
+  billingOptions(@Parsed('list') q: ListQuery<{ serverId?: string }>) {
+    return this.queries.execute(new CatalogQuery('billingOptions', [q]));
   }
 
-  // ------------------------------------------------------------------ /v1/catalog
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog', summary: "Instance types, regions and images of the project's enabled providers", responses: { 200: resourceSchema('catalog', attrs) } })
-  async catalog(@CurrentPrincipal() principal: Principal) {
-    const providers = await (await this.platform.projections.collection(providersProjection)).find({ filter: { projectId: projectOf(principal), deletedAt: null, enabled: true } });
-    const kinds = PROVIDER_KINDS.filter((k) => providers.items.some((p) => p.name === k));
-    const docs = await this.docs(kinds);
-    const withProviders = (items: Item[]) => items.map((i) => ({ id: i.id, ...i.attributes, providerIds: providers.items.filter((p) => p.name === i.attributes.providerKind).map((p) => p.id) }));
-    return resource('catalog', 'catalog', { providers: providers.items.map((p) => ({ id: p.id, name: p.name })), instanceTypes: withProviders(this.instanceTypes(docs)), regions: withProviders(this.regions(docs)), images: withProviders(this.images(docs)) });
+  catalog(@CurrentPrincipal() principal: Principal) {
+    return this.queries.execute(new CatalogQuery('catalog', [principal]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/all', summary: 'The complete catalog of every provider kind in one response', responses: { 200: resourceSchema('catalog', attrs) } })
-  async all() {
-    const docs = await this.docs();
-    return resource('catalog', 'all', { providers: docs.map((d) => ({ ...d.snapshot, kind: d.kind, syncedAt: d.syncedAt })) });
+  all() {
+    return this.queries.execute(new CatalogQuery('all', []));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/instance-types', summary: 'Instance types, optionally of one provider', list: list('instance-types', ['name', 'createdAt', 'slug']), query: providerQuery, responses: { 200: collectionSchema('instance-types', attrs) } })
-  async catalogInstanceTypes(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
-    return page(this.instanceTypes(await this.docs(await this.kindsFor(principal, q.filters.providerId))), q);
+  catalogInstanceTypes(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
+    return this.queries.execute(new CatalogQuery('catalogInstanceTypes', [principal, q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/regions', summary: 'Regions, optionally of one provider', list: list('regions', ['name', 'createdAt', 'slug']), query: providerQuery, responses: { 200: collectionSchema('regions', attrs) } })
-  async catalogRegions(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
-    return page(this.regions(await this.docs(await this.kindsFor(principal, q.filters.providerId))), q);
+  catalogRegions(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
+    return this.queries.execute(new CatalogQuery('catalogRegions', [principal, q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/images', summary: 'Images, optionally of one provider', list: list('images', ['name', 'createdAt', 'slug']), query: providerQuery, responses: { 200: collectionSchema('images', attrs) } })
-  async catalogImages(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
-    return page(this.images(await this.docs(await this.kindsFor(principal, q.filters.providerId))), q);
-  }
-
-  private resources(docs: CatalogDoc[]): Item[] {
-    const tag = (kind: string) => (i: Item) => ({ id: i.id, type: 'catalog-resources', attributes: { resourceType: kind, ...i.attributes } });
-    return [...this.instanceTypes(docs).map(tag('instance-type')), ...this.regions(docs).map(tag('region')), ...this.images(docs).map(tag('image'))];
+  catalogImages(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
+    return this.queries.execute(new CatalogQuery('catalogImages', [principal, q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/resources', summary: 'All catalog resources (instance types, regions, images)', list: list('catalog-resources', ['name', 'createdAt', 'slug', 'resourceType']), query: providerQuery, responses: { 200: collectionSchema('catalog-resources', attrs) } })
-  async catalogResources(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
-    return page(this.resources(await this.docs(await this.kindsFor(principal, q.filters.providerId))), q);
+  catalogResources(@CurrentPrincipal() principal: Principal, @Parsed('list') q: ListQuery<{ providerId?: string }>) {
+    return this.queries.execute(new CatalogQuery('catalogResources', [principal, q]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/resources/{id}', summary: 'A catalog resource by id or slug', params: idParams, responses: { 200: resourceSchema('catalog-resources', attrs) } })
-  async catalogResource(@Parsed('params') p: z.infer<typeof idParams>) {
-    return one(this.resources(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id)), 'Catalog resource');
+  catalogResource(@Parsed('params') p: z.infer<typeof idParams>) {
+    return this.queries.execute(new CatalogQuery('catalogResource', [p]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/regions/{id}', summary: 'A region with its zones and the providers offering it', params: idParams, responses: { 200: resourceSchema('regions', attrs) } })
-  async catalogRegion(@CurrentPrincipal() principal: Principal, @Parsed('params') p: z.infer<typeof idParams>) {
-    const region = this.regions(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id) || x.attributes.site === p.id);
-    if (!region) throw notFound('Region not found');
-    const providers = await (await this.platform.projections.collection(providersProjection)).find({ filter: { projectId: projectOf(principal), deletedAt: null, name: String(region.attributes.providerKind) } });
-    return resource('regions', region.id, { ...region.attributes, providers: providers.items.map((x) => ({ id: x.id, name: x.name, enabled: x.enabled })) });
+  catalogRegion(@CurrentPrincipal() principal: Principal, @Parsed('params') p: z.infer<typeof idParams>) {
+    return this.queries.execute(new CatalogQuery('catalogRegion', [principal, p]));
   }
 
   @ApiRoute({ ...common, method: 'GET', path: '/v1/catalog/availability', summary: 'Availability matrix of plans across regions and providers', list: list('availability', ['plan', 'region', 'providerKind']), query: z.object({ plan: z.string().optional(), region: z.string().optional(), providerKind: z.enum(PROVIDER_KINDS).optional(), available: z.enum(['true', 'false']).optional() }), responses: { 200: collectionSchema('availability', attrs) } })
-  async availability(@Parsed('list') q: ListQuery<{ plan?: string; region?: string; providerKind?: ProviderKind; available?: 'true' | 'false' }>) {
-    const docs = await this.docs(q.filters.providerKind ? [q.filters.providerKind] : undefined);
-    const items = docs.flatMap((d) =>
-      d.snapshot.availability
-        .filter((a) => (!q.filters.plan || a.planSlug === q.filters.plan || d.snapshot.plans.some((p) => p.id === q.filters.plan && p.slug === a.planSlug)) && (!q.filters.region || a.regionSlug === q.filters.region || d.snapshot.regions.some((r) => (r.id === q.filters.region || r.site === q.filters.region) && r.slug === a.regionSlug)) && (!q.filters.available || String(a.available) === q.filters.available))
-        .map((a) => {
-          // A plan-region pair exists once both do.
-          const seen = [d.firstSeen[`plans:${a.planSlug}`] ?? d.createdAt, d.firstSeen[`regions:${a.regionSlug}`] ?? d.createdAt];
-          const createdAt = seen[0] > seen[1] ? seen[0] : seen[1];
-          return { id: `${d.kind}:${a.planSlug}@${a.regionSlug}`, type: 'availability', attributes: { plan: a.planSlug, region: a.regionSlug, providerKind: d.kind, available: a.available, stockLevel: a.stockLevel, createdAt } };
-        }),
-    );
-    return page(items, q);
+  availability(@Parsed('list') q: ListQuery<{ plan?: string; region?: string; providerKind?: ProviderKind; available?: 'true' | 'false' }>) {
+    return this.queries.execute(new CatalogQuery('availability', [q]));
   }
 }

@@ -14,6 +14,7 @@ import { listResult, type ListResult } from '../../../../libs/http/src/list-resu
 import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import type { ListShape } from '../../../../libs/readstore/src/list-shapes';
 import type { SimpleResourceDoc } from '../../../../libs/subscriptions/src/simple-resource-projection';
 import { commandContext } from '../identity/request-context';
 import { PLATFORM } from '../tokens';
@@ -37,7 +38,8 @@ export interface CreateInput<B, Q> {
  */
 export interface SimpleRoutes<S extends AnyObject, B extends z.ZodType = S, Q extends AnyObject = AnyObject> {
   resource: SimpleResource<S>;
-  projection: DocumentProjection<SimpleResourceDoc<S>>;
+  /** Its read model; the list route offers the sorts its list shape declares. */
+  projection: DocumentProjection<SimpleResourceDoc<S>> & { lists: ListShape[] };
   /** JSON:API type, e.g. `instance-templates`. */
   type: string;
   /** Collection path, e.g. `/v1/templates`; items are `<path>/{<idParam>}`. */
@@ -48,7 +50,6 @@ export interface SimpleRoutes<S extends AnyObject, B extends z.ZodType = S, Q ex
   permission: string;
   /** The routes it has, with their OpenAPI summaries. */
   routes: Partial<Record<Op, string>>;
-  sortFields: string[];
   /** Query parameters that scope every route (e.g. `providerId`), and the check that they name something of the project. */
   scope?: { query: Q; check: (platform: Platform, projectId: string, query: z.output<Q>, op: Op) => Promise<void> };
   /** The create body; by default the resource's schema. */
@@ -226,7 +227,7 @@ export function simpleResourceController<S extends AnyObject, B extends z.ZodTyp
   };
   const read = `${decl.permission}:read`;
   const write = `${decl.permission}:write`;
-  declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.routes.list!, permission: read, list: { type: decl.type, sortFields: decl.sortFields }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
+  declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.routes.list!, permission: read, list: { type: decl.type, sortFields: decl.projection.lists[0].sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, summary: decl.routes.get!, permission: read, params, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.routes.create!, permission: write, type: decl.type, body: decl.body ?? decl.resource.schema, idempotent: true, responses: { 201: resourceSchema(decl.type, attributes) } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.routes.delete!, permission: write, params, responses: { 204: null } }, ['req', 'principal', 'parsed']);

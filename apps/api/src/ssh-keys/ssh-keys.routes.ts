@@ -13,7 +13,6 @@ export const SshKeysController = simpleResourceController({
   idParam: 'keyId',
   tag: 'SSH keys',
   permission: 'ssh-keys',
-  sortFields: ['createdAt', 'name'],
   routes: {
     list: "List a provider's SSH keys in the project",
     create: 'Add an SSH public key to a provider (409 CONFLICT when its fingerprint is already there)',

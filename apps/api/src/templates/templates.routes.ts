@@ -15,7 +15,6 @@ export const TemplatesController = simpleResourceController({
   path: '/v1/templates',
   tag: 'Templates',
   permission: 'templates',
-  sortFields: ['createdAt', 'name'],
   routes: {
     list: 'List the instance templates of the project',
     get: 'Get an instance template',
