@@ -12,6 +12,8 @@
  * BENCH_COMPUTE_ITEMS=c1,c2,c3 (which compute-http items to measure; the 10k seed runs either way).
  * Group "list" (BENCH_ONLY=list): GET /v1/instances?limit=20 on the embedded profile at each of
  * BENCH_LIST_SIZES instances (default 1000,100000), see list.bench.ts.
+ * Group "create" (BENCH_ONLY=create): POST /v1/instances on the embedded profile at each of
+ * BENCH_CREATE_CONCURRENCY connections (default 16,32), see create.bench.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -23,6 +25,7 @@ import { benchRelayItem } from './relay.bench';
 import { benchCompute } from './compute.bench';
 import { benchHistoryRebuild } from './history.bench';
 import { benchList } from './list.bench';
+import { benchCreate } from './create.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -32,7 +35,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -106,6 +109,15 @@ async function main(): Promise<number> {
       const r = await benchList({ sizes, concurrency: num('BENCH_CONCURRENCY', 16), durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500 });
       rows.push(...r.rows);
       details.list = r.details;
+    });
+  }
+
+  if (only.has('create')) {
+    await step('create', async () => {
+      const concurrencies = (process.env.BENCH_CREATE_CONCURRENCY ?? '16,32').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+      const r = await benchCreate({ concurrencies, durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500 });
+      rows.push(...r.rows);
+      details.create = r.details;
     });
   }
 
