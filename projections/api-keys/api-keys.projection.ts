@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { indexOn } from '../../libs/readstore/src/list-shapes';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ApiKeyIssued, ApiKeyRevoked, ApiKeyUsed, ProjectRole } from '../../libs/domain/identity/events';
@@ -21,24 +21,17 @@ export interface ApiKeyDoc extends ReadDoc {
 
 type KeyEvent = ApiKeyIssued | ApiKeyUsed | ApiKeyRevoked;
 
+/** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+const LISTS: ListShape[] = [{ query: 'GET /v1/api-keys', equal: ['projectId', 'scope'], residual: ['revoked'], sortable: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] }];
+
 /** Serves GET /v1/api-keys and authentication (lookup by keyed hash). */
 export const apiKeysProjection: DocumentProjection<ApiKeyDoc> = {
   name: 'api_keys',
   version: 1,
   eventTypes: [IdentityEventTypes.ApiKeyIssued, IdentityEventTypes.ApiKeyUsed, IdentityEventTypes.ApiKeyRevoked],
-  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
-  indexes: [
-    { fields: [{ field: 'keyHash', direction: 1 }], unique: true },
-    indexOn('projectId', 'scope', '-createdAt', 'id'),
-    indexOn('projectId', 'scope', 'createdAt', 'id'),
-    indexOn('projectId', 'scope', 'name', 'id'),
-    indexOn('projectId', 'scope', '-name', 'id'),
-    indexOn('projectId', 'scope', 'lastUsedAt', 'id'),
-    indexOn('projectId', 'scope', '-lastUsedAt', 'id'),
-    indexOn('projectId', 'scope', 'expiresAt', 'id'),
-    indexOn('projectId', 'scope', '-expiresAt', 'id'),
-  ],
-  lists: [{ query: 'GET /v1/api-keys', equal: ['projectId', 'scope'], residual: ['revoked'], sortable: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] }],
+  lists: LISTS,
+  // The indexes that cover the list shapes (libs/readstore/src/list-shapes.ts) and the key lookup.
+  indexes: [...indexesFor(LISTS), { fields: [{ field: 'keyHash', direction: 1 }], unique: true }],
   documentId: (event) => (event.data as { keyId: string }).keyId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as KeyEvent;

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { indexOn } from '../../libs/readstore/src/list-shapes';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { BACKUP_EVENT_TYPES, type BackupEvent, type BackupSource } from '../../libs/domain/servers/backup.events';
@@ -19,23 +19,20 @@ export interface BackupDoc extends ReadDoc {
   archivedAt: string | null;
 }
 
+/** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+const LISTS: ListShape[] = [
+  { query: 'GET /v1/servers/{id}/backups, GET /v1/instances/{id}/backups', equal: ['resourceId', 'status'], residual: ['projectId', 'source'], sortable: ['createdAt', 'name', 'status'] },
+];
+
 /** Serves the backup routes of servers and of instances (by the machine's id). */
 export const backupsProjection: DocumentProjection<BackupDoc> = {
   name: 'backups',
   version: 1,
   eventTypes: BACKUP_EVENT_TYPES,
-  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
-  indexes: [
-    indexOn('resourceId', 'status', '-createdAt', 'id'),
-    indexOn('resourceId', 'status', 'createdAt', 'id'),
-    indexOn('resourceId', 'status', 'name', 'id'),
-    indexOn('resourceId', 'status', '-name', 'id'),
-    indexOn('resourceId', 'status', 'id'),
-  ],
   // projectId and source are checked while walking one machine's backups.
-  lists: [
-    { query: 'GET /v1/servers/{id}/backups, GET /v1/instances/{id}/backups', equal: ['resourceId', 'status'], residual: ['projectId', 'source'], sortable: ['createdAt', 'name', 'status'] },
-  ],
+  lists: LISTS,
+  // The indexes that cover the list shapes (libs/readstore/src/list-shapes.ts).
+  indexes: indexesFor(LISTS),
   documentId: (e) => (e.data as { backupId: string }).backupId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as BackupEvent;

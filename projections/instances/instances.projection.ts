@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { indexOn } from '../../libs/readstore/src/list-shapes';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { INSTANCE_EVENT_TYPES, type InstanceEvent, type InstanceSpecData, type InstanceStatus } from '../../libs/domain/compute/instance.events';
@@ -33,37 +33,24 @@ export interface InstanceDoc extends ReadDoc, Omit<InstanceSpecData, 'tags'> {
 
 const plusMinutes = (iso: string, minutes: number | null) => (minutes && minutes > 0 ? new Date(Date.parse(iso) + minutes * 60_000).toISOString() : null);
 
+/** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+const LISTS: ListShape[] = [
+  { query: 'GET /v1/instances', equal: ['projectId'], residual: ['status', 'providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
+  { query: 'GET /v1/instances?status=, GET /v1/instances/all', equal: ['projectId', 'status'], residual: ['providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
+  { query: 'auto-stop poll (sagas/auto-stop)', equal: ['autoStopArmed'], residual: ['autoStopAt'], sorts: [[{ field: 'autoStopAt', direction: 1 }]] },
+];
+
 /** Serves the instance routes, the auto-stop due-time index and the live-status sync. */
 export const instancesProjection: DocumentProjection<InstanceDoc> = {
   name: 'instances',
   version: 2,
   eventTypes: INSTANCE_EVENT_TYPES,
   creates: ['compute.InstanceRequested.v1'],
-  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
-  indexes: [
-    indexOn('projectId', '-createdAt', 'id'),
-    indexOn('projectId', 'createdAt', 'id'),
-    indexOn('projectId', 'name', 'id'),
-    indexOn('projectId', '-name', 'id'),
-    indexOn('projectId', 'status', 'id'),
-    indexOn('projectId', '-status', 'id'),
-    indexOn('projectId', 'region', 'id'),
-    indexOn('projectId', '-region', 'id'),
-    indexOn('projectId', 'status', '-createdAt', 'id'),
-    indexOn('projectId', 'status', 'createdAt', 'id'),
-    indexOn('projectId', 'status', 'name', 'id'),
-    indexOn('projectId', 'status', '-name', 'id'),
-    indexOn('projectId', 'status', 'region', 'id'),
-    indexOn('projectId', 'status', '-region', 'id'),
-    indexOn('autoStopArmed', 'autoStopAt', 'id'),
-  ],
   // `status` is `$ne: 'terminated'` unless given: walked past, not a range (a MongoDB index cannot
   // order two ranges of status by another field); provider and region filters are checked while walking.
-  lists: [
-    { query: 'GET /v1/instances', equal: ['projectId'], residual: ['status', 'providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
-    { query: 'GET /v1/instances?status=, GET /v1/instances/all', equal: ['projectId', 'status'], residual: ['providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
-    { query: 'auto-stop poll (sagas/auto-stop)', equal: ['autoStopArmed'], residual: ['autoStopAt'], sorts: [[{ field: 'autoStopAt', direction: 1 }]] },
-  ],
+  lists: LISTS,
+  // The indexes that cover the list shapes (libs/readstore/src/list-shapes.ts).
+  indexes: indexesFor(LISTS),
   documentId: (e) => (e.data as { instanceId: string }).instanceId,
   evolve: (current, recorded) => {
     const next = evolveInstance(current, recorded);

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { indexOn } from '../../libs/readstore/src/list-shapes';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { JobEventTypes, type JobEvent, type JobStatus, type JobType } from '../../libs/domain/jobs/events';
@@ -28,38 +28,24 @@ export interface JobDoc extends ReadDoc {
   completedAt: string | null;
 }
 
+/** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+const LISTS: ListShape[] = [
+  { query: 'GET /v1/jobs', equal: ['projectId'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
+  { query: 'GET /v1/jobs?status=, GET /v1/jobs/failed', equal: ['projectId', 'status'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
+  { query: 'GET /v1/instances/{id}/jobs', equal: ['instanceId'], sortable: ['createdAt', 'status'] },
+  { query: 'executor: pending jobs by due time', equal: ['status'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
+  { query: 'executor: jobs cut off in processing', equal: ['status'], sorts: [[{ field: 'updatedAt', direction: 1 }]] },
+];
+
 /** Serves the job routes and is the executor's due-time index (pending jobs by dueAt). */
 export const jobsProjection: DocumentProjection<JobDoc> = {
   name: 'jobs',
   version: 2,
   eventTypes: Object.values(JobEventTypes),
   creates: ['jobs.JobEnqueued.v1'],
-  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
-  indexes: [
-    indexOn('projectId', '-createdAt', 'id'),
-    indexOn('projectId', 'createdAt', 'id'),
-    indexOn('projectId', 'status', 'id'),
-    indexOn('projectId', '-status', 'id'),
-    indexOn('projectId', 'updatedAt', 'id'),
-    indexOn('projectId', '-updatedAt', 'id'),
-    indexOn('projectId', 'status', '-createdAt', 'id'),
-    indexOn('projectId', 'status', 'createdAt', 'id'),
-    indexOn('projectId', 'status', 'updatedAt', 'id'),
-    indexOn('projectId', 'status', '-updatedAt', 'id'),
-    indexOn('instanceId', '-createdAt', 'id'),
-    indexOn('instanceId', 'createdAt', 'id'),
-    indexOn('instanceId', 'status', 'id'),
-    indexOn('instanceId', '-status', 'id'),
-    indexOn('status', 'dueAt', 'id'),
-    indexOn('status', 'updatedAt', 'id'),
-  ],
-  lists: [
-    { query: 'GET /v1/jobs', equal: ['projectId'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
-    { query: 'GET /v1/jobs?status=, GET /v1/jobs/failed', equal: ['projectId', 'status'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
-    { query: 'GET /v1/instances/{id}/jobs', equal: ['instanceId'], sortable: ['createdAt', 'status'] },
-    { query: 'executor: pending jobs by due time', equal: ['status'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
-    { query: 'executor: jobs cut off in processing', equal: ['status'], sorts: [[{ field: 'updatedAt', direction: 1 }]] },
-  ],
+  lists: LISTS,
+  // The indexes that cover the list shapes (libs/readstore/src/list-shapes.ts).
+  indexes: indexesFor(LISTS),
   documentId: (e) => (e.data as { jobId: string }).jobId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as JobEvent;

@@ -1,4 +1,4 @@
-import { indexOn } from '../../libs/readstore/src/list-shapes';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ProjectCreated } from '../../libs/domain/identity/events';
@@ -9,13 +9,16 @@ export interface ProjectDoc extends ReadDoc {
   createdAt: string;
 }
 
+/** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+const LISTS: ListShape[] = [{ query: 'GET /v1/admin/projects', equal: [], sortable: ['createdAt', 'name'] }];
+
 export const projectsProjection: DocumentProjection<ProjectDoc> = {
   name: 'projects',
   version: 1,
   eventTypes: [IdentityEventTypes.ProjectCreated],
-  // List indexes: [sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
-  indexes: [indexOn('-createdAt', 'id'), indexOn('createdAt', 'id'), indexOn('name', 'id'), indexOn('-name', 'id')],
-  lists: [{ query: 'GET /v1/admin/projects', equal: [], sortable: ['createdAt', 'name'] }],
+  lists: LISTS,
+  // The indexes that cover the list shapes (libs/readstore/src/list-shapes.ts).
+  indexes: indexesFor(LISTS),
   documentId: (event) => (event.data as ProjectCreated['data']).projectId,
   evolve: (_current, recorded) => {
     const data = recorded.data as ProjectCreated['data'];

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { indexOn } from '../../libs/readstore/src/list-shapes';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ProviderEvent, ProviderKind } from '../../libs/domain/providers/events';
@@ -21,6 +21,9 @@ export interface ProviderDoc extends ReadDoc {
   deletedAt: string | null;
 }
 
+/** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+const LISTS: ListShape[] = [{ query: 'GET /v1/providers', equal: ['projectId', 'deletedAt'], residual: ['enabled', 'name'], sortable: ['createdAt', 'updatedAt', 'name'] }];
+
 /** Serves GET /v1/providers and provider lookups of other features (see findProjectProvider). */
 export const providersProjection: DocumentProjection<ProviderDoc> = {
   name: 'providers',
@@ -28,15 +31,9 @@ export const providersProjection: DocumentProjection<ProviderDoc> = {
   eventTypes: [ProviderEventTypes.ProviderRegistered, ProviderEventTypes.ProviderUpdated, ProviderEventTypes.ProviderDeleted],
   // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
   // Lookups by {projectId, deletedAt: null[, name]} (catalog, instances) use their prefixes.
-  indexes: [
-    indexOn('projectId', 'deletedAt', '-createdAt', 'id'),
-    indexOn('projectId', 'deletedAt', 'createdAt', 'id'),
-    indexOn('projectId', 'deletedAt', 'updatedAt', 'id'),
-    indexOn('projectId', 'deletedAt', '-updatedAt', 'id'),
-    indexOn('projectId', 'deletedAt', 'name', 'id'),
-    indexOn('projectId', 'deletedAt', '-name', 'id'),
-  ],
-  lists: [{ query: 'GET /v1/providers', equal: ['projectId', 'deletedAt'], residual: ['enabled', 'name'], sortable: ['createdAt', 'updatedAt', 'name'] }],
+  lists: LISTS,
+  // The indexes that cover the list shapes (libs/readstore/src/list-shapes.ts).
+  indexes: indexesFor(LISTS),
   documentId: (event) => (event.data as { providerId: string }).providerId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as ProviderEvent;

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { indexOn } from '../../libs/readstore/src/list-shapes';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import { SERVER_EVENT_TYPES, type ServerEvent, type ServerSpecData, type ServerStatus } from '../../libs/domain/servers/server.events';
@@ -20,33 +20,21 @@ export interface ServerDoc extends ReadDoc, ServerSpecData {
   deletedAt: string | null;
 }
 
+/** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+const LISTS: ListShape[] = [
+  { query: 'GET /v1/servers', equal: ['projectId'], residual: ['status', 'site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
+  { query: 'GET /v1/servers?status=', equal: ['projectId', 'status'], residual: ['site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
+];
+
 /** Serves the server routes (spec 4.2). */
 export const serversProjection: DocumentProjection<ServerDoc> = {
   name: 'servers',
   version: 1,
   eventTypes: SERVER_EVENT_TYPES,
-  // List indexes: [equality fields, sort field (both ways), id], see libs/readstore/src/list-shapes.ts.
-  indexes: [
-    indexOn('projectId', '-createdAt', 'id'),
-    indexOn('projectId', 'createdAt', 'id'),
-    indexOn('projectId', 'hostname', 'id'),
-    indexOn('projectId', '-hostname', 'id'),
-    indexOn('projectId', 'status', 'id'),
-    indexOn('projectId', '-status', 'id'),
-    indexOn('projectId', 'site', 'id'),
-    indexOn('projectId', '-site', 'id'),
-    indexOn('projectId', 'status', '-createdAt', 'id'),
-    indexOn('projectId', 'status', 'createdAt', 'id'),
-    indexOn('projectId', 'status', 'hostname', 'id'),
-    indexOn('projectId', 'status', '-hostname', 'id'),
-    indexOn('projectId', 'status', 'site', 'id'),
-    indexOn('projectId', 'status', '-site', 'id'),
-  ],
   // `status` is `$ne: 'terminated'` unless given (walked past); site and role are checked while walking.
-  lists: [
-    { query: 'GET /v1/servers', equal: ['projectId'], residual: ['status', 'site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
-    { query: 'GET /v1/servers?status=', equal: ['projectId', 'status'], residual: ['site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
-  ],
+  lists: LISTS,
+  // The indexes that cover the list shapes (libs/readstore/src/list-shapes.ts).
+  indexes: indexesFor(LISTS),
   documentId: (e) => (e.data as { serverId: string }).serverId,
   evolve: (current, recorded: RecordedEvent) => {
     const event = { type: recorded.type, data: recorded.data } as ServerEvent;
