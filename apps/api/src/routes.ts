@@ -10,7 +10,11 @@ import { AdminProjectsController } from './identity/admin-projects.controller';
 import { ApiKeysController } from './identity/api-keys.controller';
 import { IDENTITY_HANDLERS } from './identity/identity.handlers';
 import { InstancesController } from './instances/instances.controller';
+import { INSTANCE_HANDLERS } from './instances/instances.handlers';
 import { JobsController } from './jobs/jobs.controller';
+import { JOB_HANDLERS } from './jobs/jobs.handlers';
+import { BATCH_HANDLERS } from './batches/batches.handlers';
+import { SERVER_HANDLERS } from './servers/servers.handlers';
 import { ProvidersController } from './providers/providers.controller';
 import { PROVIDER_HANDLERS } from './providers/providers.handlers';
 import { ServersController } from './servers/servers.controller';
@@ -36,6 +40,6 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   identity: { controllers: [ApiKeysController, AdminProjectsController], handlers: IDENTITY_HANDLERS },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler] },
-  compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController] },
-  jobs: { controllers: [JobsController] },
+  compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
+  jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
 };

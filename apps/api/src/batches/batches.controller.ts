@@ -1,19 +1,12 @@
-import { Controller, Inject, Req } from '@nestjs/common';
+import { Controller, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
-import { batchDecider } from '../../../../libs/domain/batches/batch.decider';
-import { batchStream, type BatchAction } from '../../../../libs/domain/batches/events';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
-import { notFound } from '../../../../libs/http/src/errors';
-import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf } from '../common/resource-lifecycle';
-import { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
-import { batchOutcome } from './batch-view';
+import { GetBatch, RequestBatch, type BatchView } from './batches.handlers';
 
 const resourceIds = z
   .array(z.string().min(1).max(64))
@@ -45,7 +38,10 @@ const batchDocument = z.object({ data: z.object({ id: z.string(), type: z.litera
  */
 @Controller()
 export class BatchesController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'POST',
@@ -60,7 +56,8 @@ export class BatchesController {
     responses: { 202: batchDocument },
   })
   async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof actionBody>) {
-    return this.request(req, p, body.action, body.resourceType, body.resourceIds);
+    const batch = await this.commands.execute(new RequestBatch(projectIdOf(p), body.action, body.resourceType, body.resourceIds, commandContext(req, p)));
+    return { data: view(batch), jobId: batch.doc.id };
   }
 
   @ApiRoute({
@@ -76,7 +73,8 @@ export class BatchesController {
     responses: { 202: batchDocument },
   })
   async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof deleteBody>) {
-    return this.request(req, p, 'delete', body.resourceType, body.resourceIds);
+    const batch = await this.commands.execute(new RequestBatch(projectIdOf(p), 'delete', body.resourceType, body.resourceIds, commandContext(req, p)));
+    return { data: view(batch), jobId: batch.doc.id };
   }
 
   @ApiRoute({
@@ -89,32 +87,15 @@ export class BatchesController {
     responses: { 200: batchDocument },
   })
   async status(@CurrentPrincipal() p: Principal, @Parsed('query') q: { batchId: string }) {
-    const doc = await (await this.platform.projections.collection(batchesProjection)).get(q.batchId);
-    if (!doc || doc.projectId !== projectIdOf(p)) throw notFound('Batch not found');
-    return { data: await this.view(doc) };
+    return { data: view(await this.queries.execute(new GetBatch(projectIdOf(p), q.batchId))) };
   }
+}
 
-  private async request(req: FastifyRequest, p: Principal, action: BatchAction, resourceType: 'instances' | 'servers', ids: string[]) {
-    const batchId = uuidv7();
-    const result = await handleCommand(
-      this.platform.events,
-      batchStream(batchId),
-      batchDecider,
-      { type: 'RequestBatch', batchId, projectId: projectIdOf(p), action, resourceType, resourceIds: ids, now: new Date().toISOString() },
-      commandContext(req, p),
-    );
-    // The fan-out is part of the write: answer once every item is dispatched or rejected.
-    await this.platform.consistency.waitForSaga('saga:batch-fanout', result.position!, batchStream(batchId), ['batches']);
-    const doc = await this.platform.readBack(batchesProjection, batchStream(batchId), batchId, null);
-    return { data: await this.view(doc!), jobId: batchId };
-  }
-
-  private async view(doc: BatchDoc) {
-    const { status, total, succeeded, failed, inProgress, items } = await batchOutcome(this.platform, doc);
-    return {
-      id: doc.id,
-      type: 'batches' as const,
-      attributes: { action: doc.action, resourceType: doc.resourceType, status, total, succeeded, failed, inProgress, items, createdAt: doc.createdAt, updatedAt: doc.updatedAt },
-    };
-  }
+function view({ doc, outcome }: BatchView) {
+  const { status, total, succeeded, failed, inProgress, items } = outcome;
+  return {
+    id: doc.id,
+    type: 'batches' as const,
+    attributes: { action: doc.action, resourceType: doc.resourceType, status, total, succeeded, failed, inProgress, items, createdAt: doc.createdAt, updatedAt: doc.updatedAt },
+  };
 }

@@ -1,4 +1,5 @@
-import { Controller, Inject, Req } from '@nestjs/common';
+import { Controller, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
@@ -6,21 +7,12 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
-import { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
-import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
-import { InstancesService } from './instances.service';
+import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource, normalizeTags, tagsInput as tagsSchema } from './instance-view';
+import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
-import { providersProjection } from '../../../../projections/providers/providers.projection';
-
-const tagsSchema = z.union([
-  z.record(z.string().min(1).max(128), z.string().max(256)),
-  z.array(z.object({ key: z.string().min(1).max(128), value: z.string().max(256) })),
-]);
 
 const createBody = z.object({
   name: z.string().min(1).max(64),
@@ -58,13 +50,13 @@ const allSchema = collection.extend({
 });
 const accepted = resourceSchema('instances', instanceAttributes, { jobId: z.string() });
 
+/** Spec 4.1: maps HTTP to the instance commands and queries (instances.handlers.ts) and back. */
 @Controller()
 export class InstancesController {
-  private readonly service: InstancesService;
-
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
-    this.service = new InstancesService(platform);
-  }
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'POST',
@@ -79,7 +71,8 @@ export class InstancesController {
     responses: { 202: accepted },
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p), unwrapBody(req.body, 'instances').pointerPrefix);
+    const input = { ...body, tags: normalizeTags(body.tags) };
+    const { doc, jobId } = await this.commands.execute(new CreateInstance(projectIdOf(p), input, commandContext(req, p), unwrapBody(req.body, 'instances').pointerPrefix));
     return { data: instanceResource(doc, { expandPlan: true }), jobId };
   }
 
@@ -94,11 +87,7 @@ export class InstancesController {
     responses: { 200: collectionSchema('instances', instanceAttributes) },
   })
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof listFilters>>) {
-    const filter: Filter = { projectId: projectIdOf(p), status: list.filters.status ?? { $ne: 'terminated' } };
-    if (list.filters.provider) filter.providerId = list.filters.provider;
-    // A region by slug, id or site, as creates take it.
-    if (list.filters.region) filter.region = { $in: await this.service.regionSlugs(list.filters.region) };
-    const { items, total } = await (await this.service.instances()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await this.queries.execute(new ListInstances(projectIdOf(p), list.filters, list));
     return listResult(items.map((d) => instanceResource(d)), total);
   }
 
@@ -114,16 +103,14 @@ export class InstancesController {
   })
   async all(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof allFilters>>) {
     const projectId = projectIdOf(p);
-    const providers = await (await this.platform.projections.collection(providersProjection)).find({ filter: { projectId, deletedAt: null, enabled: true } });
-    const filter: Filter = { projectId, status: 'active', providerId: { $in: providers.items.map((d) => d.id) } };
-    const refreshed = list.filters.refresh === 'true' ? await this.service.syncLiveStatuses(filter, commandContext(req, p)) : null;
-    const { items, total } = await (await this.service.instances()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const refreshed = list.filters.refresh === 'true' ? await this.commands.execute(new SyncInstanceStatuses(projectId, commandContext(req, p))) : null;
+    const { items, total } = await this.queries.execute(new ListInstances(projectId, { active: true }, list));
     return listResult(items.map((d) => instanceResource(d)), total, { refreshed: refreshed !== null, ...(refreshed ? { sync: refreshed } : {}) });
   }
 
   @ApiRoute({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } })
   async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    return { data: instanceResource(await this.service.get(projectIdOf(p), params.id)) };
+    return { data: instanceResource(await this.queries.execute(new GetInstance(projectIdOf(p), params.id))) };
   }
 
   @ApiRoute({
@@ -139,7 +126,8 @@ export class InstancesController {
     responses: { 200: resourceSchema('instances', instanceAttributes) },
   })
   async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof patchBody>) {
-    return { data: instanceResource(await this.service.update(projectIdOf(p), params.id, body, commandContext(req, p))) };
+    const input = { name: body.name, tags: normalizeTags(body.tags) };
+    return { data: instanceResource(await this.commands.execute(new UpdateInstance(projectIdOf(p), params.id, input, commandContext(req, p)))) };
   }
 
   @ApiRoute({
@@ -154,7 +142,7 @@ export class InstancesController {
     responses: { 202: accepted },
   })
   async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    const { doc, jobId } = await this.service.act(projectIdOf(p), params.id, 'terminate', commandContext(req, p), { viaDelete: true });
+    const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(projectIdOf(p), params.id, 'terminate', commandContext(req, p), true));
     return { data: instanceResource(doc), jobId };
   }
 
@@ -172,7 +160,7 @@ export class InstancesController {
     responses: { 202: accepted },
   })
   async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof actionBody>) {
-    const { doc, jobId } = await this.service.act(projectIdOf(p), params.id, body.action, commandContext(req, p));
+    const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(projectIdOf(p), params.id, body.action, commandContext(req, p)));
     return { data: instanceResource(doc), jobId };
   }
 
@@ -187,13 +175,10 @@ export class InstancesController {
     responses: { 200: collectionSchema('instance-events', z.object({ event: z.string(), revision: z.number(), data: z.record(z.string(), z.unknown()), actor: z.string().nullable(), createdAt: z.string() })) },
   })
   async events(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
-    await this.service.get(projectIdOf(p), params.id);
-    const history = await this.platform.events.readStream(`instance-${params.id}`);
-    const ordered = list.sort[0]?.direction === -1 ? [...history].reverse() : history;
-    const page = ordered.slice(list.skip, list.skip + list.limit);
+    const { items, total } = await this.queries.execute(new InstanceHistory(projectIdOf(p), params.id, list));
     return listResult(
-      page.map((e) => ({ id: e.id, type: 'instance-events', attributes: { event: e.type, revision: e.revision, data: e.data, actor: (e.metadata.actor as string) ?? null, createdAt: e.recordedAt } })),
-      history.length,
+      items.map((e) => ({ id: e.id, type: 'instance-events', attributes: { event: e.type, revision: e.revision, data: e.data, actor: (e.metadata.actor as string) ?? null, createdAt: e.recordedAt } })),
+      total,
     );
   }
 
@@ -208,8 +193,7 @@ export class InstancesController {
     responses: { 200: collectionSchema('jobs', jobAttributes) },
   })
   async jobs(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
-    await this.service.get(projectIdOf(p), params.id);
-    const { items, total } = await (await this.service.jobs()).find({ filter: { instanceId: params.id }, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await this.queries.execute(new InstanceJobs(projectIdOf(p), params.id, list));
     return listResult(items.map(jobResource), total);
   }
 
@@ -223,7 +207,7 @@ export class InstancesController {
     responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('ssh-details'), attributes: z.object({ host: z.string().nullable(), port: z.number(), username: z.string(), keyFingerprint: z.string().nullable(), command: z.string().nullable() }) }) }) },
   })
   async ssh(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    const doc = await this.service.get(projectIdOf(p), params.id);
+    const doc = await this.queries.execute(new GetInstance(projectIdOf(p), params.id));
     const username = doc.sshUser ?? 'root';
     const port = doc.sshPort ?? 22;
     return {
@@ -246,8 +230,7 @@ export class InstancesController {
     responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('instance-metrics'), attributes: z.object({ samples: z.array(z.record(z.string(), z.unknown())) }) }) }) },
   })
   async metrics(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('query') q: { points?: number }) {
-    const doc = await this.service.get(projectIdOf(p), params.id);
-    const samples = doc.externalId && doc.status === 'active' ? await this.platform.drivers.get(doc.providerKind).metrics(doc.externalId, new Date(), q.points ?? 60) : [];
-    return { data: { id: doc.id, type: 'instance-metrics', attributes: { samples } } };
+    const samples = await this.queries.execute(new InstanceMetrics(projectIdOf(p), params.id, q.points ?? 60));
+    return { data: { id: params.id, type: 'instance-metrics', attributes: { samples } } };
   }
 }

@@ -1,21 +1,16 @@
-import { Controller, Inject, Req } from '@nestjs/common';
+import { Controller, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { ApiError, notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
-import { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
-import { InstancesService } from '../instances/instances.service';
 import { jobAttributes, jobResource } from './job-view';
-import { batchJobResource } from '../batches/batch-view';
-import { batchesProjection } from '../../../../projections/batches/batches.projection';
+import { GetJob, ListJobs, RetryJob } from './jobs.handlers';
 
 const idParams = z.object({ id: pathId });
 const filters = z.object({ status: z.enum(['pending', 'processing', 'completed', 'failed']).optional(), instanceId: z.string().max(64).optional() });
@@ -23,11 +18,10 @@ const filters = z.object({ status: z.enum(['pending', 'processing', 'completed',
 /** Spec 4.3. */
 @Controller()
 export class JobsController {
-  private readonly service: InstancesService;
-
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {
-    this.service = new InstancesService(platform);
-  }
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'GET',
@@ -40,10 +34,7 @@ export class JobsController {
     responses: { 200: collectionSchema('jobs', jobAttributes) },
   })
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof filters>>) {
-    const filter: Filter = { projectId: projectIdOf(p) };
-    if (list.filters.status) filter.status = list.filters.status;
-    if (list.filters.instanceId) filter.instanceId = list.filters.instanceId;
-    const { items, total } = await (await this.service.jobs()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await this.queries.execute(new ListJobs(projectIdOf(p), list.filters, list));
     return listResult(items.map(jobResource), total);
   }
 
@@ -57,18 +48,14 @@ export class JobsController {
     responses: { 200: collectionSchema('jobs', jobAttributes) },
   })
   async failed(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery) {
-    const { items, total } = await (await this.service.jobs()).find({ filter: { projectId: projectIdOf(p), status: 'failed' }, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await this.queries.execute(new ListJobs(projectIdOf(p), { status: 'failed' }, list));
     return listResult(items.map(jobResource), total);
   }
 
   @ApiRoute({ method: 'GET', path: '/v1/jobs/{id}', summary: 'Get a job', tag: 'Jobs', auth: 'project', params: idParams, responses: { 200: resourceSchema('jobs', jobAttributes) } })
   async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    const job = await (await this.service.jobs()).get(params.id);
-    if (job && job.projectId === projectIdOf(p)) return { data: jobResource(job) };
-    // A batch's 202 names the batch as its job.
-    const batch = job ? null : await (await this.platform.projections.collection(batchesProjection)).get(params.id);
-    if (batch && batch.projectId === projectIdOf(p)) return { data: await batchJobResource(this.platform, batch) };
-    throw notFound('Job not found');
+    const found = await this.queries.execute(new GetJob(projectIdOf(p), params.id));
+    return { data: 'job' in found ? jobResource(found.job) : found.batchJob };
   }
 
   @ApiRoute({
@@ -83,11 +70,7 @@ export class JobsController {
     responses: { 200: z.object({ data: z.object({ jobId: z.string(), status: z.literal('retrying') }) }) },
   })
   async retry(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    const batch = await (await this.platform.projections.collection(batchesProjection)).get(params.id);
-    if (batch && batch.projectId === projectIdOf(p)) {
-      throw new ApiError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
-    }
-    const job = await this.service.retryJob(projectIdOf(p), params.id, commandContext(req, p));
+    const job = await this.commands.execute(new RetryJob(projectIdOf(p), params.id, commandContext(req, p)));
     return { data: { jobId: job.id, status: 'retrying' as const } };
   }
 }

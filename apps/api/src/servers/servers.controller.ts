@@ -1,4 +1,5 @@
-import { Controller, Inject, Req } from '@nestjs/common';
+import { Controller, Req } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
@@ -6,21 +7,13 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import { commandContext } from '../identity/request-context';
-import { projectIdOf } from '../common/resource-lifecycle';
-import { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
-import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
-import { ServersService } from './servers.service';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
-import { pathId } from '../common/resource-lifecycle';
+import { commandContext } from '../identity/request-context';
+import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
-
-const tagsSchema = z.union([
-  z.record(z.string().min(1).max(128), z.string().max(256)),
-  z.array(z.object({ key: z.string().min(1).max(128), value: z.string().max(256) })),
-]);
+import { normalizeTags, tagsInput as tagsSchema } from '../instances/instance-view';
+import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
+import { CreateBackup, CreateServer, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
 
 /** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat). */
 const createBody = z
@@ -56,11 +49,10 @@ const backupDoc = resourceSchema('backups', backupAttributes);
 /** Spec 4.2: servers (bare metal and VMs) and their backups, with the instance aliases of the backup routes. */
 @Controller()
 export class ServersController {
-  private readonly service: ServersService;
-
-  constructor(@Inject(PLATFORM) platform: Platform) {
-    this.service = new ServersService(platform);
-  }
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'GET',
@@ -73,16 +65,13 @@ export class ServersController {
     responses: { 200: collectionSchema('servers', serverAttributes) },
   })
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof listFilters>>) {
-    const filter: Filter = { projectId: projectIdOf(p), status: list.filters.status ?? { $ne: 'terminated' } };
-    if (list.filters.site) filter.site = list.filters.site;
-    if (list.filters.role) filter.role = list.filters.role;
-    const { items, total } = await (await this.service.servers()).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await this.queries.execute(new ListServers(projectIdOf(p), list.filters, list));
     return listResult(items.map(serverResource), total);
   }
 
   @ApiRoute({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: serverDoc } })
   async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    return { data: serverResource(await this.service.get(projectIdOf(p), params.id)) };
+    return { data: serverResource(await this.queries.execute(new GetServer(projectIdOf(p), params.id))) };
   }
 
   @ApiRoute({
@@ -98,7 +87,23 @@ export class ServersController {
     responses: { 201: withJob },
   })
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const { doc, jobId } = await this.service.create(projectIdOf(p), body, commandContext(req, p), unwrapBody(req.body, 'servers').pointerPrefix);
+    const input = {
+      name: body.name,
+      hostname: body.hostname,
+      billing: body.billing,
+      role: body.role,
+      sshKeys: body.ssh_keys,
+      userData: body.user_data,
+      tags: normalizeTags(body.tags),
+      workerCount: body.worker_count,
+      spot: body.spot,
+      accelerators: body.accelerators,
+      site: body.site,
+      plan: body.plan,
+      operatingSystem: body.operating_system,
+      provider: body.provider,
+    };
+    const { doc, jobId } = await this.commands.execute(new CreateServer(projectIdOf(p), input, commandContext(req, p), unwrapBody(req.body, 'servers').pointerPrefix));
     return { data: serverResource(doc), jobId };
   }
 
@@ -115,7 +120,7 @@ export class ServersController {
     responses: { 200: resourceSchema('servers', serverAttributes, { jobId: z.string().optional() }) },
   })
   async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof patchBody>) {
-    const { doc, jobId } = await this.service.update(projectIdOf(p), params.id, body, commandContext(req, p));
+    const { doc, jobId } = await this.commands.execute(new UpdateServer(projectIdOf(p), params.id, { ...body, tags: normalizeTags(body.tags) }, commandContext(req, p)));
     return { data: serverResource(doc), ...(jobId ? { jobId } : {}) };
   }
 
@@ -130,7 +135,7 @@ export class ServersController {
     responses: { 204: null },
   })
   async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    await this.service.remove(projectIdOf(p), params.id, commandContext(req, p));
+    await this.commands.execute(new DeleteServer(projectIdOf(p), params.id, commandContext(req, p)));
   }
 
   @ApiRoute({
@@ -147,7 +152,7 @@ export class ServersController {
     responses: { 202: withJob },
   })
   async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof actionBody>) {
-    const { doc, jobId } = await this.service.act(projectIdOf(p), params.id, body.action, commandContext(req, p));
+    const { doc, jobId } = await this.commands.execute(new RequestServerPowerAction(projectIdOf(p), params.id, body.action, commandContext(req, p)));
     return { data: serverResource(doc), jobId };
   }
 
@@ -162,7 +167,7 @@ export class ServersController {
     responses: { 200: collectionSchema('backups', backupAttributes) },
   })
   async serverBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
-    const { items, total } = await this.service.listBackups(projectIdOf(p), 'server', params.id, list);
+    const { items, total } = await this.queries.execute(new ListBackups(projectIdOf(p), 'server', params.id, list));
     return listResult(items.map(backupResource), total);
   }
 
@@ -180,7 +185,7 @@ export class ServersController {
     responses: { 201: backupDoc },
   })
   async backupServer(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof backupBody>) {
-    return { data: backupResource(await this.service.createBackup(projectIdOf(p), 'server', params.id, body.name, commandContext(req, p))) };
+    return { data: backupResource(await this.commands.execute(new CreateBackup(projectIdOf(p), 'server', params.id, body.name, commandContext(req, p)))) };
   }
 
   @ApiRoute({
@@ -194,7 +199,7 @@ export class ServersController {
     responses: { 200: collectionSchema('backups', backupAttributes) },
   })
   async instanceBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof instanceParams>, @Parsed('list') list: ListQuery) {
-    const { items, total } = await this.service.listBackups(projectIdOf(p), 'instance', params.instanceId, list);
+    const { items, total } = await this.queries.execute(new ListBackups(projectIdOf(p), 'instance', params.instanceId, list));
     return listResult(items.map(backupResource), total);
   }
 
@@ -212,12 +217,12 @@ export class ServersController {
     responses: { 201: backupDoc },
   })
   async backupInstance(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof instanceParams>, @Parsed('body') body: z.infer<typeof backupBody>) {
-    return { data: backupResource(await this.service.createBackup(projectIdOf(p), 'instance', params.instanceId, body.name, commandContext(req, p))) };
+    return { data: backupResource(await this.commands.execute(new CreateBackup(projectIdOf(p), 'instance', params.instanceId, body.name, commandContext(req, p)))) };
   }
 
   @ApiRoute({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: backupDoc } })
   async getBackup(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    return { data: backupResource(await this.service.getBackup(projectIdOf(p), params.id)) };
+    return { data: backupResource(await this.queries.execute(new GetBackup(projectIdOf(p), params.id))) };
   }
 
   @ApiRoute({
@@ -232,12 +237,12 @@ export class ServersController {
     responses: { 201: withJob },
   })
   async restore(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    const { doc, jobId } = await this.service.restore(projectIdOf(p), params.id, commandContext(req, p));
+    const { doc, jobId } = await this.commands.execute(new RestoreBackup(projectIdOf(p), params.id, commandContext(req, p)));
     return { data: serverResource(doc), jobId };
   }
 
   @ApiRoute({ method: 'DELETE', path: '/v1/backups/{id}', summary: 'Delete (archive) a backup', tag: 'Servers', auth: 'project', permission: 'servers:write', params: idParams, responses: { 204: null } })
   async deleteBackup(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
-    await this.service.deleteBackup(projectIdOf(p), params.id, commandContext(req, p));
+    await this.commands.execute(new DeleteBackup(projectIdOf(p), params.id, commandContext(req, p)));
   }
 }

@@ -1,0 +1,52 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { batchDecider } from '../../../../libs/domain/batches/batch.decider';
+import { batchStream, type BatchAction } from '../../../../libs/domain/batches/events';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { notFound } from '../../../../libs/http/src/errors';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
+import { PLATFORM } from '../tokens';
+import { batchOutcome } from './batch-view';
+
+export type BatchView = { doc: BatchDoc; outcome: Awaited<ReturnType<typeof batchOutcome>> };
+
+export class RequestBatch extends Command<BatchView> {
+  constructor(readonly projectId: string, readonly action: BatchAction, readonly resourceType: 'instances' | 'servers', readonly resourceIds: string[], readonly ctx: CommandContext) {
+    super();
+  }
+}
+export class GetBatch extends Query<BatchView> {
+  constructor(readonly projectId: string, readonly batchId: string) {
+    super();
+  }
+}
+
+/** The fan-out is part of the write: answers once every item is dispatched or rejected. */
+@CommandHandler(RequestBatch)
+export class RequestBatchHandler implements ICommandHandler<RequestBatch> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, action, resourceType, resourceIds, ctx }: RequestBatch): Promise<BatchView> {
+    const batchId = uuidv7();
+    const command = { type: 'RequestBatch' as const, batchId, projectId, action, resourceType, resourceIds, now: this.platform.now() };
+    const r = await handleCommand(this.platform.events, batchStream(batchId), batchDecider, command, ctx);
+    await this.platform.consistency.waitForSaga('saga:batch-fanout', r.position!, batchStream(batchId), ['batches']);
+    const doc = (await this.platform.readBack(batchesProjection, batchStream(batchId), batchId, null))!;
+    return { doc, outcome: await batchOutcome(this.platform, doc) };
+  }
+}
+
+@QueryHandler(GetBatch)
+export class GetBatchHandler implements IQueryHandler<GetBatch> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, batchId }: GetBatch): Promise<BatchView> {
+    const doc = await (await this.platform.projections.collection(batchesProjection)).get(batchId);
+    if (!doc || doc.projectId !== projectId) throw notFound('Batch not found');
+    return { doc, outcome: await batchOutcome(this.platform, doc) };
+  }
+}
+
+export const BATCH_HANDLERS = [RequestBatchHandler, GetBatchHandler];

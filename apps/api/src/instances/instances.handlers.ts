@@ -1,0 +1,245 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { instanceDecider, type InstanceRequest } from '../../../../libs/domain/compute/instance.decider';
+import { instanceStream, type InstanceAction } from '../../../../libs/domain/compute/instance.events';
+import type { ProviderKind } from '../../../../libs/domain/providers/events';
+import type { Tag } from '../../../../libs/domain/shared/tags';
+import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { badRequest } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/src/driver.port';
+import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
+import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
+import { providersProjection } from '../../../../projections/providers/providers.projection';
+import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { requireProjectProvider } from '../common/project-provider';
+import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import { PLATFORM } from '../tokens';
+
+type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
+type Accepted = { doc: InstanceDoc; jobId: string };
+type Found<D> = { items: D[]; total: number };
+const SYNC_CONCURRENCY = 16;
+
+export type CreateInstanceInput = InstanceRequest & { providerId: string; region: string; instanceType: string; image?: string };
+
+export class CreateInstance extends Command<Accepted> {
+  constructor(readonly projectId: string, readonly input: CreateInstanceInput, readonly ctx: CommandContext, readonly pointerPrefix = '') {
+    super();
+  }
+}
+export class RequestInstanceAction extends Command<Accepted> {
+  constructor(readonly projectId: string, readonly id: string, readonly action: InstanceAction, readonly ctx: CommandContext, readonly viaDelete = false) {
+    super();
+  }
+}
+export class UpdateInstance extends Command<InstanceDoc> {
+  constructor(readonly projectId: string, readonly id: string, readonly input: { name?: string; tags?: Tag[] }, readonly ctx: CommandContext) {
+    super();
+  }
+}
+/** Asks each active instance's driver for its live status and records the ones that differ. */
+export class SyncInstanceStatuses extends Command<{ checked: number; changed: number; unreachable: number }> {
+  constructor(readonly projectId: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+export class GetInstance extends Query<InstanceDoc> {
+  constructor(readonly projectId: string, readonly id: string) {
+    super();
+  }
+}
+export class ListInstances extends Query<Found<InstanceDoc>> {
+  /** `active`: the active instances across the project's enabled providers (GET /v1/instances/all). */
+  constructor(readonly projectId: string, readonly filters: { status?: string; provider?: string; region?: string; active?: boolean }, readonly page: Page) {
+    super();
+  }
+}
+export class InstanceHistory extends Query<Found<RecordedEvent>> {
+  constructor(readonly projectId: string, readonly id: string, readonly page: Page) {
+    super();
+  }
+}
+export class InstanceJobs extends Query<Found<JobDoc>> {
+  constructor(readonly projectId: string, readonly id: string, readonly page: Page) {
+    super();
+  }
+}
+export class InstanceMetrics extends Query<UtilizationSample[]> {
+  constructor(readonly projectId: string, readonly id: string, readonly points: number) {
+    super();
+  }
+}
+
+const ownInstance = (platform: Platform, projectId: string, id: string) => ownDoc(platform, instancesProjection, projectId, id, 'Instance');
+const writtenInstance = (platform: Platform, projectId: string, id: string, position: number | null) => written(platform, instancesProjection, instanceStream(id), id, projectId, position, 'Instance');
+
+/** The active instances across the project's enabled providers. */
+async function activeFilter(platform: Platform, projectId: string): Promise<Filter> {
+  const providers = await (await platform.projections.collection(providersProjection)).find({ filter: { projectId, deletedAt: null, enabled: true } });
+  return { projectId, status: 'active', providerId: { $in: providers.items.map((d) => d.id) } };
+}
+
+/** Looks up what the decision needs (the provider, the catalog entries, the SSH key); the decider derives the rest. */
+@CommandHandler(CreateInstance)
+export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, input, ctx, pointerPrefix }: CreateInstance): Promise<Accepted> {
+    const { providerId, region: regionRef, instanceType, image: imageRef, ...request } = input;
+    const provider = await requireProjectProvider(this.platform, projectId, providerId, { requireEnabled: true });
+    let sshKeyFingerprint: string | null = null;
+    if (request.sshKeyId) {
+      const key = await (await this.platform.projections.collection(sshKeysProjection)).get(request.sshKeyId);
+      if (!key || key.projectId !== projectId || key.providerId !== provider.id) {
+        throw badRequest([{ detail: `SSH key ${request.sshKeyId} not found for provider ${provider.id}`, source: { pointer: `${pointerPrefix}/sshKeyId` } }]);
+      }
+      sshKeyFingerprint = key.fingerprint;
+    }
+    const kind = provider.name as ProviderKind;
+    const catalog = await new CatalogValidation(this.platform).validateCompute({ providerKind: kind, region: regionRef, instanceType, image: imageRef ?? null });
+    const instanceId = uuidv7();
+    const jobId = uuidv7();
+    const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.platform.now() };
+    const r = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, command, ctx, { newStream: true });
+    await settleJob(this.platform, r.position, jobId, 'instances');
+    return { doc: await writtenInstance(this.platform, projectId, instanceId, r.position), jobId };
+  }
+}
+
+@CommandHandler(RequestInstanceAction)
+export class RequestInstanceActionHandler implements ICommandHandler<RequestInstanceAction> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, action, ctx, viaDelete }: RequestInstanceAction): Promise<Accepted> {
+    await ownInstance(this.platform, projectId, id);
+    const jobId = uuidv7();
+    const command = { type: 'RequestInstanceAction' as const, jobId, action, viaDelete, now: this.platform.now(), requestedBy: requestedBy(ctx) };
+    const r = await handleCommand(this.platform.events, instanceStream(id), instanceDecider, command, ctx);
+    await settleJob(this.platform, r.position, jobId, 'instances');
+    return { doc: await writtenInstance(this.platform, projectId, id, r.position), jobId };
+  }
+}
+
+@CommandHandler(UpdateInstance)
+export class UpdateInstanceHandler implements ICommandHandler<UpdateInstance> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, input, ctx }: UpdateInstance): Promise<InstanceDoc> {
+    await ownInstance(this.platform, projectId, id);
+    const r = await handleCommand(this.platform.events, instanceStream(id), instanceDecider, { type: 'UpdateInstance', ...input, now: this.platform.now() }, ctx);
+    await this.platform.waitForProjections(r.position, ['instances']);
+    return writtenInstance(this.platform, projectId, id, r.position);
+  }
+}
+
+/**
+ * SYNC_CONCURRENCY driver calls at a time; an unreachable driver leaves its instances as recorded
+ * and is counted. Answers once the read model shows what was recorded.
+ */
+@CommandHandler(SyncInstanceStatuses)
+export class SyncInstanceStatusesHandler implements ICommandHandler<SyncInstanceStatuses> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, ctx }: SyncInstanceStatuses) {
+    const { events, drivers, logger } = this.platform;
+    // One unsorted, uncounted query: FerretDB decodes every match of a query anyway.
+    const { items } = await (await this.platform.projections.collection(instancesProjection)).find({ filter: await activeFilter(this.platform, projectId), withTotal: false });
+    const out = { checked: 0, changed: 0, unreachable: 0 };
+    let last: number | null = null;
+    const queue = items.filter((d) => d.externalId);
+    const worker = async () => {
+      for (let d = queue.shift(); d; d = queue.shift()) {
+        let observed: LiveStatus;
+        try {
+          observed = await drivers.get(d.providerKind).liveStatus(d.externalId!, Object.fromEntries(d.tags.map((t) => [t.key, t.value])));
+        } catch (err) {
+          out.unreachable++;
+          logger.warn({ instanceId: d.id, err: (err as Error).message }, 'live status unavailable');
+          continue;
+        }
+        out.checked++;
+        if (observed === d.status) continue;
+        const r = await handleCommand(events, instanceStream(d.id), instanceDecider, { type: 'SyncInstanceStatus', observed, now: this.platform.now() }, ctx);
+        if (r.position === null) continue;
+        out.changed++;
+        last = Math.max(last ?? 0, r.position);
+      }
+    };
+    await Promise.all(Array.from({ length: SYNC_CONCURRENCY }, worker));
+    await this.platform.waitForProjections(last, ['instances']);
+    return out;
+  }
+}
+
+@QueryHandler(GetInstance)
+export class GetInstanceHandler implements IQueryHandler<GetInstance> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, id }: GetInstance): Promise<InstanceDoc> {
+    return ownInstance(this.platform, projectId, id);
+  }
+}
+
+@QueryHandler(ListInstances)
+export class ListInstancesHandler implements IQueryHandler<ListInstances> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, filters, page }: ListInstances): Promise<Found<InstanceDoc>> {
+    const filter: Filter = filters.active ? await activeFilter(this.platform, projectId) : { projectId, status: filters.status ?? { $ne: 'terminated' } };
+    if (filters.provider) filter.providerId = filters.provider;
+    // A region by slug, id or site, as creates take it.
+    if (filters.region) filter.region = { $in: await new CatalogValidation(this.platform).regionSlugs(filters.region) };
+    return (await this.platform.projections.collection(instancesProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+  }
+}
+
+/** The activity log: the instance's own event history. */
+@QueryHandler(InstanceHistory)
+export class InstanceHistoryHandler implements IQueryHandler<InstanceHistory> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, page }: InstanceHistory): Promise<Found<RecordedEvent>> {
+    await ownInstance(this.platform, projectId, id);
+    const history = await this.platform.events.readStream(instanceStream(id));
+    const ordered = page.sort[0]?.direction === -1 ? [...history].reverse() : history;
+    return { items: ordered.slice(page.skip, page.skip + page.limit), total: history.length };
+  }
+}
+
+@QueryHandler(InstanceJobs)
+export class InstanceJobsHandler implements IQueryHandler<InstanceJobs> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, page }: InstanceJobs): Promise<Found<JobDoc>> {
+    await ownInstance(this.platform, projectId, id);
+    return (await this.platform.projections.collection(jobsProjection)).find({ filter: { instanceId: id }, sort: page.sort, skip: page.skip, limit: page.limit });
+  }
+}
+
+@QueryHandler(InstanceMetrics)
+export class InstanceMetricsHandler implements IQueryHandler<InstanceMetrics> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, points }: InstanceMetrics): Promise<UtilizationSample[]> {
+    const doc = await ownInstance(this.platform, projectId, id);
+    return doc.externalId && doc.status === 'active' ? this.platform.drivers.get(doc.providerKind).metrics(doc.externalId, new Date(this.platform.clock.now()), points) : [];
+  }
+}
+
+export const INSTANCE_HANDLERS = [
+  CreateInstanceHandler,
+  RequestInstanceActionHandler,
+  UpdateInstanceHandler,
+  SyncInstanceStatusesHandler,
+  GetInstanceHandler,
+  ListInstancesHandler,
+  InstanceHistoryHandler,
+  InstanceJobsHandler,
+  InstanceMetricsHandler,
+];

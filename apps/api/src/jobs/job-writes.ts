@@ -1,0 +1,43 @@
+import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { jobStream } from '../../../../libs/domain/jobs/events';
+import { notFound } from '../../../../libs/http/src/errors';
+import type { ReadDoc } from '../../../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+
+const DISPATCHER = 'saga:job-dispatcher';
+
+/** Read-your-writes for a request that starts a job: the resource's read model, then the job the dispatcher creates from its event. */
+export async function settleJob(platform: Platform, position: number | null, jobId: string, readModel: string): Promise<void> {
+  if (position === null) return;
+  const ok = await platform.waitForProjections(position, [readModel]);
+  const jobReady = ok && (await platform.consistency.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
+  if (!jobReady) platform.logger.warn({ jobId, position }, 'read models did not catch up within the consistency wait');
+}
+
+/**
+ * A project's resource as of a write we just made: from the read model once it has caught up, else
+ * folded from its own stream, so an accepted write never answers 404 or stale data.
+ */
+export async function written<D extends ReadDoc & { projectId: string | null }>(
+  platform: Platform,
+  projection: DocumentProjection<D>,
+  stream: string,
+  id: string,
+  projectId: string,
+  position: number | null,
+  label: string,
+): Promise<D> {
+  const doc = await platform.readBack(projection, stream, id, position);
+  if (!doc || doc.projectId !== projectId) throw notFound(`${label} not found`);
+  return doc;
+}
+
+/** A project's document by id from a read model, else 404 (another project's ids included). */
+export async function ownDoc<D extends ReadDoc & { projectId: string | null }>(platform: Platform, projection: DocumentProjection<D>, projectId: string, id: string, label: string): Promise<D> {
+  const doc = await (await platform.projections.collection(projection)).get(id);
+  if (!doc || doc.projectId !== projectId) throw notFound(`${label} not found`);
+  return doc;
+}
+
+export const requestedBy = (ctx: CommandContext) => String(ctx.metadata.actor ?? 'unknown');

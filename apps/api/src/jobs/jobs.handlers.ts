@@ -1,0 +1,92 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
+import { jobStream } from '../../../../libs/domain/jobs/events';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { batchesProjection } from '../../../../projections/batches/batches.projection';
+import { batchJobResource } from '../batches/batch-view';
+import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
+import { JOB_BACKED_RESOURCES } from '../../../../sagas/job-operations/job-backed-resources';
+import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
+import { PLATFORM } from '../tokens';
+
+/** A failed job re-opened with a fresh budget of attempts (DECISIONS 7). */
+export class RetryJob extends Command<JobDoc> {
+  constructor(readonly projectId: string, readonly jobId: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+export class ListJobs extends Query<{ items: JobDoc[]; total: number }> {
+  constructor(readonly projectId: string, readonly filters: { status?: string; instanceId?: string }, readonly page: Pick<ListQuery, 'sort' | 'skip' | 'limit'>) {
+    super();
+  }
+}
+/** A job, or a batch shown as one job (its 202 names the batch as its job). */
+export class GetJob extends Query<{ job: JobDoc } | { batchJob: Awaited<ReturnType<typeof batchJobResource>> }> {
+  constructor(readonly projectId: string, readonly id: string) {
+    super();
+  }
+}
+
+const ownBatch = async (platform: Platform, projectId: string, id: string) => {
+  const batch = await (await platform.projections.collection(batchesProjection)).get(id);
+  return batch && batch.projectId === projectId ? batch : null;
+};
+
+/**
+ * The resource the job acts on goes back to the status its operation starts from before the job is
+ * re-opened: the executor may begin the next attempt as soon as JobRetried is appended, and that
+ * attempt must find the resource reset. Whether the job failed is checked on its own stream (the
+ * read model may lag a failure or another retry).
+ */
+@CommandHandler(RetryJob)
+export class RetryJobHandler implements ICommandHandler<RetryJob> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, jobId, ctx }: RetryJob): Promise<JobDoc> {
+    const { events } = this.platform;
+    if (await ownBatch(this.platform, projectId, jobId)) throw new ApiError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
+    const job = await (await this.platform.projections.collection(jobsProjection)).get(jobId);
+    if (!job || job.projectId !== projectId) throw notFound('Job not found');
+    const history = await events.readStream(jobStream(jobId));
+    const state = history.reduce((s, e) => jobDecider.evolve(s, { type: e.type, data: e.data } as Parameters<typeof jobDecider.evolve>[1]), jobDecider.initialState());
+    // The decider refuses anything but a failed job (400 RETRY_FAILED); asked here first so a refused retry resets nothing.
+    jobDecider.decide({ type: 'RetryJob', now: this.platform.now() }, state);
+    const resource = JOB_BACKED_RESOURCES[job.resourceType];
+    const resetAt = resource ? await resetForRetry(events, resource, job, this.platform.now(), ctx) : null;
+    const retried = await handleCommand(events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: this.platform.now() }, ctx);
+    await this.platform.waitForProjections(Math.max(retried.position ?? 0, resetAt ?? 0) || null, resource ? [resource.readModel, 'jobs'] : ['jobs']);
+    return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, retried.position))!;
+  }
+}
+
+@QueryHandler(ListJobs)
+export class ListJobsHandler implements IQueryHandler<ListJobs> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, filters, page }: ListJobs) {
+    const filter: Filter = { projectId };
+    if (filters.status) filter.status = filters.status;
+    if (filters.instanceId) filter.instanceId = filters.instanceId;
+    return (await this.platform.projections.collection(jobsProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+  }
+}
+
+@QueryHandler(GetJob)
+export class GetJobHandler implements IQueryHandler<GetJob> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id }: GetJob) {
+    const job = await (await this.platform.projections.collection(jobsProjection)).get(id);
+    if (job && job.projectId === projectId) return { job };
+    const batch = job ? null : await ownBatch(this.platform, projectId, id);
+    if (batch) return { batchJob: await batchJobResource(this.platform, batch) };
+    throw notFound('Job not found');
+  }
+}
+
+export const JOB_HANDLERS = [RetryJobHandler, ListJobsHandler, GetJobHandler];

@@ -1,0 +1,301 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { planRole, serverDecider, type ServerRequest } from '../../../../libs/domain/servers/server.decider';
+import { serverStream, type ServerPowerAction, type ServerSpecData, type Tag } from '../../../../libs/domain/servers/server.events';
+import { backupDecider } from '../../../../libs/domain/servers/backup.decider';
+import { backupStream, type BackupSource } from '../../../../libs/domain/servers/backup.events';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { badRequest, invalidState, notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { backupsProjection, type BackupDoc } from '../../../../projections/backups/backups.projection';
+import { instancesProjection } from '../../../../projections/instances/instances.projection';
+import { serversProjection, type ServerDoc } from '../../../../projections/servers/servers.projection';
+import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { requireProjectProvider } from '../common/project-provider';
+import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import { PLATFORM } from '../tokens';
+
+type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
+type Found<D> = { items: D[]; total: number };
+type Accepted = { doc: ServerDoc; jobId: string };
+
+export type CreateServerInput = ServerRequest & { site: string; plan: string; operatingSystem: string; provider?: string };
+
+export class CreateServer extends Command<Accepted> {
+  constructor(readonly projectId: string, readonly input: CreateServerInput, readonly ctx: CommandContext, readonly pointerPrefix = '') {
+    super();
+  }
+}
+export class RequestServerPowerAction extends Command<Accepted> {
+  constructor(readonly projectId: string, readonly id: string, readonly action: ServerPowerAction, readonly ctx: CommandContext) {
+    super();
+  }
+}
+/** Label, tags, lock; a changed plan starts a migration job (its id is returned). */
+export class UpdateServer extends Command<{ doc: ServerDoc; jobId: string | null }> {
+  constructor(readonly projectId: string, readonly id: string, readonly input: { label?: string; locked?: boolean; tags?: Tag[]; plan?: string }, readonly ctx: CommandContext) {
+    super();
+  }
+}
+export class DeleteServer extends Command<void> {
+  constructor(readonly projectId: string, readonly id: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+export class CreateBackup extends Command<BackupDoc> {
+  constructor(readonly projectId: string, readonly source: BackupSource, readonly resourceId: string, readonly name: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+export class DeleteBackup extends Command<void> {
+  constructor(readonly projectId: string, readonly id: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+/** A new server from the backup's machine spec; the backup is archived first, so it restores once. */
+export class RestoreBackup extends Command<Accepted> {
+  constructor(readonly projectId: string, readonly id: string, readonly ctx: CommandContext) {
+    super();
+  }
+}
+export class GetServer extends Query<ServerDoc> {
+  constructor(readonly projectId: string, readonly id: string) {
+    super();
+  }
+}
+export class ListServers extends Query<Found<ServerDoc>> {
+  constructor(readonly projectId: string, readonly filters: { status?: string; site?: string; role?: string }, readonly page: Page) {
+    super();
+  }
+}
+export class GetBackup extends Query<BackupDoc> {
+  constructor(readonly projectId: string, readonly id: string) {
+    super();
+  }
+}
+export class ListBackups extends Query<Found<BackupDoc>> {
+  constructor(readonly projectId: string, readonly source: BackupSource, readonly resourceId: string, readonly page: Page) {
+    super();
+  }
+}
+
+const ownServer = (platform: Platform, projectId: string, id: string) => ownDoc(platform, serversProjection, projectId, id, 'Server');
+const writtenServer = (platform: Platform, projectId: string, id: string, position: number | null) => written(platform, serversProjection, serverStream(id), id, projectId, position, 'Server');
+
+async function ownBackup(platform: Platform, projectId: string, id: string): Promise<BackupDoc> {
+  const doc = await (await platform.projections.collection(backupsProjection)).get(id);
+  if (!doc || doc.projectId !== projectId || doc.status !== 'available') throw notFound('Backup not found');
+  return doc;
+}
+
+/** The machine a backup route names: a server, or an instance through the instance aliases. */
+async function backupSource(platform: Platform, projectId: string, source: BackupSource, id: string): Promise<{ spec: ServerSpecData; status: string }> {
+  if (source === 'server') {
+    const s = await ownServer(platform, projectId, id);
+    const { id: _i, _position, status, locked: _l, jobId: _j, externalId: _e, ipv4: _v, errorMessage: _m, restoredFromBackup: _r, createdAt: _c, updatedAt: _u, deletedAt: _d, ...spec } = s;
+    return { spec, status };
+  }
+  const inst = await ownDoc(platform, instancesProjection, projectId, id, 'Instance');
+  const spec: ServerSpecData = {
+    projectId,
+    providerId: inst.providerId,
+    providerKind: inst.providerKind,
+    name: inst.name,
+    hostname: inst.hostname,
+    label: inst.name,
+    role: inst.providerKind === 'provider_baremetal' ? 'BareMetal' : 'VirtualMachine',
+    site: inst.site,
+    region: inst.region,
+    plan: inst.plan,
+    operatingSystem: inst.operatingSystem ?? { slug: inst.image ?? 'provider-default', name: inst.image ?? 'Provider default image' },
+    billing: 'hourly',
+    sshKeys: inst.sshKeyId ? [inst.sshKeyId] : [],
+    userData: null,
+    tags: inst.tags,
+    workerCount: inst.workerCount,
+    spot: inst.spot,
+    accelerators: inst.accelerators,
+  };
+  return { spec, status: inst.status };
+}
+
+/** Looks up the plan, the named provider, the site and the OS; the decider checks they fit together. */
+@CommandHandler(CreateServer)
+export class CreateServerHandler implements ICommandHandler<CreateServer> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, input, ctx, pointerPrefix }: CreateServer): Promise<Accepted> {
+    const { site, plan: planRef, operatingSystem, provider: providerRef, ...request } = input;
+    const catalogs = new CatalogValidation(this.platform);
+    const plan = await catalogs.resolvePlan(planRef);
+    // A VM plan makes a VirtualMachine even without a role, so it needs a provider as well.
+    if (!providerRef && (request.role ?? planRole(plan)) === 'VirtualMachine') {
+      throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: `${pointerPrefix}/provider` } }]);
+    }
+    const provider = providerRef ? await requireProjectProvider(this.platform, projectId, providerRef, { requireEnabled: true }) : null;
+    const region = await catalogs.resolveSite(site, plan.providerKind);
+    const os = await catalogs.resolveOs(operatingSystem, plan);
+    await requireSshKeys(this.platform, projectId, provider?.id ?? null, request.sshKeys ?? [], pointerPrefix);
+    const [serverId, jobId] = [uuidv7(), uuidv7()];
+    const catalog = { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os };
+    const r = await handleCommand(this.platform.events, serverStream(serverId), serverDecider, { type: 'RequestServer', serverId, jobId, projectId, request, catalog, now: this.platform.now() }, ctx, { newStream: true });
+    await settleJob(this.platform, r.position, jobId, 'servers');
+    return { doc: await writtenServer(this.platform, projectId, serverId, r.position), jobId };
+  }
+}
+
+/** Keys must be this project's, and the named provider's when there is one (spec 4.7); 400 with a pointer to each unknown entry. */
+async function requireSshKeys(platform: Platform, projectId: string, providerId: string | null, ids: string[], pointerPrefix: string): Promise<void> {
+  if (ids.length === 0) return;
+  const found = new Map((await (await platform.projections.collection(sshKeysProjection)).getMany(ids)).map((k) => [k.id, k]));
+  const errors = ids.flatMap((id, i) => {
+    const key = found.get(id);
+    if (key && key.projectId === projectId && (providerId === null || key.providerId === providerId)) return [];
+    return [{ detail: `SSH key ${id} not found${providerId ? ` for provider ${providerId}` : ''}`, source: { pointer: `${pointerPrefix}/ssh_keys/${i}` } }];
+  });
+  if (errors.length > 0) throw badRequest(errors);
+}
+
+@CommandHandler(RequestServerPowerAction)
+export class RequestServerPowerActionHandler implements ICommandHandler<RequestServerPowerAction> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, action, ctx }: RequestServerPowerAction): Promise<Accepted> {
+    await ownServer(this.platform, projectId, id);
+    const jobId = uuidv7();
+    const r = await handleCommand(this.platform.events, serverStream(id), serverDecider, { type: 'RequestServerPowerAction', jobId, action, now: this.platform.now(), requestedBy: requestedBy(ctx) }, ctx);
+    await settleJob(this.platform, r.position, jobId, 'servers');
+    return { doc: await writtenServer(this.platform, projectId, id, r.position), jobId };
+  }
+}
+
+@CommandHandler(UpdateServer)
+export class UpdateServerHandler implements ICommandHandler<UpdateServer> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, input, ctx }: UpdateServer) {
+    await ownServer(this.platform, projectId, id);
+    const plan = input.plan === undefined ? undefined : await new CatalogValidation(this.platform).resolvePlan(input.plan);
+    const jobId = uuidv7();
+    const command = { type: 'UpdateServer' as const, jobId, label: input.label, locked: input.locked, tags: input.tags, plan, now: this.platform.now(), requestedBy: requestedBy(ctx) };
+    const r = await handleCommand(this.platform.events, serverStream(id), serverDecider, command, ctx);
+    const migrating = r.events.some((e) => e.type === 'compute.ServerMigrationRequested.v1');
+    if (migrating) await settleJob(this.platform, r.position, jobId, 'servers');
+    else await this.platform.waitForProjections(r.position, ['servers']);
+    return { doc: await writtenServer(this.platform, projectId, id, r.position), jobId: migrating ? jobId : null };
+  }
+}
+
+@CommandHandler(DeleteServer)
+export class DeleteServerHandler implements ICommandHandler<DeleteServer> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, ctx }: DeleteServer): Promise<void> {
+    await ownServer(this.platform, projectId, id);
+    const jobId = uuidv7();
+    const r = await handleCommand(this.platform.events, serverStream(id), serverDecider, { type: 'RequestServerDeletion', jobId, now: this.platform.now(), requestedBy: requestedBy(ctx) }, ctx);
+    await settleJob(this.platform, r.position, jobId, 'servers');
+  }
+}
+
+@CommandHandler(CreateBackup)
+export class CreateBackupHandler implements ICommandHandler<CreateBackup> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, source, resourceId, name, ctx }: CreateBackup): Promise<BackupDoc> {
+    const { spec, status } = await backupSource(this.platform, projectId, source, resourceId);
+    if (['deleting', 'terminating', 'terminated'].includes(status)) throw invalidState(`Cannot back up a ${source} in status ${status}`);
+    const backupId = uuidv7();
+    const backup = { backupId, projectId, name, source, resourceId, serverSpec: spec, createdAt: this.platform.now() };
+    const r = await handleCommand(this.platform.events, backupStream(backupId), backupDecider, { type: 'CreateBackup', backup }, ctx);
+    await this.platform.waitForProjections(r.position, ['backups']);
+    return (await this.platform.readBack(backupsProjection, backupStream(backupId), backupId, r.position))!;
+  }
+}
+
+@CommandHandler(DeleteBackup)
+export class DeleteBackupHandler implements ICommandHandler<DeleteBackup> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, ctx }: DeleteBackup): Promise<void> {
+    await ownBackup(this.platform, projectId, id);
+    const r = await handleCommand(this.platform.events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'deleted', now: this.platform.now() }, ctx);
+    await this.platform.waitForProjections(r.position, ['backups']);
+  }
+}
+
+@CommandHandler(RestoreBackup)
+export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, id, ctx }: RestoreBackup): Promise<Accepted> {
+    const backup = await ownBackup(this.platform, projectId, id);
+    const [serverId, jobId] = [uuidv7(), uuidv7()];
+    const { events } = this.platform;
+    const archived = await handleCommand(events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'restored', restoredServerId: serverId, now: this.platform.now() }, ctx);
+    const spec = { ...backup.serverSpec, projectId };
+    const r = await handleCommand(events, serverStream(serverId), serverDecider, { type: 'RestoreServer', serverId, jobId, spec, backupId: id, now: this.platform.now() }, ctx, { newStream: true });
+    await settleJob(this.platform, r.position, jobId, 'servers');
+    const doc = await writtenServer(this.platform, projectId, serverId, r.position);
+    await this.platform.waitForProjections(archived.position, ['backups']);
+    return { doc, jobId };
+  }
+}
+
+@QueryHandler(GetServer)
+export class GetServerHandler implements IQueryHandler<GetServer> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, id }: GetServer): Promise<ServerDoc> {
+    return ownServer(this.platform, projectId, id);
+  }
+}
+
+@QueryHandler(ListServers)
+export class ListServersHandler implements IQueryHandler<ListServers> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, filters, page }: ListServers): Promise<Found<ServerDoc>> {
+    const filter: Filter = { projectId, status: filters.status ?? { $ne: 'terminated' } };
+    if (filters.site) filter.site = filters.site;
+    if (filters.role) filter.role = filters.role;
+    return (await this.platform.projections.collection(serversProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+  }
+}
+
+@QueryHandler(GetBackup)
+export class GetBackupHandler implements IQueryHandler<GetBackup> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, id }: GetBackup): Promise<BackupDoc> {
+    return ownBackup(this.platform, projectId, id);
+  }
+}
+
+@QueryHandler(ListBackups)
+export class ListBackupsHandler implements IQueryHandler<ListBackups> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, source, resourceId, page }: ListBackups): Promise<Found<BackupDoc>> {
+    await backupSource(this.platform, projectId, source, resourceId);
+    return (await this.platform.projections.collection(backupsProjection)).find({ filter: { projectId, source, resourceId, status: 'available' }, sort: page.sort, skip: page.skip, limit: page.limit });
+  }
+}
+
+export const SERVER_HANDLERS = [
+  CreateServerHandler,
+  RequestServerPowerActionHandler,
+  UpdateServerHandler,
+  DeleteServerHandler,
+  CreateBackupHandler,
+  DeleteBackupHandler,
+  RestoreBackupHandler,
+  GetServerHandler,
+  ListServersHandler,
+  GetBackupHandler,
+  ListBackupsHandler,
+];
