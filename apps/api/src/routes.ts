@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
 import type { CONTEXT_MODULES } from '../../../libs/runtime/src/registrations';
-import { AdminProjectionsController } from './admin/admin-projections.controller';
+import { ADMIN_HANDLERS, AdminProjectionsController } from './admin/admin-projections.controller';
 import { BatchesController } from './batches/batches.controller';
-import { CatalogSyncController } from './catalog/catalog-sync';
+import { CatalogSyncController, SyncCatalogHandler } from './catalog/catalog-sync';
 import { CatalogController } from './catalog/catalog.controller';
 import { CatalogQueryHandler } from './catalog/catalog.queries';
 import { HealthController } from './health/health.controller';
@@ -36,10 +36,10 @@ export interface HttpModule {
  * their routes live here so the runtime never depends on HTTP), plus the platform's own.
  */
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
-  platform: { controllers: [HealthController, AdminProjectionsController], handlers: SIMPLE_RESOURCE_HANDLERS },
+  platform: { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
   identity: { controllers: [ApiKeysController, AdminProjectsController], handlers: IDENTITY_HANDLERS },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
-  catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler] },
+  catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
 };

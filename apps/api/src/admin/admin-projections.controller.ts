@@ -1,9 +1,44 @@
 import { Controller, Inject } from '@nestjs/common';
+import { Command, CommandBus, CommandHandler, Query, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { z } from 'zod';
 import { ApiRoute, Parsed } from '../../../../libs/http/src/route';
 import { ApiError, notFound } from '../../../../libs/http/src/errors';
-import { Platform } from '../../../../libs/runtime/src/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { SubscriptionStatus } from '../../../../libs/subscriptions/src/subscription-runner';
 import { PLATFORM } from '../tokens';
+
+type RebuildReport = Awaited<ReturnType<Platform['projections']['rebuild']>>;
+
+export class ListSubscriptions extends Query<SubscriptionStatus[]> {}
+
+/** Replays the whole log into a fresh collection of one read model, then switches reads to it. */
+export class RebuildProjection extends Command<RebuildReport> {
+  constructor(readonly name: string) {
+    super();
+  }
+}
+
+@QueryHandler(ListSubscriptions)
+export class ListSubscriptionsHandler implements IQueryHandler<ListSubscriptions> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute(): Promise<SubscriptionStatus[]> {
+    return Promise.all(this.platform.allRunners().map((r) => r.status()));
+  }
+}
+
+@CommandHandler(RebuildProjection)
+export class RebuildProjectionHandler implements ICommandHandler<RebuildProjection> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ name }: RebuildProjection): Promise<RebuildReport> {
+    if (this.platform.config.role === 'api') throw new ApiError('CONFLICT', 'Projections run on the worker in this deployment; rebuild there');
+    if (!this.platform.projections.projections.some((p) => p.name === name)) throw notFound(`Unknown projection ${name}`);
+    return this.platform.projections.rebuild(name);
+  }
+}
+
+export const ADMIN_HANDLERS = [ListSubscriptionsHandler, RebuildProjectionHandler];
 
 const statusSchema = z.object({
   name: z.string(),
@@ -18,7 +53,10 @@ const nameParams = z.object({ name: z.string().regex(/^[a-z_]{1,64}$/) });
 /** Operator extension: subscription status and zero-downtime projection rebuilds. */
 @Controller()
 export class AdminProjectionsController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(
+    @Inject(CommandBus) private readonly commands: CommandBus,
+    @Inject(QueryBus) private readonly queries: QueryBus,
+  ) {}
 
   @ApiRoute({
     method: 'GET',
@@ -29,7 +67,7 @@ export class AdminProjectionsController {
     responses: { 200: z.object({ data: z.array(z.object({ id: z.string(), type: z.literal('subscriptions'), attributes: statusSchema })) }) },
   })
   async list() {
-    const statuses = await Promise.all(this.platform.allRunners().map((r) => r.status()));
+    const statuses = await this.queries.execute(new ListSubscriptions());
     return { data: statuses.map((s) => ({ id: s.name, type: 'subscriptions', attributes: s })) };
   }
 
@@ -51,9 +89,7 @@ export class AdminProjectionsController {
     },
   })
   async rebuild(@Parsed('params') params: z.infer<typeof nameParams>) {
-    if (this.platform.config.role === 'api') throw new ApiError('CONFLICT', 'Projections run on the worker in this deployment; rebuild there');
-    if (!this.platform.projections.projections.some((p) => p.name === params.name)) throw notFound(`Unknown projection ${params.name}`);
-    const report = await this.platform.projections.rebuild(params.name);
+    const report = await this.commands.execute(new RebuildProjection(params.name));
     return { data: { id: report.projection, type: 'projection-rebuilds', attributes: { collection: report.collection, events: report.events, ms: report.ms, eventsPerSec: report.eventsPerSec } } };
   }
 }

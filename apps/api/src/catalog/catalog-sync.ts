@@ -1,8 +1,9 @@
 import { Controller, Inject, Req } from '@nestjs/common';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
@@ -10,19 +11,48 @@ import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/ro
 import type { Principal } from '../../../../libs/http/src/auth';
 import { resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiError } from '../../../../libs/http/src/errors';
-import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
+import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { jobAttributes, jobResource } from '../jobs/job-view';
-import { Platform } from '../../../../libs/runtime/src/platform';
+import type { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
+
+/** Refresh a provider's catalog: a `catalog.sync` job (the catalog context's job handler runs it). */
+export class SyncCatalog extends Command<JobDoc> {
+  constructor(
+    readonly providerRef: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(SyncCatalog)
+export class SyncCatalogHandler implements ICommandHandler<SyncCatalog> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ providerRef, context }: SyncCatalog): Promise<JobDoc> {
+    let kind = PROVIDER_KINDS.find((k) => k === providerRef);
+    if (!kind) {
+      const provider = await (await this.platform.projections.collection(providersProjection)).get(providerRef);
+      if (!provider || provider.deletedAt) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerRef} not found`);
+      kind = provider.name;
+    }
+    const jobId = uuidv7();
+    const job = { jobId, projectId: null, type: 'catalog.sync' as const, resourceType: 'catalog' as const, resourceId: kind, operation: 'sync', payload: { providerKind: kind }, maxAttempts: 3, enqueuedAt: this.platform.now() };
+    const enqueued = await handleCommand(this.platform.events, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, context, { newStream: true });
+    await this.platform.waitForProjections(enqueued.position, [jobsProjection.name]);
+    return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, enqueued.position))!;
+  }
+}
 
 const params = z.object({ providerId: z.string().min(1).max(64) });
 
 /** `POST /v1/admin/catalog/sync/{providerId}`: refreshes a provider's catalog as a job. */
 @Controller()
 export class CatalogSyncController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
 
   @ApiRoute({
     method: 'POST',
@@ -35,26 +65,7 @@ export class CatalogSyncController {
     responses: { 202: resourceSchema('jobs', jobAttributes, { jobId: z.string() }) },
   })
   async sync(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') { providerId }: z.infer<typeof params>) {
-    let kind = PROVIDER_KINDS.find((k) => k === providerId);
-    if (!kind) {
-      const provider = await (await this.platform.projections.collection(providersProjection)).get(providerId);
-      if (!provider || provider.deletedAt) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found`);
-      kind = provider.name;
-    }
-    const jobId = uuidv7();
-    const ctx = commandContext(req, p);
-    const enqueued = await handleCommand(
-      this.platform.events,
-      jobStream(jobId),
-      jobDecider,
-      {
-        type: 'EnqueueJob',
-        job: { jobId, projectId: null, type: 'catalog.sync', resourceType: 'catalog', resourceId: kind, operation: 'sync', payload: { providerKind: kind }, maxAttempts: 3, enqueuedAt: new Date().toISOString() },
-      },
-      ctx,
-    );
-    await this.platform.waitForProjections(enqueued.position, ['jobs']);
-    const job = await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, enqueued.position);
-    return { data: jobResource(job!), jobId };
+    const job = await this.commands.execute(new SyncCatalog(providerId, commandContext(req, p)));
+    return { data: jobResource(job), jobId: job.id };
   }
 }
