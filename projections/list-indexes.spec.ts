@@ -13,6 +13,7 @@ import { backupsProjection } from './backups/backups.projection';
 import { batchesProjection } from './batches/batches.projection';
 import { catalogProjection } from './catalog/catalog.projection';
 import { instancesProjection } from './instances/instances.projection';
+import { instanceEventsProjection } from './instance-events/instance-events.projection';
 import { jobsProjection } from './jobs/jobs.projection';
 import { projectsProjection } from './projects/projects.projection';
 import { providersProjection } from './providers/providers.projection';
@@ -20,7 +21,7 @@ import { serversProjection } from './servers/servers.projection';
 import { sshKeysProjection } from './ssh-keys/ssh-keys.projection';
 import { templatesProjection } from './templates/templates.projection';
 
-const PROJECTIONS = [apiKeysProjection, backupsProjection, batchesProjection, catalogProjection, instancesProjection, jobsProjection, projectsProjection, providersProjection, serversProjection, sshKeysProjection, templatesProjection] as unknown as DocumentProjection[];
+const PROJECTIONS = [instanceEventsProjection, apiKeysProjection, backupsProjection, batchesProjection, catalogProjection, instancesProjection, jobsProjection, projectsProjection, providersProjection, serversProjection, sshKeysProjection, templatesProjection] as unknown as DocumentProjection[];
 
 const show = (sort: SortKey[]) => sort.map((k) => `${k.direction === -1 ? '-' : ''}${k.field}`).join(',');
 const cases = PROJECTIONS.flatMap((p) => (p.lists ?? []).flatMap((shape) => shapeSorts(shape).map((sort) => ({ p, shape, sort, title: `${p.name}: ${shape.query} sorted ${show(sort)}` }))));
@@ -28,7 +29,7 @@ const cases = PROJECTIONS.flatMap((p) => (p.lists ?? []).flatMap((shape) => shap
 describe('list indexes', () => {
   it('the read models behind list routes declare their list shapes', () => {
     const declaring = PROJECTIONS.filter((p) => (p.lists ?? []).length > 0).map((p) => p.name);
-    expect(declaring).toEqual(expect.arrayContaining(['api_keys', 'backups', 'instances', 'jobs', 'projects', 'providers', 'servers', 'ssh_keys', 'instance_templates']));
+    expect(declaring).toEqual(expect.arrayContaining(['api_keys', 'backups', 'instances', 'jobs', 'projects', 'providers', 'servers', 'ssh_keys', 'instance_templates', 'instance_events']));
     expect(cases.length).toBeGreaterThan(50);
   });
 

@@ -71,7 +71,9 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     // Newest first, like every list (DECISIONS 2); ?sort=createdAt reads it in order.
     const eventNames = (r: { body: { data: Array<{ attributes: { event: string } }> } }) => r.body.data.map((e) => e.attributes.event);
     const inOrder = ['compute.InstanceRequested.v1', 'compute.InstanceProvisioningStarted.v1', 'compute.InstanceProvisioned.v1'];
-    expect(eventNames(await api.get(`/v1/instances/${id}/events`))).toEqual([...inOrder].reverse());
+    // The log is a read model of its own, following the job's events like the instance does.
+    const log = await eventually(() => api.get(`/v1/instances/${id}/events`), (r) => r.body.data.length === inOrder.length);
+    expect(eventNames(log)).toEqual([...inOrder].reverse());
     expect(eventNames(await api.get(`/v1/instances/${id}/events?sort=createdAt`))).toEqual(inOrder);
     const ssh = await api.get(`/v1/instances/${id}/ssh`);
     expect(ssh.body.data.attributes.host).toBe(active.body.data.attributes.primary_ipv4);
@@ -86,8 +88,8 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(pending.body.data.attributes.nextAttemptAt).toEqual(expect.any(String));
     const done = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
     expect(done.body.data.attributes).toMatchObject({ status: 'completed', attempts: 3 });
-    const events = (await api.get(`/v1/instances/${res.body.data.id}/events?limit=100`)).body.data.map((e: { attributes: { event: string } }) => e.attributes.event);
-    expect(events[0]).toBe('compute.InstanceProvisioned.v1');
+    const log = await eventually(() => api.get(`/v1/instances/${res.body.data.id}/events?limit=100`), (r) => r.body.data[0]?.attributes.event === 'compute.InstanceProvisioned.v1');
+    expect(log.body.data[0].attributes.event).toBe('compute.InstanceProvisioned.v1');
     const jobEvents = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).map((e) => e.type);
     expect(jobEvents.filter((t) => t === 'jobs.JobAttemptFailed.v1')).toHaveLength(2);
     const failures = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).filter((e) => e.type === 'jobs.JobAttemptFailed.v1');

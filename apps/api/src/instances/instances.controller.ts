@@ -167,7 +167,7 @@ export class InstancesController {
   @ApiRoute({
     method: 'GET',
     path: '/v1/instances/{id}/events',
-    summary: "The instance's activity log, read from its event history",
+    summary: "The instance's activity log: its recorded events, newest first",
     tag: 'Instances',
     auth: 'project',
     params: idParams,
@@ -177,7 +177,7 @@ export class InstancesController {
   async events(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
     const { items, total } = await this.queries.execute(new InstanceHistory(projectIdOf(p), params.id, list));
     return listResult(
-      items.map((e) => ({ id: e.id, type: 'instance-events', attributes: { event: e.type, revision: e.revision, data: e.data, actor: (e.metadata.actor as string) ?? null, createdAt: e.recordedAt } })),
+      items.map((e) => ({ id: e.id, type: 'instance-events', attributes: { event: e.event, revision: e.revision, data: e.data, actor: e.actor, createdAt: e.createdAt } })),
       total,
     );
   }

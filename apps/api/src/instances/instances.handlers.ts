@@ -5,7 +5,6 @@ import { instanceDecider, type InstanceRequest } from '../../../../libs/domain/c
 import { instanceStream, type InstanceAction } from '../../../../libs/domain/compute/instance.events';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import type { Tag } from '../../../../libs/domain/shared/tags';
-import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
@@ -14,12 +13,16 @@ import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
+import { instanceEventsProjection, type InstanceEventDoc } from '../../../../projections/instance-events/instance-events.projection';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
+
+/** What a GET after an instance write reads: the instance and its activity log. */
+const INSTANCE_MODELS = [instancesProjection.name, instanceEventsProjection.name];
 
 type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
 type Accepted = { doc: InstanceDoc; jobId: string };
@@ -60,7 +63,7 @@ export class ListInstances extends Query<Found<InstanceDoc>> {
     super();
   }
 }
-export class InstanceHistory extends Query<Found<RecordedEvent>> {
+export class InstanceHistory extends Query<Found<InstanceEventDoc>> {
   constructor(readonly projectId: string, readonly id: string, readonly page: Page) {
     super();
   }
@@ -107,7 +110,7 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
     const jobId = uuidv7();
     const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.platform.now() };
     const r = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, command, ctx, { newStream: true });
-    await settleJob(this.platform, r.position, jobId, 'instances');
+    await settleJob(this.platform, r.position, jobId, INSTANCE_MODELS);
     return { doc: await writtenInstance(this.platform, projectId, instanceId, r.position), jobId };
   }
 }
@@ -121,7 +124,7 @@ export class RequestInstanceActionHandler implements ICommandHandler<RequestInst
     const jobId = uuidv7();
     const command = { type: 'RequestInstanceAction' as const, jobId, action, viaDelete, now: this.platform.now(), requestedBy: requestedBy(ctx) };
     const r = await handleCommand(this.platform.events, instanceStream(id), instanceDecider, command, ctx);
-    await settleJob(this.platform, r.position, jobId, 'instances');
+    await settleJob(this.platform, r.position, jobId, INSTANCE_MODELS);
     return { doc: await writtenInstance(this.platform, projectId, id, r.position), jobId };
   }
 }
@@ -133,7 +136,7 @@ export class UpdateInstanceHandler implements ICommandHandler<UpdateInstance> {
   async execute({ projectId, id, input, ctx }: UpdateInstance): Promise<InstanceDoc> {
     await ownInstance(this.platform, projectId, id);
     const r = await handleCommand(this.platform.events, instanceStream(id), instanceDecider, { type: 'UpdateInstance', ...input, now: this.platform.now() }, ctx);
-    await this.platform.waitForProjections(r.position, ['instances']);
+    await this.platform.waitForProjections(r.position, INSTANCE_MODELS);
     return writtenInstance(this.platform, projectId, id, r.position);
   }
 }
@@ -172,7 +175,7 @@ export class SyncInstanceStatusesHandler implements ICommandHandler<SyncInstance
       }
     };
     await Promise.all(Array.from({ length: SYNC_CONCURRENCY }, worker));
-    await this.platform.waitForProjections(last, ['instances']);
+    await this.platform.waitForProjections(last, INSTANCE_MODELS);
     return out;
   }
 }
@@ -199,16 +202,16 @@ export class ListInstancesHandler implements IQueryHandler<ListInstances> {
   }
 }
 
-/** The activity log: the instance's own event history. */
+/** The activity log: the instance's events, from their read model (DECISIONS 12: lists never read the event store). */
 @QueryHandler(InstanceHistory)
 export class InstanceHistoryHandler implements IQueryHandler<InstanceHistory> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  async execute({ projectId, id, page }: InstanceHistory): Promise<Found<RecordedEvent>> {
+  async execute({ projectId, id, page }: InstanceHistory): Promise<Found<InstanceEventDoc>> {
     await ownInstance(this.platform, projectId, id);
-    const history = await this.platform.events.readStream(instanceStream(id));
-    const ordered = page.sort[0]?.direction === -1 ? [...history].reverse() : history;
-    return { items: ordered.slice(page.skip, page.skip + page.limit), total: history.length };
+    // The log's order is the stream's: `createdAt` sorts by revision (events of one write share a time).
+    const sort = page.sort.map((k) => (k.field === 'createdAt' ? { ...k, field: 'revision' } : k));
+    return (await this.platform.projections.collection(instanceEventsProjection)).find({ filter: { instanceId: id }, sort, skip: page.skip, limit: page.limit });
   }
 }
 

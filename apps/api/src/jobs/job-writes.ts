@@ -7,10 +7,10 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 
 const DISPATCHER = 'saga:job-dispatcher';
 
-/** Read-your-writes for a request that starts a job: the resource's read model, then the job the dispatcher creates from its event. */
-export async function settleJob(platform: Platform, position: number | null, jobId: string, readModel: string): Promise<void> {
+/** Read-your-writes for a request that starts a job: the resource's read models, then the job the dispatcher creates from its event. */
+export async function settleJob(platform: Platform, position: number | null, jobId: string, readModels: string | string[]): Promise<void> {
   if (position === null) return;
-  const ok = await platform.waitForProjections(position, [readModel]);
+  const ok = await platform.waitForProjections(position, typeof readModels === 'string' ? [readModels] : readModels);
   const jobReady = ok && (await platform.consistency.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
   if (!jobReady) platform.logger.warn({ jobId, position }, 'read models did not catch up within the consistency wait');
 }

@@ -11,6 +11,7 @@ import { simpleResourceEventTypes } from '../../../domain/shared/simple-resource
 import { handleCommand } from '../../../eventstore/src/handle-command';
 import { backupsProjection } from '../../../../projections/backups/backups.projection';
 import { batchesProjection } from '../../../../projections/batches/batches.projection';
+import { instanceEventsProjection } from '../../../../projections/instance-events/instance-events.projection';
 import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
 import { serversProjection } from '../../../../projections/servers/servers.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
@@ -36,7 +37,7 @@ function stopIdleInstance(rt: RuntimeServices) {
 /** Instances, servers, backups, batches, SSH keys and templates (spec 4.1 to 4.7). */
 export const computeModule: ContextModule = {
   name: 'compute',
-  projections: [sshKeysProjection, templatesProjection, instancesProjection, batchesProjection, serversProjection, backupsProjection],
+  projections: [sshKeysProjection, templatesProjection, instancesProjection, instanceEventsProjection, batchesProjection, serversProjection, backupsProjection],
   processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt.events), servers: serverBatchRequester(rt.events) })],
   // One job process for every job-backed resource.
   jobHandlers: (rt) => Object.fromEntries(Object.entries(JOB_BACKED_RESOURCES).map(([type, r]) => [type, new JobOperations(rt.events, r, (kind) => rt.drivers.get(kind), rt.clock)])),
