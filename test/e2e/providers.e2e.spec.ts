@@ -33,6 +33,8 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
     expect(type).toBe('providers');
     expect(attributes).toMatchObject({ name: 'provider_baremetal', enabled: true, region: 'NYC', credentialsConfigured: true });
     expect(attributes.createdAt).toBe(attributes.updatedAt);
+    // bare metal: layer-2 networking, no block volumes (DECISIONS 14)
+    expect(attributes.capabilities).toEqual(['elastic-ips', 'vlans', 'firewalls', 'private-networks', 'network-databases', 'interconnections', 'file-systems', 'databases']);
 
     const got = await owner.get(`/v1/providers/${id}`);
     expect(got.status).toBe(200);
@@ -40,12 +42,13 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
 
     const second = await owner.post('/v1/providers', { name: 'provider_multicloud', apiKey: SECRET2, enabled: false });
     expect(second.status).toBe(201);
-    expect(second.body.data.attributes).toMatchObject({ enabled: false, region: null });
+    expect(second.body.data.attributes).toMatchObject({ enabled: false, region: null, capabilities: ['volumes', 'file-systems', 'buckets', 'kubernetes', 'models'] });
 
     const list = await owner.get('/v1/providers?sort=name&limit=1');
     expect(list.status).toBe(200);
     expect(list.body.meta).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
     expect(list.body.data[0].id).toBe(id);
+    expect(list.body.data[0].attributes.capabilities).toEqual(attributes.capabilities);
     expect(list.body.links.next).toContain('page=2');
     const disabled = await owner.get('/v1/providers?enabled=false');
     expect(disabled.body.data.map((p: { id: string }) => p.id)).toEqual([second.body.data.id]);
@@ -53,6 +56,9 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
     const patched = await owner.patch(`/v1/providers/${id}`, { enabled: false, region: 'AMS', name: 'provider_publiccloud' });
     expect(patched.status).toBe(200);
     expect(patched.body.data.attributes).toMatchObject({ name: 'provider_publiccloud', enabled: false, region: 'AMS' });
+    // capabilities follow the kind
+    expect(patched.body.data.attributes.capabilities).toContain('volumes');
+    expect(patched.body.data.attributes.capabilities).not.toContain('vlans');
     expect(Date.parse(patched.body.data.attributes.updatedAt)).toBeGreaterThanOrEqual(Date.parse(attributes.createdAt));
 
     const del = await owner.delete(`/v1/providers/${second.body.data.id}`);
@@ -62,6 +68,15 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
     expect((await owner.delete(`/v1/providers/${second.body.data.id}`)).status).toBe(404);
     const after = await owner.get('/v1/providers');
     expect(after.body.data.map((p: { id: string }) => p.id)).toEqual([id]);
+  });
+
+  it('describes capabilities in /v1/openapi.json', async () => {
+    const doc = (await owner.get('/v1/openapi.json')).body;
+    const attributes = doc.paths['/v1/providers/{id}'].get.responses['200'].content['application/json'].schema.properties.data.properties.attributes;
+    expect(attributes.required).toContain('capabilities');
+    expect(attributes.properties.capabilities.type).toBe('array');
+    expect(attributes.properties.capabilities.items.enum).toEqual(expect.arrayContaining(['elastic-ips', 'vlans', 'volumes', 'kubernetes', 'models']));
+    expect(attributes.properties.capabilities.items.enum).toHaveLength(13);
   });
 
   it('answers 400 with pointers for bad bodies and 400 INVALID_QUERY for bad sorts', async () => {

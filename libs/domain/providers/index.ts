@@ -1,2 +1,3 @@
 export * from './events';
 export * from './provider.decider';
+export * from './capabilities';

@@ -7,6 +7,7 @@ import { principalProjectId, type Principal } from '../../../../libs/http/src/au
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
+import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/providers/capabilities';
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { pathId } from '../common/resource-lifecycle';
@@ -17,6 +18,7 @@ export const providerAttributes = z.object({
   enabled: z.boolean(),
   region: z.string().nullable(),
   credentialsConfigured: z.boolean().describe('Whether credentials are stored (they are never returned)'),
+  capabilities: z.array(z.enum(CAPABILITIES)).describe("What the provider's kind supports beyond compute (DECISIONS 14); other networking, storage and Kubernetes operations answer 400 UNSUPPORTED_PROVIDER"),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -53,6 +55,7 @@ export function providerResource(doc: ProviderDoc) {
       enabled: doc.enabled,
       region: doc.region,
       credentialsConfigured: doc.credentialsRef !== null,
+      capabilities: [...PROVIDER_CAPABILITIES[doc.name]],
       createdAt: doc.createdAt,
       updatedAt: doc.updatedAt,
     },
