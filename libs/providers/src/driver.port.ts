@@ -53,6 +53,30 @@ export interface UtilizationSample {
 }
 
 /**
+ * One operation on a provider resource other than compute (DECISIONS 14): `resourceType` is the
+ * job type's resource (`elastic-ip`, `vlan`, `firewall`, `private-network`, `network-database`,
+ * `interconnection`, `volume`, `file-system`, `bucket`, `cluster`, `database`), `operation` its
+ * operation (`create`, `attach`, `detach`, `assign`, `move`, `update`, `delete`, …).
+ */
+export interface ResourceCall {
+  resourceType: string;
+  operation: string;
+  /** The API's id of the resource; the provider's external id derives from it. */
+  resourceId: string;
+  region: string | null;
+  /** May carry simulator directives, as on instances (`simulate=fail:2`). */
+  tags: Record<string, string>;
+  /** The resource's fields the operation needs (name, sizeGb, cidr, rules, engine, target, …). */
+  attributes: Record<string, unknown>;
+}
+
+/** What the provider reports back: its id of the resource and what it assigned (address, endpoint, …). */
+export interface ResourceResult {
+  externalId: string;
+  attributes: Record<string, unknown>;
+}
+
+/**
  * A driver failure. `retryable` false marks an error the provider calls permanent; it is reported
  * with the job's error, but the job still makes its 3 attempts in all (spec §3.4).
  */
@@ -76,4 +100,10 @@ export interface ProviderDriver {
   metrics(externalId: string, now: Date, points: number): Promise<UtilizationSample[]>;
   /** The provider's current offer (plans, regions, OS, instance types, images, availability); optional for drivers without one. */
   fetchCatalog?(): Promise<CatalogSnapshot>;
+  /** Creates, changes or deletes a non-compute resource; idempotent per token like the instance calls. */
+  resourceOperation(token: string, call: ResourceCall): Promise<ResourceResult>;
+  /** Kubernetes versions a new cluster may run (empty when the provider has no managed Kubernetes). */
+  kubernetesVersions?(): Promise<string[]>;
+  /** Versions of a managed database engine (`postgres`, `mysql`, `redis`); empty for an engine not offered. */
+  databaseVersions?(engine: string): Promise<string[]>;
 }

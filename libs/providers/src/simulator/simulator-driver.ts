@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PROVIDER_CAPABILITIES } from '../../../domain/providers/capabilities';
 import type { CatalogSnapshot } from '../catalog.types';
 import {
   ProviderError,
@@ -8,6 +9,8 @@ import {
   type ProviderDriver,
   type ProviderKind,
   type ProvisionedInstance,
+  type ResourceCall,
+  type ResourceResult,
   type UtilizationSample,
 } from '../driver.port';
 import { SEED_CATALOG } from './catalog-data';
@@ -56,6 +59,26 @@ export function attemptOf(token: string): number {
 
 const hash = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest();
 
+/** What the simulated providers offer for new clusters and managed databases (the API validates against these). */
+export const SIMULATED_KUBERNETES_VERSIONS: readonly string[] = ['1.29.9', '1.30.5', '1.31.1'];
+export const SIMULATED_DATABASE_VERSIONS: Readonly<Record<string, readonly string[]>> = { postgres: ['15', '16'], mysql: ['8.0', '8.4'], redis: ['7.2'] };
+const DATABASE_PORTS: Record<string, number> = { postgres: 5432, mysql: 3306, redis: 6379 };
+
+/** Documentation address ranges (RFC 5737): plausible public IPv4 addresses that route nowhere. */
+const DOCUMENTATION_NETS = ['192.0.2', '198.51.100', '203.0.113'];
+
+/** A DNS label from a name (or the fallback when nothing usable is left). */
+const label = (value: unknown, fallback: string) =>
+  (typeof value === 'string' ? value : '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || fallback;
+
+/** A PEM-looking CA certificate derived from the seed bytes: not a real certificate, no key behind it. */
+function pseudoCertificate(seed: Buffer): string {
+  const blocks: Buffer[] = [];
+  for (let i = 0; i < 12; i++) blocks.push(hash(seed.toString('hex'), 'ca', String(i)));
+  const body = Buffer.concat(blocks).toString('base64').match(/.{1,64}/g)!.join('\n');
+  return `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`;
+}
+
 /**
  * The default provider driver: no network, realistic latencies, a seeded catalog, and failure
  * injection that depends only on the spec's tags and the token, so a restarted process makes the
@@ -87,22 +110,47 @@ export class SimulatorDriver implements ProviderDriver {
   }
 
   async createInstance(token: string, spec: InstanceSpec): Promise<ProvisionedInstance> {
-    await this.simulate('create', token, spec);
+    await this.simulate('create', token, spec.tags, spec.instanceId);
     const externalId = this.externalIdFor(spec.instanceId);
     this.status.set(externalId, 'active');
     return this.describe(externalId, spec);
   }
 
   async instanceAction(token: string, externalId: string, action: InstanceAction, spec: InstanceSpec): Promise<{ status: LiveStatus }> {
-    await this.simulate(action, token, spec);
+    await this.simulate(action, token, spec.tags, spec.instanceId);
     const status: LiveStatus = action === 'stop' ? 'stopped' : action === 'terminate' ? 'terminated' : 'active';
     this.status.set(externalId, status);
     return { status };
   }
 
   async deleteInstance(token: string, externalId: string, spec: InstanceSpec): Promise<void> {
-    await this.simulate('delete', token, spec);
+    await this.simulate('delete', token, spec.tags, spec.instanceId);
     this.status.set(externalId, 'terminated');
+  }
+
+  /** Deterministic external id of a non-compute resource at this provider. */
+  resourceExternalIdFor(resourceType: string, resourceId: string): string {
+    return `sim-${label(resourceType, 'resource')}-${hash(this.kind, resourceType, resourceId).toString('hex').slice(0, 16)}`;
+  }
+
+  /**
+   * Any operation on a networking, storage, Kubernetes or database resource: same latencies and
+   * `simulate` directives as instances; the result derives from the resource (never from state), so
+   * the same token (or a retry after a crash) gets the same answer. A delete reports no attributes.
+   */
+  async resourceOperation(token: string, call: ResourceCall): Promise<ResourceResult> {
+    await this.simulate(call.operation, token, call.tags, `${call.resourceType} ${call.resourceId}`);
+    const externalId = this.resourceExternalIdFor(call.resourceType, call.resourceId);
+    return { externalId, attributes: call.operation === 'delete' ? {} : this.describeResource(call) };
+  }
+
+  async kubernetesVersions(): Promise<string[]> {
+    return PROVIDER_CAPABILITIES[this.kind].includes('kubernetes') ? [...SIMULATED_KUBERNETES_VERSIONS] : [];
+  }
+
+  async databaseVersions(engine: string): Promise<string[]> {
+    if (!PROVIDER_CAPABILITIES[this.kind].includes('databases')) return [];
+    return [...(SIMULATED_DATABASE_VERSIONS[engine] ?? [])];
   }
 
   async liveStatus(externalId: string, tags?: Record<string, string>): Promise<LiveStatus> {
@@ -143,16 +191,16 @@ export class SimulatorDriver implements ProviderDriver {
     return structuredClone(SEED_CATALOG[this.kind]);
   }
 
-  private async simulate(operation: string, token: string, spec: InstanceSpec): Promise<void> {
-    const directives = parseSimulateTag(spec.tags?.simulate);
+  private async simulate(operation: string, token: string, tags: Record<string, string> | undefined, subject: string): Promise<void> {
+    const directives = parseSimulateTag(tags?.simulate);
     const attempt = attemptOf(token);
     const slow = directives.find((d): d is Extract<SimulateDirective, { kind: 'slow' }> => d.kind === 'slow');
     const range = operation === 'create' ? this.latency.create : operation === 'delete' ? this.latency.delete : this.latency.action;
     await this.sleep(slow ? slow.ms : this.jitter(range, token, operation));
     for (const d of directives) {
-      if (d.kind === 'fail-permanent') throw new ProviderError(`Simulated permanent failure of ${operation} for ${spec.instanceId}`, false);
-      if (d.kind === 'fail-always') throw new ProviderError(`Simulated failure of ${operation} for ${spec.instanceId} (attempt ${attempt}, fail:always)`);
-      if (d.kind === 'fail' && attempt <= d.attempts) throw new ProviderError(`Simulated failure of ${operation} for ${spec.instanceId} (attempt ${attempt} of ${d.attempts} failing)`);
+      if (d.kind === 'fail-permanent') throw new ProviderError(`Simulated permanent failure of ${operation} for ${subject}`, false);
+      if (d.kind === 'fail-always') throw new ProviderError(`Simulated failure of ${operation} for ${subject} (attempt ${attempt}, fail:always)`);
+      if (d.kind === 'fail' && attempt <= d.attempts) throw new ProviderError(`Simulated failure of ${operation} for ${subject} (attempt ${attempt} of ${d.attempts} failing)`);
     }
   }
 
@@ -161,6 +209,38 @@ export class SimulatorDriver implements ProviderDriver {
     const [min, max] = range;
     if (max <= min) return min;
     return min + (hash(this.seed, token, operation).readUInt32BE(0) % (max - min + 1));
+  }
+
+  /** What the provider assigned to the resource, per type; an unknown type has nothing to report. */
+  private describeResource(call: ResourceCall): Record<string, unknown> {
+    const h = hash(this.kind, call.resourceType, call.resourceId);
+    const hex = h.toString('hex');
+    const region = label(call.region, 'global');
+    const name = label(call.attributes.name, call.resourceType);
+    switch (call.resourceType) {
+      case 'elastic-ip':
+        return { address: `${DOCUMENTATION_NETS[h[0] % DOCUMENTATION_NETS.length]}.${1 + (h[1] % 254)}` };
+      case 'vlan':
+        // 802.1Q ids 2-4094 (1 is the default VLAN, 4095 reserved).
+        return { vid: 2 + (h.readUInt16BE(0) % 4093) };
+      case 'volume':
+        return { devicePath: `/dev/disk/by-id/virtio-sim-${hex.slice(0, 12)}` };
+      case 'file-system':
+        return { mountTarget: `fs-${hex.slice(0, 12)}.${region}.sim.example:/export` };
+      case 'bucket':
+        return { endpoint: `https://${label(call.attributes.name, hex.slice(0, 12))}.${region}.objects.sim.example` };
+      case 'cluster':
+        return {
+          endpoint: `https://${hex.slice(0, 12)}.k8s.${region}.sim.example:6443`,
+          caData: Buffer.from(pseudoCertificate(h)).toString('base64'),
+        };
+      case 'database': {
+        const engine = typeof call.attributes.engine === 'string' ? call.attributes.engine : 'postgres';
+        return { host: `${name}-${hex.slice(0, 8)}.db.${region}.sim.example`, port: DATABASE_PORTS[engine] ?? 5432 };
+      }
+      default:
+        return {};
+    }
   }
 
   private describe(externalId: string, spec: InstanceSpec): ProvisionedInstance {
