@@ -42,20 +42,30 @@ export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.free
   job: 'compute',
   // catalog
   catalog: 'catalog',
-  // networking
+  // networking (spec 4.8, DECISIONS 14)
   network: 'networking',
   vpc: 'networking',
   subnet: 'networking',
   firewall: 'networking',
   floatingip: 'networking',
   loadbalancer: 'networking',
-  // storage
+  elasticip: 'networking',
+  vlan: 'networking',
+  privatenetwork: 'networking',
+  // A managed database's attachment to a private network is the network's business (its IP, its CIDR).
+  networkdb: 'networking',
+  interconnection: 'networking',
+  // storage (spec 4.9)
   volume: 'storage',
   snapshot: 'storage',
   bucket: 'storage',
-  // kubernetes
+  filesystem: 'storage',
+  // kubernetes (spec 4.10)
   cluster: 'kubernetes',
   nodepool: 'kubernetes',
+  // Managed databases are their own context: own routes (/v1/databases), capability (`databases`) and
+  // lifecycle, a service rather than a disk, so storage's consumers (volumes, buckets) need not filter them.
+  database: 'databases',
   // billing
   wallet: 'billing',
   invoice: 'billing',

@@ -150,6 +150,28 @@ describe('contexts and topics', () => {
     expect(contextOf(streamId)).toBe(context);
   });
 
+  it.each([
+    ['elasticip-1', 'networking'],
+    ['vlan-1', 'networking'],
+    ['firewall-1', 'networking'],
+    ['privatenetwork-1', 'networking'],
+    ['networkdb-1', 'networking'],
+    ['interconnection-1', 'networking'],
+    ['volume-1', 'storage'],
+    ['snapshot-1', 'storage'],
+    ['bucket-1', 'storage'],
+    ['filesystem-1', 'storage'],
+    ['cluster-1', 'kubernetes'],
+    ['database-1', 'databases'],
+  ])('issue 12 resource %s → cloud.%s.events.v1', (streamId, context) => {
+    expect(topicOf({ streamId })).toBe(`cloud.${context}.events.v1`);
+  });
+
+  it('publishes to a databases topic, listed with the others', () => {
+    expect(ALL_CONTEXTS).toEqual(expect.arrayContaining(['networking', 'storage', 'kubernetes', 'databases']));
+    expect(allTopics('cloud')).toContain('cloud.databases.events.v1');
+  });
+
   it('uses only the part before the first dash', () => {
     expect(contextOf('wallet-job-1')).toBe('billing');
     expect(contextOf('job-wallet-1')).toBe('compute');
