@@ -20,9 +20,9 @@ module.exports = {
       name: 'domain-no-node-builtins-or-packages',
       severity: 'error',
       comment:
-        'No I/O, clock or framework package in the domain. Allowed: zod (schemas), uuid (only deterministic v5 ids are pure; v4/v7 ids come in with commands), node:crypto (hashes of key material).',
+        'No I/O, clock or framework package in the domain. Allowed: zod (schemas), uuid (only deterministic v5 ids are pure; v4/v7 ids come in with commands), node:crypto (hashes of key material), ipaddr.js (address parsing) and yaml (kubeconfig documents): pure computations.',
       from: { path: '^libs/domain/', pathNot: tests },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'], pathNot: '^(crypto|node:crypto)$|(^|/)node_modules/(zod|uuid)/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'], pathNot: '^(crypto|node:crypto)$|(^|/)node_modules/(zod|uuid|ipaddr\\.js|yaml)/' },
     },
     { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
     { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },

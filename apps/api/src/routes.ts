@@ -21,6 +21,8 @@ import { ServersController } from './servers/servers.controller';
 import { SshKeysController } from './ssh-keys/ssh-keys.routes';
 import { TemplatesController } from './templates/templates.routes';
 import { SIMPLE_RESOURCE_HANDLERS } from './common/simple-resource.routes';
+import { JOB_RESOURCE_HANDLERS } from './common/job-resource.routes';
+import { VolumesController } from './storage/volumes.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -36,10 +38,11 @@ export interface HttpModule {
  * their routes live here so the runtime never depends on HTTP), plus the platform's own.
  */
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
-  platform: { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
+  platform: { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
   identity: { controllers: [ApiKeysController, AdminProjectsController], handlers: IDENTITY_HANDLERS },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
+  storage: { controllers: [VolumesController] },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
 };

@@ -107,6 +107,12 @@ describe('instance decider', () => {
       given([...active, asked('j2', 'stop', 'active', 'stopping')]).when(act('j2', 'stop')).thenNothingHappens();
     });
 
+    it('refuses to terminate an instance that holds volumes (the handler names them), and lets other actions through', () => {
+      given(active).when({ ...act('j2', 'terminate', true), attachedVolumes: ['v1', 'v2'] } as InstanceCommand).thenThrows('INVALID_STATE', /Detach volumes v1, v2/);
+      given(active).when({ ...act('j2', 'terminate', true), attachedVolumes: [] } as InstanceCommand).then([asked('j2', 'terminate', 'active', 'terminating')]);
+      given(active).when({ ...act('j2', 'stop'), attachedVolumes: ['v1'] } as InstanceCommand).then([asked('j2', 'stop', 'active', 'stopping')]);
+    });
+
     it('stop, then start: stopping → stopped → starting → active', () => {
       const stopping = [...active, asked('j2', 'stop', 'active', 'stopping')];
       given(stopping).when(begin('j2')).thenNothingHappens();

@@ -103,7 +103,16 @@ export type RequestInstance = {
   sshKeyFingerprint: string | null;
   now: string;
 };
-export type RequestInstanceAction = { type: 'RequestInstanceAction'; jobId: string; action: InstanceAction; viaDelete?: boolean; now: string; requestedBy: string };
+export type RequestInstanceAction = {
+  type: 'RequestInstanceAction';
+  jobId: string;
+  action: InstanceAction;
+  viaDelete?: boolean;
+  now: string;
+  requestedBy: string;
+  /** Volumes attached to the instance, or being attached or detached (the handler looks them up): a terminate is refused while there are any. */
+  attachedVolumes?: string[];
+};
 export type UpdateInstance = { type: 'UpdateInstance'; name?: string; tags?: Tag[]; now: string };
 /** What the provider reports live for this instance (a status sync). */
 export type SyncInstanceStatus = { type: 'SyncInstanceStatus'; observed: 'active' | 'stopped' | 'error' | 'terminated' | 'unknown'; now: string };
@@ -180,6 +189,10 @@ export const instanceDecider: Decider<InstanceCommand, InstanceEvent, InstanceSt
         if (state.currentJob?.jobId === command.jobId) return [];
         const { action, jobId } = command;
         const to = startOperation(INSTANCE_LIFECYCLE, action, state.status, `Cannot ${action} an instance`);
+        // Refused rather than detached in the same job: a failed detach would leave the instance half torn down.
+        if (action === 'terminate' && command.attachedVolumes?.length) {
+          throw new DomainError('INVALID_STATE', `Detach volume${command.attachedVolumes.length > 1 ? 's' : ''} ${command.attachedVolumes.join(', ')} before terminating the instance`);
+        }
         // Rescue boots the rescue image of the instance's OS family.
         const rescueImage = action === 'rescue' ? { rescueImage: `rescue-${state.spec.operatingSystem?.slug ?? 'linux'}` } : {};
         const jobType = command.viaDelete ? 'instance.delete' : 'instance.action';

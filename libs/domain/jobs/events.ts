@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../shared/domain-error';
 
-export type JobType = 'instance.create' | 'instance.delete' | 'instance.action' | 'server.create' | 'server.action' | 'catalog.sync';
+/** Compute's job types (spec 2.4), and `<resource>.<operation>` for the resources of spec 4.8 onwards (DECISIONS 14). */
+export type JobType = 'instance.create' | 'instance.delete' | 'instance.action' | 'server.create' | 'server.action' | 'catalog.sync' | `${string}.${string}`;
 export type JobStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
 export type JobEnqueued = DomainEvent<
@@ -9,7 +10,8 @@ export type JobEnqueued = DomainEvent<
     jobId: string;
     projectId: string | null;
     type: JobType;
-    resourceType: 'instance' | 'server' | 'catalog';
+    /** `instance`, `server`, `catalog`, or a declared resource's kind (`volume`, `elastic-ip`, …). */
+    resourceType: string;
     resourceId: string;
     /** What the job does: create, delete, start, stop, restart, reinstall, rescue, terminate, sync… */
     operation: string;

@@ -5,6 +5,7 @@ import type { DocumentProjection } from '../../subscriptions/src/document-projec
 import type { ProjectionEngine } from '../../subscriptions/src/projection-engine';
 import type { SubscriptionHandler } from '../../subscriptions/src/subscription-runner';
 import type { JobOperationHandler } from '../../../sagas/job-executor/job-executor';
+import type { AnyJobBackedResource } from '../../../sagas/job-operations/job-operations';
 import type { Clock } from './clock';
 import type { Consistency } from './consistency';
 import type { DriverRegistry } from './driver-registry';
@@ -18,6 +19,8 @@ export interface RuntimeServices {
   consistency: Consistency;
   drivers: DriverRegistry;
   clock: Clock;
+  /** Every registered context's job-backed resources (the job dispatcher serves them all). */
+  jobResources: readonly AnyJobBackedResource[];
 }
 
 /** A poller over a due-time index of a read model (job attempts, auto-stop). */
@@ -36,7 +39,9 @@ export interface ContextModule {
   projections: DocumentProjection<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Process managers fed by checkpointed subscriptions. */
   processManagers?: (rt: RuntimeServices) => SubscriptionHandler[];
-  /** The job handlers of this context's job-backed resources, by the jobs' `resourceType`. */
+  /** Job-backed resources (instances, volumes, …): the one job process runs their operations. */
+  jobResources?: readonly AnyJobBackedResource[];
+  /** Other job handlers, by the jobs' `resourceType` (e.g. catalog sync). */
   jobHandlers?: (rt: RuntimeServices) => Record<string, JobOperationHandler>;
   /** Durable timers (pollers over due-time indexes of this context's read models). */
   timers?: (rt: RuntimeServices) => Timer[];

@@ -15,7 +15,7 @@ import type { CredentialVault } from '../../providers/src/credential-vault';
 import { DriverRegistry } from './driver-registry';
 import { openEngines } from './engines';
 import { ProcessManagers } from './process-managers';
-import { CONTEXT_MODULES, PROJECTIONS } from './registrations';
+import { CONTEXT_MODULES, JOB_RESOURCES, PROJECTIONS } from './registrations';
 import { Relays } from './relays';
 
 export { PROJECTIONS };
@@ -83,7 +83,7 @@ export class Platform {
       projections: PROJECTIONS,
       saga: (name) => this.processes.saga(name),
     });
-    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock };
+    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, jobResources: Object.values(JOB_RESOURCES) };
     this.processes = new ProcessManagers(services, checkpoints, CONTEXT_MODULES);
     this.relays = new Relays(config, logger, events, checkpoints);
   }

@@ -2,6 +2,7 @@ import type { CheckpointStore } from '../../subscriptions/src/checkpoint-store';
 import { DocumentProjector } from '../../subscriptions/src/document-projection';
 import { SubscriptionRunner } from '../../subscriptions/src/subscription-runner';
 import { JobExecutor } from '../../../sagas/job-executor/job-executor';
+import { JobOperations } from '../../../sagas/job-operations/job-operations';
 import { jobsProjection, type JobDoc } from '../../../projections/jobs/jobs.projection';
 import type { ContextModule, RuntimeServices, Timer } from './context-module';
 
@@ -22,7 +23,8 @@ export class ProcessManagers {
   ) {
     const onError = (name: string, err: unknown) => rt.logger.error({ err: String(err), subscription: name }, 'saga batch failed; retrying');
     this.sagas = modules.flatMap((m) => m.processManagers?.(rt) ?? []).map((h) => new SubscriptionRunner(rt.events, checkpoints, h, onError));
-    const handlers = Object.assign({}, ...modules.map((m) => m.jobHandlers?.(rt) ?? {}));
+    const jobResources = Object.fromEntries(rt.jobResources.map((r) => [r.resourceType, new JobOperations(rt.events, r, (kind) => rt.drivers.get(kind), rt.clock)]));
+    const handlers = Object.assign(jobResources, ...modules.map((m) => m.jobHandlers?.(rt) ?? {}));
     this.executor = new JobExecutor(rt.events, () => rt.projections.collection(jobsProjection), handlers, rt.logger, {
       concurrency: rt.config.jobConcurrency,
       clock: rt.clock,

@@ -1,13 +1,18 @@
 import type { DocumentProjection } from '../../subscriptions/src/document-projection';
 import type { ContextModule } from './context-module';
+import type { AnyJobBackedResource } from '../../../sagas/job-operations/job-operations';
 import { catalogModule } from './modules/catalog.module';
 import { computeModule } from './modules/compute.module';
 import { identityModule } from './modules/identity.module';
 import { jobsModule } from './modules/jobs.module';
 import { providersModule } from './modules/providers.module';
+import { storageModule } from './modules/storage.module';
 
 /** Every bounded context the runtime runs; each app is built from this list (one line per context). */
-export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule];
+export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, storageModule];
+
+/** Every job-backed resource, by the jobs' `resourceType`. */
+export const JOB_RESOURCES: Readonly<Record<string, AnyJobBackedResource>> = Object.fromEntries(CONTEXT_MODULES.flatMap((m) => m.jobResources ?? []).map((r) => [r.resourceType, r]));
 
 /** Every read model, in registration order. */
 export const PROJECTIONS: DocumentProjection[] = CONTEXT_MODULES.flatMap((m) => m.projections as DocumentProjection[]);

@@ -43,6 +43,14 @@ export class CatalogValidation {
     return { plan, region, image };
   }
 
+  /** A region of the provider's catalog by slug, id or site code, else 422 INVALID_REGION. */
+  async resolveRegion(providerKind: ProviderKind, ref: string): Promise<CatalogRegion> {
+    const [doc] = await loadCatalog(this.platform, [providerKind]);
+    const region = doc?.snapshot.regions.find((r) => matches(r, ref) || r.site.toLowerCase() === ref.toLowerCase());
+    if (!region) throw new DomainError('INVALID_REGION', `Unknown region/site for ${providerKind}: ${ref}`);
+    return region;
+  }
+
   /** A plan of any provider by slug or id (servers). */
   async resolvePlan(ref: string): Promise<CatalogPlan & { providerKind: ProviderKind }> {
     for (const d of await loadCatalog(this.platform)) {

@@ -10,7 +10,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { batchesProjection } from '../../../../projections/batches/batches.projection';
 import { batchJobResource } from '../batches/batch-view';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
-import { JOB_BACKED_RESOURCES } from '../../../../sagas/job-operations/job-backed-resources';
+import { JOB_RESOURCES } from '../../../../libs/runtime/src/registrations';
 import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
 import { PLATFORM } from '../tokens';
 
@@ -56,7 +56,7 @@ export class RetryJobHandler implements ICommandHandler<RetryJob> {
     const state = history.reduce((s, e) => jobDecider.evolve(s, { type: e.type, data: e.data } as Parameters<typeof jobDecider.evolve>[1]), jobDecider.initialState());
     // The decider refuses anything but a failed job (400 RETRY_FAILED); asked here first so a refused retry resets nothing.
     jobDecider.decide({ type: 'RetryJob', now: this.platform.now() }, state);
-    const resource = JOB_BACKED_RESOURCES[job.resourceType];
+    const resource = JOB_RESOURCES[job.resourceType];
     const resetAt = resource ? await resetForRetry(events, resource, job, this.platform.now(), ctx) : null;
     const retried = await handleCommand(events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: this.platform.now() }, ctx);
     await this.platform.waitForProjections(Math.max(retried.position ?? 0, resetAt ?? 0) || null, resource ? [resource.readModel, 'jobs'] : ['jobs']);

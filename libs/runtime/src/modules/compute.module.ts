@@ -19,7 +19,6 @@ import { templatesProjection } from '../../../../projections/templates/templates
 import { AutoStopper } from '../../../../sagas/auto-stop/auto-stopper';
 import { BatchFanout, instanceBatchRequester, serverBatchRequester } from '../../../../sagas/batch-fanout/batch-fanout';
 import { JOB_BACKED_RESOURCES } from '../../../../sagas/job-operations/job-backed-resources';
-import { JobOperations } from '../../../../sagas/job-operations/job-operations';
 import { isoNow } from '../clock';
 import type { ContextModule, RuntimeServices } from '../context-module';
 
@@ -39,8 +38,7 @@ export const computeModule: ContextModule = {
   name: 'compute',
   projections: [sshKeysProjection, templatesProjection, instancesProjection, instanceEventsProjection, batchesProjection, serversProjection, backupsProjection],
   processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt.events), servers: serverBatchRequester(rt.events) })],
-  // One job process for every job-backed resource.
-  jobHandlers: (rt) => Object.fromEntries(Object.entries(JOB_BACKED_RESOURCES).map(([type, r]) => [type, new JobOperations(rt.events, r, (kind) => rt.drivers.get(kind), rt.clock)])),
+  jobResources: Object.values(JOB_BACKED_RESOURCES),
   timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt), rt.logger, 5000, rt.clock)],
   eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...simpleResourceEventTypes(sshKeys), ...simpleResourceEventTypes(instanceTemplates)],
 };

@@ -7,6 +7,6 @@ import type { ContextModule } from '../context-module';
 export const jobsModule: ContextModule = {
   name: 'jobs',
   projections: [jobsProjection],
-  processManagers: (rt) => [new JobDispatcher(rt.events)],
+  processManagers: (rt) => [new JobDispatcher(rt.events, rt.jobResources)],
   eventTypes: Object.values(JobEventTypes),
 };

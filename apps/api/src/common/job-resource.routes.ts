@@ -1,0 +1,295 @@
+import { Controller, Inject, Req, type Type } from '@nestjs/common';
+import { Command, CommandBus, CommandHandler, Query, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import type { Capability } from '../../../../libs/domain/providers/capabilities';
+import { jobResourceDecider, type JobResource } from '../../../../libs/domain/shared/job-resource';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { unwrapBody } from '../../../../libs/http/src/body-shape';
+import { collectionSchema, resourceSchema, toResource, type Resource } from '../../../../libs/http/src/envelope';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
+import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';
+import type { ListShape } from '../../../../libs/readstore/src/list-shapes';
+import type { Filter } from '../../../../libs/readstore/src/read-store.port';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import type { JobResourceDoc } from '../../../../libs/subscriptions/src/job-resource-projection';
+import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { commandContext } from '../identity/request-context';
+import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import { findProjectProvider } from '../providers/find-provider';
+import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
+import { PLATFORM } from '../tokens';
+import { pathId, projectIdOf } from './resource-lifecycle';
+
+type AnyObject = z.ZodObject;
+type Doc = JobResourceDoc<AnyObject>;
+
+/** What a request's lookups see. */
+export interface LookupInput<B> {
+  platform: Platform;
+  projectId: string;
+  provider: ProviderDoc;
+  body: B;
+  pointerPrefix: string;
+}
+
+/** An operation route besides create and delete: `POST <path>/{id}/<name>`. */
+export interface ActionRoute {
+  summary: string;
+  /** The request body (none: `{}`). */
+  body?: AnyObject;
+  /** The lookups the operation's rules need: the args the request records (by default the body). */
+  prepare?: (input: LookupInput<Record<string, unknown>> & { doc: Doc }) => Promise<Record<string, unknown>>;
+}
+
+/**
+ * The HTTP side of a declared job-backed resource (DECISIONS 14): creates and operations answer
+ * 202 with the resource and its `jobId`; reads come from its read model. Everything but the
+ * lookups is derived from the declaration.
+ */
+export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
+  resource: JobResource<S>;
+  projection: DocumentProjection<JobResourceDoc<S>> & { lists: ListShape[] };
+  /** JSON:API type, e.g. `volumes`. */
+  type: string;
+  /** Collection path, e.g. `/v1/storage/volumes`. */
+  path: string;
+  tag: string;
+  /** Permission prefix: `<permission>:read` / `:write`. */
+  permission: string;
+  /** What the provider must support (DECISIONS 14). */
+  capability: Capability;
+  summaries: { list: string; get?: string; create: string; delete: string };
+  /** The create body; by default the resource's schema. */
+  body?: AnyObject;
+  /** The create's lookups: the fields to record (by default the body with its region resolved in the provider's catalog). */
+  prepare?: (input: LookupInput<Record<string, unknown>>) => Promise<z.output<S>>;
+  actions?: Record<string, ActionRoute>;
+  /** DELETE's status: 202 with the job (default), or 204 where the spec shows it (clusters). */
+  deleteStatus?: 202 | 204;
+}
+
+/** The response attributes: the fields, what the provider reported, and the lifecycle. */
+export function jobResourceAttributes(r: JobResource) {
+  return r.schema.extend({
+    ...(r.provided?.shape ?? {}),
+    status: z.string(),
+    providerId: z.string(),
+    errorMessage: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  });
+}
+
+function toResourceOf(routes: JobResourceRoutes, doc: Doc): Resource<Record<string, unknown>> {
+  const keys = Object.keys(jobResourceAttributes(routes.resource).shape);
+  const merged: Record<string, unknown> = { ...doc.provided, ...doc };
+  return toResource(routes.type, doc.id, Object.fromEntries(keys.map((k) => [k, merged[k] ?? null])));
+}
+
+// ---------------------------------------------------------------- commands and queries
+interface Call {
+  principal: Principal | null;
+  providerId?: string;
+}
+type Accepted = { data: Resource<Record<string, unknown>>; jobId: string };
+
+export class CreateJobResource extends Command<Accepted> {
+  constructor(
+    readonly routes: JobResourceRoutes,
+    readonly call: Call & { body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
+  ) {
+    super();
+  }
+}
+
+export class RequestResourceOperation extends Command<Accepted> {
+  constructor(
+    readonly routes: JobResourceRoutes,
+    readonly call: Call & { id: string; operation: string; body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
+  ) {
+    super();
+  }
+}
+
+export class GetJobResource extends Query<Resource<Record<string, unknown>>> {
+  constructor(
+    readonly routes: JobResourceRoutes,
+    readonly call: Call & { id: string },
+  ) {
+    super();
+  }
+}
+
+export class ListJobResources extends Query<ListResult<object>> {
+  constructor(
+    readonly routes: JobResourceRoutes,
+    readonly call: Call & { list: ListQuery<{ status?: string; region?: string; providerId?: string }> },
+  ) {
+    super();
+  }
+}
+
+const deciders = new WeakMap<JobResource, ReturnType<typeof jobResourceDecider>>();
+const deciderOf = (r: JobResource) => deciders.get(r) ?? deciders.set(r, jobResourceDecider(r)).get(r)!;
+
+@CommandHandler(CreateJobResource)
+export class CreateJobResourceHandler implements ICommandHandler<CreateJobResource> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ routes, call }: CreateJobResource): Promise<Accepted> {
+    const { resource, projection } = routes;
+    const projectId = projectIdOf(call.principal);
+    const provider = await resolveProvider(this.platform, projectId, call.providerId, routes.capability);
+    const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix };
+    const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
+    const id = uuidv7();
+    const jobId = uuidv7();
+    const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, now: this.platform.now() };
+    const r = await handleCommand(this.platform.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: true });
+    await settleJob(this.platform, r.position, jobId, projection.name);
+    return { data: toResourceOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label)), jobId };
+  }
+}
+
+/** The default create lookup: the region (when the resource has one) resolved in the provider's catalog. */
+async function withRegion({ platform, provider, body }: LookupInput<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  if (typeof body.region !== 'string') return body;
+  const region = await new CatalogValidation(platform).resolveRegion(provider.name, body.region);
+  return { ...body, region: region.slug };
+}
+
+@CommandHandler(RequestResourceOperation)
+export class RequestResourceOperationHandler implements ICommandHandler<RequestResourceOperation> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ routes, call }: RequestResourceOperation): Promise<Accepted> {
+    const { resource, projection } = routes;
+    const projectId = projectIdOf(call.principal);
+    const doc = await ownDoc(this.platform, projection as DocumentProjection<Doc>, projectId, call.id, resource.label);
+    requireSameProvider(doc.providerId, call.providerId, resource.label);
+    // The resource's own provider, even if it has been disabled since (a delete must still run).
+    const provider = (await findProjectProvider(this.platform, projectId, doc.providerId)) ?? ({ id: doc.providerId, name: doc.providerKind } as ProviderDoc);
+    const action = routes.actions?.[call.operation];
+    const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
+    const args = action?.prepare ? await action.prepare(input) : call.body;
+    const jobId = uuidv7();
+    const command = { type: 'RequestOperation' as const, id: call.id, jobId, projectId, operation: call.operation, args, requestedBy: requestedBy(call.context), now: this.platform.now() };
+    const r = await handleCommand(this.platform.events, resource.stream(call.id), deciderOf(resource), command, call.context);
+    await settleJob(this.platform, r.position, jobId, projection.name);
+    return { data: toResourceOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(call.id), call.id, projectId, r.position, resource.label)), jobId };
+  }
+}
+
+@QueryHandler(GetJobResource)
+export class GetJobResourceHandler implements IQueryHandler<GetJobResource> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ routes, call }: GetJobResource) {
+    const projectId = projectIdOf(call.principal);
+    const doc = await ownDoc(this.platform, routes.projection as DocumentProjection<Doc>, projectId, call.id, routes.resource.label);
+    requireSameProvider(doc.providerId, call.providerId, routes.resource.label);
+    return toResourceOf(routes, doc);
+  }
+}
+
+@QueryHandler(ListJobResources)
+export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ routes, call }: ListJobResources): Promise<ListResult<object>> {
+    const { status, region, providerId } = call.list.filters;
+    const filter: Filter = { projectId: projectIdOf(call.principal) };
+    if (status) filter.status = status;
+    if (region) filter.region = { $in: await new CatalogValidation(this.platform).regionSlugs(region) };
+    const provider = providerId ?? call.providerId;
+    if (provider) filter.providerId = provider;
+    const { items, total } = await (await this.platform.projections.collection(routes.projection as DocumentProjection<Doc>)).find({ filter, sort: call.list.sort, skip: call.list.skip, limit: call.list.limit });
+    return listResult(items.map((d) => toResourceOf(routes, d)), total);
+  }
+}
+
+export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler];
+
+// ---------------------------------------------------------------- the generated controller
+const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that supports this') });
+
+/** A Nest controller for a declared job-backed resource: each route maps HTTP to a command or query and back. */
+export function jobResourceController<S extends AnyObject>(decl: JobResourceRoutes<S>): Type<unknown> {
+  const routes = decl as unknown as JobResourceRoutes;
+  const params = z.object({ id: pathId });
+  const attributes = jobResourceAttributes(routes.resource);
+  const accepted = resourceSchema(decl.type, attributes, { jobId: z.string() });
+  const item = `${decl.path}/{id}`;
+  const common = { tag: decl.tag, auth: 'project' as const };
+  const read = `${decl.permission}:read`;
+  const write = `${decl.permission}:write`;
+  const list = decl.projection.lists[0];
+  const statuses = [...new Set(Object.values(routes.resource.operations).flatMap((o) => [o.transient, o.final, ...(o.working ? [o.working] : [])]).concat('error'))] as [string, ...string[]];
+  const listQuery = providerQuery.extend({ status: z.enum(statuses).optional(), region: z.string().min(1).max(64).optional() });
+  const providerOf = (p: ParsedRequest) => (p.query as { providerId?: string } | undefined)?.providerId;
+
+  @Controller()
+  class JobResourceController {
+    constructor(
+      @Inject(CommandBus) private readonly commands: CommandBus,
+      @Inject(QueryBus) private readonly queries: QueryBus,
+    ) {}
+
+    list(principal: Principal, p: ParsedRequest) {
+      return this.queries.execute(new ListJobResources(routes, { principal, list: p.list as ListQuery<{ providerId?: string }> }));
+    }
+
+    async get(principal: Principal, p: ParsedRequest) {
+      return { data: await this.queries.execute(new GetJobResource(routes, { principal, providerId: providerOf(p), id: (p.params as { id: string }).id })) };
+    }
+
+    create(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
+      const { pointerPrefix } = unwrapBody(req.body, decl.type);
+      return this.commands.execute(new CreateJobResource(routes, { principal, providerId: providerOf(p), body: p.body as Record<string, unknown>, pointerPrefix, context: commandContext(req, principal) }));
+    }
+
+    async delete(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
+      const id = (p.params as { id: string }).id;
+      const answer = await this.commands.execute(new RequestResourceOperation(routes, { principal, providerId: providerOf(p), id, operation: 'delete', body: {}, pointerPrefix: '', context: commandContext(req, principal) }));
+      return decl.deleteStatus === 204 ? undefined : answer;
+    }
+
+    action(operation: string) {
+      return (req: FastifyRequest, principal: Principal, p: ParsedRequest) => {
+        const { pointerPrefix } = unwrapBody(req.body ?? {}, decl.type);
+        const id = (p.params as { id: string }).id;
+        return this.commands.execute(new RequestResourceOperation(routes, { principal, providerId: providerOf(p), id, operation, body: (p.body as Record<string, unknown>) ?? {}, pointerPrefix, context: commandContext(req, principal) }));
+      };
+    }
+  }
+  Object.defineProperty(JobResourceController, 'name', { value: `${decl.resource.name}Controller` });
+
+  const proto = JobResourceController.prototype as unknown as Record<string, unknown>;
+  const declare = (method: string, options: Parameters<typeof ApiRoute>[0], args: Array<'req' | 'principal' | 'parsed'>) => {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, method)!;
+    args.forEach((a, i) => (a === 'req' ? Req() : a === 'principal' ? CurrentPrincipal() : Parsed())(proto, method, i));
+    ApiRoute(options)(proto, method, descriptor);
+  };
+  declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
+  if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
+  declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+  declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
+  for (const [operation, action] of Object.entries(decl.actions ?? {})) {
+    const method = `action_${operation.replace(/[^a-z0-9]/gi, '_')}`;
+    Object.defineProperty(proto, method, {
+      value: function (this: JobResourceController, req: FastifyRequest, principal: Principal, p: ParsedRequest) {
+        return this.action(operation)(req, principal, p);
+      },
+      writable: true,
+      configurable: true,
+    });
+    declare(method, { ...common, method: 'POST', path: `${item}/${operation}`, summary: action.summary, permission: write, type: decl.type, params, query: providerQuery, body: action.body ?? z.object({}), idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+  }
+  return JobResourceController;
+}

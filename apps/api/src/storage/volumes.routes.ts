@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { volumes } from '../../../../libs/domain/storage/volume.resource';
+import { badRequest } from '../../../../libs/http/src/errors';
+import { instancesProjection } from '../../../../projections/instances/instances.projection';
+import { volumesProjection } from '../../../../projections/volumes/volumes.projection';
+import { jobResourceController } from '../common/job-resource.routes';
+
+/** Block storage (spec 4.9, DECISIONS 14): create, attach to an instance, detach, delete; each a job. */
+export const VolumesController = jobResourceController({
+  resource: volumes,
+  projection: volumesProjection,
+  type: 'volumes',
+  path: '/v1/storage/volumes',
+  tag: 'Storage',
+  permission: 'storage',
+  capability: 'volumes',
+  summaries: { list: 'List the volumes of the project', get: 'Get a volume', create: 'Create a volume (202, a volume.create job)', delete: 'Delete a detached volume (202, a volume.delete job)' },
+  body: volumes.schema.omit({ instanceId: true }),
+  actions: {
+    attach: {
+      summary: 'Attach the volume to an instance of the project in its region (202, a volume.attach job)',
+      body: z.object({ instanceId: z.string().min(1).max(1024) }),
+      // The instance must be the project's (404 otherwise, reported on the field) and not gone; its region goes to the rule.
+      async prepare({ platform, projectId, body, pointerPrefix }) {
+        const instance = await (await platform.projections.collection(instancesProjection)).get(String(body.instanceId));
+        if (!instance || instance.projectId !== projectId || instance.status === 'terminated' || instance.status === 'terminating') {
+          throw badRequest([{ detail: `Instance ${String(body.instanceId)} not found`, source: { pointer: `${pointerPrefix}/instanceId` } }], 'NOT_FOUND');
+        }
+        return { instanceId: instance.id, instanceRegion: instance.region };
+      },
+    },
+    detach: { summary: 'Detach the volume from its instance (202, a volume.detach job)' },
+  },
+});

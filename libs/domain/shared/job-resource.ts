@@ -1,0 +1,176 @@
+import type { z } from 'zod';
+import { DomainError, type Decider, type DomainEvent } from './domain-error';
+import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand, type OperationTable } from './operations';
+
+/**
+ * A declared job-backed resource (volumes, elastic IPs, VLANs, clusters, … of spec 4.8 to 4.10):
+ * its create schema, its operation table and what each operation's completion changes. From the
+ * declaration come its events (`<context>.<Name>Requested.v1`, `<Name>OperationRequested.v1`,
+ * `…OperationStarted/Completed/Failed/Retried.v1`), its decider, its job lifecycle (the same one
+ * instances and servers use), its read model and its routes.
+ */
+export interface JobResource<S extends z.ZodObject = z.ZodObject, Op extends string = string, St extends string = string> {
+  /** Bounded context: the events' type prefix and (through the stream category) their topic. */
+  context: string;
+  /** PascalCase, in event names: `Volume`. */
+  name: string;
+  /** In messages: `Volume`, `Elastic IP`. */
+  label: string;
+  /** Singular kebab case, in job types (`volume.attach`, DECISIONS 14) and the jobs' resourceType. */
+  kind: string;
+  stream: (id: string) => string;
+  /** The fields a create records (limits and defaults included); completions may change them. */
+  schema: S;
+  /** What the provider reports about the resource (an address, an endpoint, …), shown beside the fields. */
+  provided?: z.ZodObject;
+  /** The operations (`create` and `delete` among them) and their statuses. */
+  operations: OperationTable<Op, St>;
+  /** Statuses a `live` operation cannot start from; `delete` ends in the first one. */
+  gone: readonly St[];
+  /** What an operation records about its request (its body and the lookups its rules need). */
+  args?: Partial<Record<Op, z.ZodType>>;
+  /** Pure rules of a request: a refusal, or null (the status rule is the table's). */
+  rules?: Partial<Record<Op, (fields: z.output<S>, args: Record<string, unknown>) => DomainError | null>>;
+  /** What a completion changes in the fields (from the request's args and the provider's result). */
+  complete?: Partial<Record<Op, (fields: z.output<S>, args: Record<string, unknown>, result: Record<string, unknown>) => z.output<S>>>;
+}
+
+// Resources differ in their types; the generic pieces see them alike.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJobResource = JobResource<any, any, any>;
+
+export type JobResourceState<F> =
+  | { status: 'none' }
+  | {
+      status: string;
+      id: string;
+      projectId: string;
+      providerId: string;
+      providerKind: string;
+      fields: F;
+      externalId: string | null;
+      /** What the provider reported (address, endpoint, …). */
+      attributes: Record<string, unknown>;
+      currentJob: (NonNullable<CurrentJob<string>> & { args?: Record<string, unknown> }) | null;
+    };
+
+export type CreateJobResource<F> = { type: 'CreateResource'; id: string; jobId: string; projectId: string; providerId: string; providerKind: string; fields: F; now: string };
+export type RequestResourceOperation = { type: 'RequestOperation'; id: string; jobId: string; projectId: string; operation: string; args: Record<string, unknown>; requestedBy: string; now: string };
+export type JobResourceCommand<F> = CreateJobResource<F> | RequestResourceOperation | OperationCommand<JobResourceResult>;
+/** What a job's provider call reports: the external id and the resource's provider-side attributes. */
+export type JobResourceResult = { externalId: string; attributes: Record<string, unknown> };
+export type JobResourceEvent = DomainEvent<string, Record<string, unknown>>;
+
+/** The event types of a declared resource. */
+export function jobResourceEventTypes(r: Pick<JobResource, 'context' | 'name'>) {
+  const t = (what: string) => `${r.context}.${r.name}${what}.v1`;
+  return {
+    requested: t('Requested'),
+    operationRequested: t('OperationRequested'),
+    started: t('OperationStarted'),
+    completed: t('OperationCompleted'),
+    failed: t('OperationFailed'),
+    retried: t('OperationRetried'),
+  };
+}
+
+/** The job lifecycle of a declared resource (the one mechanism of libs/domain/shared/operations.ts). */
+export function jobResourceLifecycle(r: JobResource): JobLifecycle<string, string, JobResourceEvent, JobResourceResult> {
+  const types = jobResourceEventTypes(r);
+  return {
+    operations: r.operations,
+    gone: r.gone,
+    events: {
+      working: (operation, d) => ({ type: types.started, data: { ...d, operation } }),
+      completed: (operation, d, result) => ({ type: types.completed, data: { ...d, operation, result: result ?? null } }),
+      failed: (operation, d) => ({ type: types.failed, data: { ...d, operation } }),
+      retried: (operation, d) => ({ type: types.retried, data: { ...d, operation } }),
+    },
+    read: (e) => {
+      const d = e.data as { jobId: string; operation?: string; error?: string };
+      switch (e.type) {
+        case types.requested:
+          return { step: 'requested', jobId: d.jobId, operation: 'create' };
+        case types.operationRequested:
+          return { step: 'requested', jobId: d.jobId, operation: d.operation! };
+        case types.started:
+          return { step: 'working', jobId: d.jobId, operation: d.operation! };
+        case types.completed:
+          return { step: 'completed', jobId: d.jobId, operation: d.operation! };
+        case types.failed:
+          return { step: 'failed', jobId: d.jobId, operation: d.operation!, error: d.error };
+        case types.retried:
+          return { step: 'retried', jobId: d.jobId, operation: d.operation! };
+        default:
+          return null;
+      }
+    },
+  };
+}
+
+/** The fields after a completed operation (the declaration's `complete`, else unchanged). */
+export function completedFields<F>(r: JobResource, operation: string, fields: F, args: Record<string, unknown>, result: JobResourceResult | null): F {
+  const apply = (r.complete as Record<string, ((f: F, a: Record<string, unknown>, res: Record<string, unknown>) => F) | undefined> | undefined)?.[operation];
+  return apply ? apply(fields, args, result?.attributes ?? {}) : fields;
+}
+
+export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): Decider<JobResourceCommand<z.output<S>>, JobResourceEvent, JobResourceState<z.output<S>>> {
+  type F = z.output<S>;
+  type Live = Exclude<JobResourceState<F>, { status: 'none' }>;
+  const types = jobResourceEventTypes(r);
+  const lifecycle = jobResourceLifecycle(r as unknown as JobResource);
+  const notFound = () => new DomainError('NOT_FOUND', `${r.label} not found`);
+  return {
+    initialState: () => ({ status: 'none' }),
+    evolve: (state, event) => {
+      const d = event.data as Record<string, unknown>;
+      if (event.type === types.requested) {
+        const created: Live = { status: '', id: String(d.id), projectId: String(d.projectId), providerId: String(d.providerId), providerKind: String(d.providerKind), fields: d.fields as F, externalId: null, attributes: {}, currentJob: null };
+        return { ...created, ...evolveLifecycle(lifecycle, created, event)! };
+      }
+      if (state.status === 'none') return state;
+      const live = state as Live;
+      const moved = evolveLifecycle(lifecycle, live, event);
+      if (!moved) return state;
+      const next: Live = { ...live, ...moved, currentJob: moved.currentJob && { ...moved.currentJob, args: live.currentJob?.args } };
+      if (event.type === types.operationRequested) next.currentJob = { ...moved.currentJob!, args: (d.args as Record<string, unknown>) ?? {} };
+      if (event.type === types.completed) {
+        const result = d.result as JobResourceResult | null;
+        next.fields = completedFields(r as unknown as JobResource, String(d.operation), live.fields, live.currentJob?.args ?? {}, result);
+        if (result) {
+          next.externalId = result.externalId ?? live.externalId;
+          next.attributes = { ...live.attributes, ...result.attributes };
+        }
+      }
+      return next;
+    },
+    decide: (command, state) => {
+      if (isOperationCommand<JobResourceResult>(command)) return state.status === 'none' ? [] : decideOperation(lifecycle, state as Live, command);
+      switch (command.type) {
+        case 'CreateResource': {
+          if (state.status !== 'none') throw new DomainError('CONFLICT', `${r.label} ${command.id} already exists`);
+          const checked = r.schema.safeParse(command.fields);
+          if (!checked.success) throw new DomainError('BAD_REQUEST', checked.error.issues.map((i) => `${i.path.join('.') || 'fields'}: ${i.message}`).join('; '));
+          const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.create?.(command.fields, {});
+          if (refusal) throw refusal;
+          const { id, jobId, projectId, providerId, providerKind, fields, now } = command;
+          return [{ type: types.requested, data: { id, jobId, projectId, providerId, providerKind, fields, requestedAt: now } }];
+        }
+        case 'RequestOperation': {
+          const live = state as Live;
+          if (state.status === 'none' || live.projectId !== command.projectId) throw notFound();
+          if (!(command.operation in r.operations) || command.operation === 'create') throw new DomainError('BAD_REQUEST', `Unknown operation ${command.operation}`);
+          const label = r.label.charAt(0).toLowerCase() + r.label.slice(1);
+          startOperation(lifecycle, command.operation, state.status, `Cannot ${command.operation} a ${label}`);
+          const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.[command.operation]?.(live.fields, command.args);
+          if (refusal) throw refusal;
+          const { id, jobId, operation, args, requestedBy, now } = command;
+          return [{ type: types.operationRequested, data: { id, jobId, operation, args, from: state.status, requestedBy, requestedAt: now } }];
+        }
+        default:
+          return [];
+      }
+    },
+  };
+
+}

@@ -1,0 +1,14 @@
+import { volumes } from '../../libs/domain/storage/volume.resource';
+import { jobResourceListShape, jobResourceProjection, type JobResourceDoc } from '../../libs/subscriptions/src/job-resource-projection';
+import { indexOn } from '../../libs/readstore/src/list-shapes';
+
+export type VolumeDoc = JobResourceDoc<typeof volumes.schema>;
+
+/** Serves the volume routes, and the instance-terminate guard's lookup of an instance's volumes. */
+export const volumesProjection = jobResourceProjection(volumes, {
+  name: 'volumes',
+  version: 1,
+  list: jobResourceListShape('GET /v1/storage/volumes'),
+  // The instance-terminate guard: an instance's attached volumes, and those being attached to it.
+  indexes: [indexOn('instanceId', 'id'), indexOn('pendingArgs.instanceId', 'status', 'id')],
+});

@@ -1,0 +1,58 @@
+import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import type { JobType } from '../../libs/domain/jobs/events';
+import { jobResourceDecider, jobResourceEventTypes, type AnyJobResource, type JobResourceResult, type JobResourceState } from '../../libs/domain/shared/job-resource';
+import type { ProviderDriver } from '../../libs/providers/src/driver.port';
+import type { DriverCall, JobBackedResource } from './job-operations';
+
+/** What the driver is told of a declared resource: its type, provider-side id, region, tags and fields. */
+export type ResourceCallSpec = { resourceType: string; resourceId: string; region: string | null; tags: Record<string, string>; attributes: Record<string, unknown> };
+
+type Live = Exclude<JobResourceState<Record<string, unknown>>, { status: 'none' }>;
+
+/**
+ * The process side of a declared job-backed resource (volumes, elastic IPs, clusters, …): the job
+ * each request event starts (`<kind>.<operation>`, DECISIONS 14) and one generic driver call per
+ * operation, carrying the request's arguments; the simulator's `simulate` tag works as for instances.
+ */
+export function declaredJobResource(resource: AnyJobResource, readModel: string): JobBackedResource<string, Live & { status: string }, JobResourceResult> {
+  const types = jobResourceEventTypes(resource);
+  const call =
+    (operation: string): DriverCall<JobResourceResult> =>
+    (driver: ProviderDriver, t) => {
+      const spec = t.spec as unknown as ResourceCallSpec;
+      return driver.resourceOperation(t.token, { ...spec, operation, resourceId: t.externalId });
+    };
+  return {
+    resourceType: resource.kind,
+    label: resource.label,
+    readModel,
+    stream: resource.stream,
+    // The process passes the decider only its operation commands.
+    decider: jobResourceDecider(resource) as never,
+    jobOf: (e: RecordedEvent) => {
+      const d = e.data as Record<string, unknown>;
+      const job = (operation: string, payload: Record<string, unknown>, projectId: string | null) => ({
+        jobId: String(d.jobId),
+        projectId,
+        type: `${resource.kind}.${operation}` as JobType,
+        resourceType: resource.kind,
+        resourceId: String(d.id),
+        operation,
+        payload,
+        enqueuedAt: String(d.requestedAt),
+      });
+      if (e.type === types.requested) return job('create', { ...(d.fields as Record<string, unknown>), providerId: d.providerId }, String(d.projectId));
+      if (e.type === types.operationRequested) return job(String(d.operation), (d.args as Record<string, unknown>) ?? {}, e.metadata.projectId ?? null);
+      return null;
+    },
+    target: (s) => {
+      const fields = s.fields as Record<string, unknown>;
+      const tags = Object.fromEntries(((fields.tags as Array<{ key: string; value: string }> | undefined) ?? []).map((t) => [t.key, t.value]));
+      const spec: ResourceCallSpec = { resourceType: resource.kind, resourceId: s.id, region: typeof fields.region === 'string' ? fields.region : null, tags, attributes: { ...fields, ...(s.currentJob?.args ?? {}) } };
+      // The provider knows a resource by our id until its create reports its own.
+      return { providerKind: s.providerKind, externalId: s.externalId ?? s.id, spec: spec as never };
+    },
+    calls: new Proxy({} as Record<string, DriverCall<JobResourceResult>>, { get: (_t, op) => (typeof op === 'string' && op in resource.operations ? call(op) : undefined) }),
+    jobResult: (r) => ({ externalId: r.externalId, ...r.attributes }),
+  };
+}
