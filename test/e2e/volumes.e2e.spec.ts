@@ -117,6 +117,17 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
     expect(events.filter((t) => t === 'storage.VolumeOperationRequested.v1')).toHaveLength(1);
   });
 
+  it('keeps operator records: an import is validated like a create and recorded as available with its external id', async () => {
+    const imported = await api.post('/v1/storage/volumes/db', { ...vol, name: 'legacy', externalId: 'vol-0abc' });
+    expect(imported.status).toBe(201);
+    expect(imported.body.data.attributes).toMatchObject({ name: 'legacy', status: 'available', externalId: 'vol-0abc', providerId: cloud });
+    expect((await get(imported.body.data.id)).body.data.attributes.status).toBe('available');
+    const records = await api.get('/v1/storage/volumes/db?limit=100');
+    expect(records.body.data.find((r: { id: string }) => r.id === imported.body.data.id).attributes.externalId).toBe('vol-0abc');
+    expect((await api.post('/v1/storage/volumes/db', { ...vol, name: 'legacy' })).status).toBe(400);
+    expect((await api.post('/v1/storage/volumes/db', { ...vol, region: 'mars-1', externalId: 'x' })).status).toBe(422);
+  });
+
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
     const flaky = await api.post('/v1/storage/volumes', { ...vol, tags: { simulate: 'fail:2' } });
     const done = await eventually(() => api.get(`/v1/jobs/${flaky.body.jobId}`), (r) => r.body.data.attributes.status === 'completed', 20000);

@@ -31,6 +31,10 @@ export interface JobResource<S extends z.ZodObject = z.ZodObject, Op extends str
   args?: Partial<Record<Op, z.ZodType>>;
   /** Pure rules of a request: a refusal, or null (the status rule is the table's). */
   rules?: Partial<Record<Op, (fields: z.output<S>, args: Record<string, unknown>) => DomainError | null>>;
+  /** Ids derived from content (a bucket's provider and name): a deleted resource's id may be created again. */
+  reusableIds?: boolean;
+  /** The CONFLICT detail for a create whose id exists (e.g. a bucket name taken). */
+  conflict?: (fields: z.output<S>) => string;
   /** What a completion changes in the fields (from the request's args and the provider's result). */
   complete?: Partial<Record<Op, (fields: z.output<S>, args: Record<string, unknown>, result: Record<string, unknown>) => z.output<S>>>;
 }
@@ -56,7 +60,12 @@ export type JobResourceState<F> =
 
 export type CreateJobResource<F> = { type: 'CreateResource'; id: string; jobId: string; projectId: string; providerId: string; providerKind: string; fields: F; now: string };
 export type RequestResourceOperation = { type: 'RequestOperation'; id: string; jobId: string; projectId: string; operation: string; args: Record<string, unknown>; requestedBy: string; now: string };
-export type JobResourceCommand<F> = CreateJobResource<F> | RequestResourceOperation | OperationCommand<JobResourceResult>;
+/** A resource that exists at the provider but was made outside the API (the `/db` record routes): recorded in its created state. */
+export type ImportJobResource<F> = { type: 'ImportResource'; id: string; projectId: string; providerId: string; providerKind: string; fields: F; externalId: string; attributes: Record<string, unknown>; now: string };
+export type JobResourceCommand<F> = CreateJobResource<F> | ImportJobResource<F> | RequestResourceOperation | OperationCommand<JobResourceResult>;
+const CREATE = 'create';
+const DELETE = 'delete';
+
 /** What a job's provider call reports: the external id and the resource's provider-side attributes. */
 export type JobResourceResult = { externalId: string; attributes: Record<string, unknown> };
 export type JobResourceEvent = DomainEvent<string, Record<string, unknown>>;
@@ -71,6 +80,7 @@ export function jobResourceEventTypes(r: Pick<JobResource, 'context' | 'name'>) 
     completed: t('OperationCompleted'),
     failed: t('OperationFailed'),
     retried: t('OperationRetried'),
+    imported: t('Imported'),
   };
 }
 
@@ -128,6 +138,9 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
         const created: Live = { status: '', id: String(d.id), projectId: String(d.projectId), providerId: String(d.providerId), providerKind: String(d.providerKind), fields: d.fields as F, externalId: null, attributes: {}, currentJob: null };
         return { ...created, ...evolveLifecycle(lifecycle, created, event)! };
       }
+      if (event.type === types.imported) {
+        return { status: r.operations[CREATE].final, id: String(d.id), projectId: String(d.projectId), providerId: String(d.providerId), providerKind: String(d.providerKind), fields: d.fields as F, externalId: String(d.externalId), attributes: (d.attributes as Record<string, unknown>) ?? {}, currentJob: null };
+      }
       if (state.status === 'none') return state;
       const live = state as Live;
       const moved = evolveLifecycle(lifecycle, live, event);
@@ -147,12 +160,18 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
     decide: (command, state) => {
       if (isOperationCommand<JobResourceResult>(command)) return state.status === 'none' ? [] : decideOperation(lifecycle, state as Live, command);
       switch (command.type) {
+        case 'ImportResource':
         case 'CreateResource': {
-          if (state.status !== 'none') throw new DomainError('CONFLICT', `${r.label} ${command.id} already exists`);
+          const reusable = r.reusableIds && state.status === r.operations[DELETE]?.final;
+          if (state.status !== 'none' && !reusable) throw new DomainError('CONFLICT', r.conflict?.(command.fields) ?? `${r.label} ${command.id} already exists`);
           const checked = r.schema.safeParse(command.fields);
           if (!checked.success) throw new DomainError('BAD_REQUEST', checked.error.issues.map((i) => `${i.path.join('.') || 'fields'}: ${i.message}`).join('; '));
           const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.create?.(command.fields, {});
           if (refusal) throw refusal;
+          if (command.type === 'ImportResource') {
+            const { id, projectId, providerId, providerKind, fields, externalId, attributes, now } = command;
+            return [{ type: types.imported, data: { id, projectId, providerId, providerKind, fields, externalId, attributes, importedAt: now } }];
+          }
           const { id, jobId, projectId, providerId, providerKind, fields, now } = command;
           return [{ type: types.requested, data: { id, jobId, projectId, providerId, providerKind, fields, requestedAt: now } }];
         }
@@ -174,3 +193,14 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
   };
 
 }
+
+/**
+ * The rule of a regional resource's assign, attach or move (DECISIONS 14): the target, whose region
+ * the handler looked up (`targetRegion`), is in the resource's region; else 422 INVALID_REGION.
+ */
+export const sameRegion =
+  (label: string) =>
+  (fields: { region?: unknown }, args: Record<string, unknown>): DomainError | null =>
+    fields.region !== undefined && args.targetRegion !== fields.region
+      ? new DomainError('INVALID_REGION', `${String(args.targetType)} ${String(args.targetId)} is in ${String(args.targetRegion)}; the ${label} is in ${String(fields.region)}`)
+      : null;

@@ -13,7 +13,8 @@ export type JobResourceDoc<S extends z.ZodObject = z.ZodObject> = ReadDoc &
     providerId: string;
     providerKind: string;
     status: string;
-    jobId: string;
+    /** The job of the last request (null for an imported record). */
+    jobId: string | null;
     errorMessage: string | null;
     externalId: string | null;
     provided: Record<string, unknown>;
@@ -41,7 +42,7 @@ export function jobResourceProjection<S extends z.ZodObject>(
   const { list, indexes = [], ...rest } = model;
   return {
     eventTypes: Object.values(types),
-    creates: [types.requested],
+    creates: [types.requested, types.imported],
     lists: [list],
     indexes: [...indexesFor([list]), ...indexes],
     documentId: (e: RecordedEvent) => String((e.data as { id: string }).id),
@@ -52,6 +53,12 @@ export function jobResourceProjection<S extends z.ZodObject>(
         const fields = d.fields as Record<string, unknown>;
         const doc = { ...fields, id: String(d.id), _position: e.position, projectId: d.projectId, providerId: d.providerId, providerKind: d.providerKind, externalId: null, provided: {}, pendingArgs: {}, createdAt: at, updatedAt: at };
         return { ...doc, ...lifecycleFields(lifecycle, e as never) } as unknown as JobResourceDoc<S>;
+      }
+      if (e.type === types.imported) {
+        const fields = d.fields as Record<string, unknown>;
+        const at = String(d.importedAt);
+        const status = (resource.operations as Record<string, { final: string }>).create.final;
+        return { ...fields, id: String(d.id), _position: e.position, projectId: d.projectId, providerId: d.providerId, providerKind: d.providerKind, status, jobId: null, errorMessage: null, externalId: d.externalId, provided: d.attributes ?? {}, pendingArgs: {}, createdAt: at, updatedAt: at } as unknown as JobResourceDoc<S>;
       }
       if (!current) return null;
       const moved = lifecycleFields(lifecycle, e as never);

@@ -70,6 +70,17 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
   /** The create's lookups: the fields to record (by default the body with its region resolved in the provider's catalog). */
   prepare?: (input: LookupInput<Record<string, unknown>>) => Promise<z.output<S>>;
   actions?: Record<string, ActionRoute>;
+  /** `PATCH <path>/{id}`: the `update` operation, a job like the others (e.g. a firewall's rules). */
+  update?: ActionRoute;
+  /** A content-derived id (a bucket: provider and name), so a duplicate lands on the same stream and is refused (409). */
+  idFor?: (projectId: string, providerId: string, fields: z.output<S>) => string;
+  /**
+   * Secrets a create makes (a database password, a cluster credential): they go to the credential
+   * vault here, the fields keep only references, and `reveal` is shown once, in the create's answer.
+   */
+  secrets?: (input: LookupInput<z.output<S>> & { id: string }) => Promise<{ fields?: Partial<z.output<S>>; reveal: Record<string, unknown> }>;
+  /** `GET/POST <path>/db`: the operator's records of what exists at the provider, an import registered like a create. */
+  records?: { list: string; create: string };
   /** DELETE's status: 202 with the job (default), or 204 where the spec shows it (clusters). */
   deleteStatus?: 202 | 204;
 }
@@ -117,6 +128,15 @@ export class RequestResourceOperation extends Command<Accepted> {
   }
 }
 
+export class ImportJobResource extends Command<Resource<Record<string, unknown>>> {
+  constructor(
+    readonly routes: JobResourceRoutes,
+    readonly call: Call & { body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
+  ) {
+    super();
+  }
+}
+
 export class GetJobResource extends Query<Resource<Record<string, unknown>>> {
   constructor(
     readonly routes: JobResourceRoutes,
@@ -129,7 +149,7 @@ export class GetJobResource extends Query<Resource<Record<string, unknown>>> {
 export class ListJobResources extends Query<ListResult<object>> {
   constructor(
     readonly routes: JobResourceRoutes,
-    readonly call: Call & { list: ListQuery<{ status?: string; region?: string; providerId?: string }> },
+    readonly call: Call & { list: ListQuery<{ status?: string; region?: string; providerId?: string }>; records?: boolean },
   ) {
     super();
   }
@@ -147,13 +167,18 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
     const projectId = projectIdOf(call.principal);
     const provider = await resolveProvider(this.platform, projectId, call.providerId, routes.capability);
     const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix };
-    const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
-    const id = uuidv7();
+    let fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
+    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
+    const secret = routes.secrets ? await routes.secrets({ ...input, body: fields, id }) : null;
+    if (secret?.fields) fields = { ...fields, ...secret.fields };
     const jobId = uuidv7();
     const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, now: this.platform.now() };
-    const r = await handleCommand(this.platform.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: true });
+    const r = await handleCommand(this.platform.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
     await settleJob(this.platform, r.position, jobId, projection.name);
-    return { data: toResourceOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label)), jobId };
+    const data = toResourceOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
+    // Shown this once; afterwards only the vault holds it.
+    if (secret) data.attributes = { ...data.attributes, ...secret.reveal };
+    return { data, jobId };
   }
 }
 
@@ -175,7 +200,7 @@ export class RequestResourceOperationHandler implements ICommandHandler<RequestR
     requireSameProvider(doc.providerId, call.providerId, resource.label);
     // The resource's own provider, even if it has been disabled since (a delete must still run).
     const provider = (await findProjectProvider(this.platform, projectId, doc.providerId)) ?? ({ id: doc.providerId, name: doc.providerKind } as ProviderDoc);
-    const action = routes.actions?.[call.operation];
+    const action = call.operation === 'update' ? routes.update : routes.actions?.[call.operation];
     const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
     const args = action?.prepare ? await action.prepare(input) : call.body;
     const jobId = uuidv7();
@@ -185,6 +210,32 @@ export class RequestResourceOperationHandler implements ICommandHandler<RequestR
     return { data: toResourceOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(call.id), call.id, projectId, r.position, resource.label)), jobId };
   }
 }
+
+/** An import: validated like a create (provider, region, fields), recorded in the created state with the provider's id. */
+@CommandHandler(ImportJobResource)
+export class ImportJobResourceHandler implements ICommandHandler<ImportJobResource> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ routes, call }: ImportJobResource): Promise<Resource<Record<string, unknown>>> {
+    const { resource, projection } = routes;
+    const projectId = projectIdOf(call.principal);
+    const provider = await resolveProvider(this.platform, projectId, call.providerId, routes.capability);
+    const { externalId, ...body } = call.body as { externalId: string } & Record<string, unknown>;
+    const input = { platform: this.platform, projectId, provider, body, pointerPrefix: call.pointerPrefix };
+    const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
+    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
+    const command = { type: 'ImportResource' as const, id, projectId, providerId: provider.id, providerKind: provider.name, fields, externalId, attributes: {}, now: this.platform.now() };
+    const r = await handleCommand(this.platform.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
+    await this.platform.waitForProjections(r.position, [projection.name]);
+    return recordOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
+  }
+}
+
+/** A record of the `/db` routes: the resource with the provider's id. */
+const recordOf = (routes: JobResourceRoutes, doc: Doc) => {
+  const r = toResourceOf(routes, doc);
+  return { ...r, attributes: { ...r.attributes, externalId: doc.externalId } };
+};
 
 @QueryHandler(GetJobResource)
 export class GetJobResourceHandler implements IQueryHandler<GetJobResource> {
@@ -210,11 +261,11 @@ export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> 
     const provider = providerId ?? call.providerId;
     if (provider) filter.providerId = provider;
     const { items, total } = await (await this.platform.projections.collection(routes.projection as DocumentProjection<Doc>)).find({ filter, sort: call.list.sort, skip: call.list.skip, limit: call.list.limit });
-    return listResult(items.map((d) => toResourceOf(routes, d)), total);
+    return listResult(items.map((d) => (call.records ? recordOf(routes, d) : toResourceOf(routes, d))), total);
   }
 }
 
-export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler];
+export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, ImportJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler];
 
 // ---------------------------------------------------------------- the generated controller
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that supports this') });
@@ -260,6 +311,15 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       return decl.deleteStatus === 204 ? undefined : answer;
     }
 
+    listRecords(principal: Principal, p: ParsedRequest) {
+      return this.queries.execute(new ListJobResources(routes, { principal, list: p.list as ListQuery<{ providerId?: string }>, records: true }));
+    }
+
+    async importRecord(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
+      const { pointerPrefix } = unwrapBody(req.body, decl.type);
+      return { data: await this.commands.execute(new ImportJobResource(routes, { principal, providerId: providerOf(p), body: p.body as Record<string, unknown>, pointerPrefix, context: commandContext(req, principal) })) };
+    }
+
     action(operation: string) {
       return (req: FastifyRequest, principal: Principal, p: ParsedRequest) => {
         const { pointerPrefix } = unwrapBody(req.body ?? {}, decl.type);
@@ -280,6 +340,22 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.records) {
+    const recordAttributes = attributes.extend({ externalId: z.string().nullable() });
+    const importBody = (decl.body ?? routes.resource.schema).extend({ externalId: z.string().min(1).max(255).describe("The provider's id of the resource") });
+    declare('listRecords', { ...common, method: 'GET', path: `${decl.path}/db`, summary: decl.records.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, recordAttributes) } }, ['principal', 'parsed']);
+    declare('importRecord', { ...common, method: 'POST', path: `${decl.path}/db`, summary: decl.records.create, permission: write, type: decl.type, query: providerQuery, body: importBody, idempotent: true, responses: { 201: resourceSchema(decl.type, recordAttributes) } }, ['req', 'principal', 'parsed']);
+  }
+  if (decl.update) {
+    Object.defineProperty(proto, 'update', {
+      value: function (this: JobResourceController, req: FastifyRequest, principal: Principal, p: ParsedRequest) {
+        return this.action('update')(req, principal, p);
+      },
+      writable: true,
+      configurable: true,
+    });
+    declare('update', { ...common, method: 'PATCH', path: item, summary: decl.update.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.update.body ?? z.object({}), idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+  }
   for (const [operation, action] of Object.entries(decl.actions ?? {})) {
     const method = `action_${operation.replace(/[^a-z0-9]/gi, '_')}`;
     Object.defineProperty(proto, method, {

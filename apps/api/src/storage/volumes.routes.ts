@@ -16,6 +16,7 @@ export const VolumesController = jobResourceController({
   capability: 'volumes',
   summaries: { list: 'List the volumes of the project', get: 'Get a volume', create: 'Create a volume (202, a volume.create job)', delete: 'Delete a detached volume (202, a volume.delete job)' },
   body: volumes.schema.omit({ instanceId: true }),
+  records: { list: "The volume records the service holds, with the provider's ids", create: 'Register a volume that exists at the provider but was made outside the API (an import)' },
   actions: {
     attach: {
       summary: 'Attach the volume to an instance of the project in its region (202, a volume.attach job)',

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { badRequest } from '../../../../libs/http/src/errors';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { instancesProjection } from '../../../../projections/instances/instances.projection';
+import { serversProjection } from '../../../../projections/servers/servers.projection';
+
+/** DECISIONS 14: assign, attach, detach and move name their target this way. */
+export const targetBody = z.object({
+  targetType: z.enum(['instance', 'server']),
+  targetId: z.string().min(1).max(1024),
+});
+export type TargetRef = z.infer<typeof targetBody>;
+
+/** What a request records about its target: the reference and the region the rules compare. */
+export type ResolvedTarget = TargetRef & { targetRegion: string };
+
+/**
+ * The target must be an instance or server of the project that still exists (404 NOT_FOUND on the
+ * field otherwise); its region goes to the resource's rules (`sameRegion` in libs/domain/shared/job-resource.ts).
+ */
+export async function resolveTarget(platform: Platform, projectId: string, ref: TargetRef, pointerPrefix: string): Promise<ResolvedTarget> {
+  const projection = ref.targetType === 'instance' ? instancesProjection : serversProjection;
+  const doc = (await (await platform.projections.collection(projection as never)).get(ref.targetId)) as { projectId: string; status: string; region: string } | null;
+  const gone = ['terminated', 'terminating', 'deleting'];
+  if (!doc || doc.projectId !== projectId || gone.includes(doc.status)) {
+    throw badRequest([{ detail: `${ref.targetType === 'instance' ? 'Instance' : 'Server'} ${ref.targetId} not found`, source: { pointer: `${pointerPrefix}/targetId` } }], 'NOT_FOUND');
+  }
+  return { ...ref, targetRegion: doc.region };
+}
