@@ -189,6 +189,11 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     const bad = await api.post('/v1/instances', { name: '', providerId, region: 'us-east-1', instanceType: 'pc-t3-medium', workerCount: 0 });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual(['/name', '/workerCount']);
+    // One tags schema for every resource (DECISIONS 13): keys unique, at most 50.
+    const dupTags = await api.post('/v1/instances', { ...base, name: 'x', providerId, tags: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] });
+    expect([dupTags.status, dupTags.body.errors[0].source.pointer]).toEqual([400, '/tags']);
+    const manyTags = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']));
+    expect((await api.post('/v1/instances', { ...base, name: 'x', providerId, tags: manyTags })).status).toBe(400);
     const region = await api.post('/v1/instances', { ...base, name: 'x', providerId, region: 'mars-1' });
     expect(region.status).toBe(422);
     expect(region.body.errors[0]).toMatchObject({ code: 'INVALID_REGION', detail: 'Unknown region/site: mars-1' });

@@ -34,6 +34,20 @@ export interface ApiRouteOptions {
   list?: ListSpec;
 }
 
+/**
+ * What a handler receives for a route declared with `options` (`@Parsed()`, or one part of it with
+ * `@Parsed('body')`): the types come from the declaration's schemas, never restated by hand.
+ */
+export type RouteInput<O extends ApiRouteOptions> = {
+  body: O['body'] extends z.ZodType ? z.output<O['body']> : undefined;
+  query: O['query'] extends z.ZodType ? z.output<O['query']> : undefined;
+  params: O['params'] extends z.ZodType ? z.output<O['params']> : undefined;
+  list: O['list'] extends ListSpec ? ListQuery<O['query'] extends z.ZodType ? z.output<O['query']> : Record<string, never>> : undefined;
+};
+
+/** Declares a route once, keeping its schemas' types for `RouteInput<typeof …>`. */
+export const route = <const O extends ApiRouteOptions>(options: O): O => options;
+
 export interface RegisteredRoute extends ApiRouteOptions {
   /** Path in Fastify/Nest syntax (`:id`). */
   routePath: string;

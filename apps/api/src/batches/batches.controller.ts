@@ -2,7 +2,7 @@ import { Controller, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf } from '../common/resource-lifecycle';
@@ -36,6 +36,40 @@ const batchDocument = z.object({ data: z.object({ id: z.string(), type: z.litera
  * resource. `jobId` in the 202 is the batch id: GET /v1/jobs/{id} shows the batch as one job
  * summing up its items, and the status route reports each resource under `items`.
  */
+const actionRoute = route({
+  method: 'POST',
+  path: '/v1/batch/batch/action',
+  summary: 'Start, stop, reboot or delete many instances or servers: one job per resource',
+  tag: 'Batch',
+  auth: 'project',
+  permission: 'batch:write',
+  type: 'batches',
+  body: actionBody,
+  idempotent: true,
+  responses: { 202: batchDocument },
+});
+const removeRoute = route({
+  method: 'POST',
+  path: '/v1/batch/batch/delete',
+  summary: 'Delete many instances or servers: one job per resource',
+  tag: 'Batch',
+  auth: 'project',
+  permission: 'batch:write',
+  type: 'batches',
+  body: deleteBody,
+  idempotent: true,
+  responses: { 202: batchDocument },
+});
+const statusRoute = route({
+  method: 'GET',
+  path: '/v1/batch/batch/status',
+  summary: 'Per-resource outcome of a batch',
+  tag: 'Batch',
+  auth: 'project',
+  query: z.object({ batchId: z.string().min(1).max(64) }),
+  responses: { 200: batchDocument },
+});
+
 @Controller()
 export class BatchesController {
   constructor(
@@ -43,50 +77,20 @@ export class BatchesController {
     private readonly queries: QueryBus,
   ) {}
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/batch/batch/action',
-    summary: 'Start, stop, reboot or delete many instances or servers: one job per resource',
-    tag: 'Batch',
-    auth: 'project',
-    permission: 'batch:write',
-    type: 'batches',
-    body: actionBody,
-    idempotent: true,
-    responses: { 202: batchDocument },
-  })
-  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof actionBody>) {
+  @ApiRoute(actionRoute)
+  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof actionRoute>['body']) {
     const batch = await this.commands.execute(new RequestBatch(projectIdOf(p), body.action, body.resourceType, body.resourceIds, commandContext(req, p)));
     return { data: view(batch), jobId: batch.doc.id };
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/batch/batch/delete',
-    summary: 'Delete many instances or servers: one job per resource',
-    tag: 'Batch',
-    auth: 'project',
-    permission: 'batch:write',
-    type: 'batches',
-    body: deleteBody,
-    idempotent: true,
-    responses: { 202: batchDocument },
-  })
-  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof deleteBody>) {
+  @ApiRoute(removeRoute)
+  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof removeRoute>['body']) {
     const batch = await this.commands.execute(new RequestBatch(projectIdOf(p), 'delete', body.resourceType, body.resourceIds, commandContext(req, p)));
     return { data: view(batch), jobId: batch.doc.id };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/batch/batch/status',
-    summary: 'Per-resource outcome of a batch',
-    tag: 'Batch',
-    auth: 'project',
-    query: z.object({ batchId: z.string().min(1).max(64) }),
-    responses: { 200: batchDocument },
-  })
-  async status(@CurrentPrincipal() p: Principal, @Parsed('query') q: { batchId: string }) {
+  @ApiRoute(statusRoute)
+  async status(@CurrentPrincipal() p: Principal, @Parsed('query') q: RouteInput<typeof statusRoute>['query']) {
     return { data: view(await this.queries.execute(new GetBatch(projectIdOf(p), q.batchId))) };
   }
 }

@@ -7,7 +7,7 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiError } from '../../../../libs/http/src/errors';
@@ -50,21 +50,23 @@ export class SyncCatalogHandler implements ICommandHandler<SyncCatalog> {
 const params = z.object({ providerId: z.string().min(1).max(64) });
 
 /** `POST /v1/admin/catalog/sync/{providerId}`: refreshes a provider's catalog as a job. */
+const syncRoute = route({
+  method: 'POST',
+  path: '/v1/admin/catalog/sync/{providerId}',
+  summary: "Refresh a provider's catalog through its driver, as a job (providerId: a provider id or kind)",
+  tag: 'Admin',
+  auth: 'admin',
+  params,
+  idempotent: true,
+  responses: { 202: resourceSchema('jobs', jobAttributes, { jobId: z.string() }) },
+});
+
 @Controller()
 export class CatalogSyncController {
   constructor(@Inject(CommandBus) private readonly commands: CommandBus) {}
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/admin/catalog/sync/{providerId}',
-    summary: "Refresh a provider's catalog through its driver, as a job (providerId: a provider id or kind)",
-    tag: 'Admin',
-    auth: 'admin',
-    params,
-    idempotent: true,
-    responses: { 202: resourceSchema('jobs', jobAttributes, { jobId: z.string() }) },
-  })
-  async sync(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') { providerId }: z.infer<typeof params>) {
+  @ApiRoute(syncRoute)
+  async sync(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') { providerId }: RouteInput<typeof syncRoute>['params']) {
     const job = await this.commands.execute(new SyncCatalog(providerId, commandContext(req, p)));
     return { data: jobResource(job), jobId: job.id };
   }

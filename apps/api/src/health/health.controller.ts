@@ -1,7 +1,7 @@
 import { Controller, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute } from '../../../../libs/http/src/route';
+import { ApiRoute, route } from '../../../../libs/http/src/route';
 import { metricsRegistry } from '../../../../libs/http/src/metrics';
 import { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM, REDIS_PING } from '../tokens';
@@ -22,6 +22,37 @@ async function check(probe: (() => Promise<unknown>) | null, timeoutMs = 2000): 
 }
 
 /** Spec 4.17 health routes (no credentials needed: load balancers and scrapers call them). */
+const healthRoute = route({
+  method: 'GET',
+  path: '/v1/health/health',
+  summary: 'Liveness',
+  tag: 'Health',
+  auth: 'none',
+  rateLimit: false,
+  responses: { 200: z.object({ status: z.string(), service: z.string(), uptime: z.number(), timestamp: z.string() }) },
+});
+const readyRoute = route({
+  method: 'GET',
+  path: '/v1/health/ready',
+  summary: 'Readiness: real checks of the database, redis and queue; 503 when one is down',
+  tag: 'Health',
+  auth: 'none',
+  rateLimit: false,
+  responses: {
+    200: z.object({ ready: z.boolean(), checks: z.object({ database: z.string(), redis: z.string(), queue: z.string() }), timestamp: z.string() }),
+    503: z.object({ ready: z.boolean(), checks: z.object({ database: z.string(), redis: z.string(), queue: z.string() }), timestamp: z.string() }),
+  },
+});
+const metricsRoute = route({
+  method: 'GET',
+  path: '/v1/health/metrics',
+  summary: 'Prometheus metrics: requests, latencies, event-store appends, subscription and relay lag',
+  tag: 'Health',
+  auth: 'none',
+  rateLimit: false,
+  responses: { 200: z.string() },
+});
+
 @Controller()
 export class HealthController {
   private readonly startedAt = Date.now();
@@ -31,31 +62,12 @@ export class HealthController {
     @Inject(REDIS_PING) private readonly redisPing: (() => Promise<unknown>) | null,
   ) {}
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/health/health',
-    summary: 'Liveness',
-    tag: 'Health',
-    auth: 'none',
-    rateLimit: false,
-    responses: { 200: z.object({ status: z.string(), service: z.string(), uptime: z.number(), timestamp: z.string() }) },
-  })
+  @ApiRoute(healthRoute)
   health() {
     return { status: 'ok', service: 'cloud-provisioning-api', uptime: (Date.now() - this.startedAt) / 1000, timestamp: new Date().toISOString() };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/health/ready',
-    summary: 'Readiness: real checks of the database, redis and queue; 503 when one is down',
-    tag: 'Health',
-    auth: 'none',
-    rateLimit: false,
-    responses: {
-      200: z.object({ ready: z.boolean(), checks: z.object({ database: z.string(), redis: z.string(), queue: z.string() }), timestamp: z.string() }),
-      503: z.object({ ready: z.boolean(), checks: z.object({ database: z.string(), redis: z.string(), queue: z.string() }), timestamp: z.string() }),
-    },
-  })
+  @ApiRoute(readyRoute)
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     const [database, redis, queue] = await Promise.all([
       check(() => Promise.all([this.platform.events.ping(), this.platform.reads.ping()])),
@@ -68,15 +80,7 @@ export class HealthController {
     return { ready, checks: { database, redis, queue }, timestamp: new Date().toISOString() };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/health/metrics',
-    summary: 'Prometheus metrics: requests, latencies, event-store appends, subscription and relay lag',
-    tag: 'Health',
-    auth: 'none',
-    rateLimit: false,
-    responses: { 200: z.string() },
-  })
+  @ApiRoute(metricsRoute)
   async metrics(@Res() reply: FastifyReply) {
     reply.header('content-type', metricsRegistry.contentType).send(await metricsRegistry.metrics());
   }

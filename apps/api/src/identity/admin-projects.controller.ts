@@ -2,11 +2,10 @@ import { Controller, Inject, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { CreateProject, ListProjects } from './identity.handlers';
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
@@ -15,6 +14,32 @@ const projectAttributes = z.object({ name: z.string(), createdAt: z.string() });
 const createBody = z.object({ name: z.string().min(1).max(64) });
 
 /** Operator extension: platform admins create projects (each with its first API key). */
+const createRoute = route({
+  method: 'POST',
+  path: '/v1/admin/projects',
+  summary: 'Create a project and its first API key (platform admin only; operator extension)',
+  tag: 'Admin',
+  auth: 'admin',
+  type: 'projects',
+  body: createBody,
+  idempotent: true,
+  responses: {
+    201: z.object({
+      data: z.object({ id: z.string(), type: z.literal('projects'), attributes: projectAttributes }),
+      included: z.array(z.object({ id: z.string(), type: z.literal('api-keys'), attributes: apiKeyAttributes.extend({ key: z.string() }) })),
+    }),
+  },
+});
+const listRoute = route({
+  method: 'GET',
+  path: '/v1/admin/projects',
+  summary: 'List projects (platform admin only)',
+  tag: 'Admin',
+  auth: 'admin',
+  list: { type: 'projects', sortFields: ['createdAt', 'name'] },
+  responses: { 200: collectionSchema('projects', projectAttributes) },
+});
+
 @Controller()
 export class AdminProjectsController {
   constructor(
@@ -22,23 +47,8 @@ export class AdminProjectsController {
     @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/admin/projects',
-    summary: 'Create a project and its first API key (platform admin only; operator extension)',
-    tag: 'Admin',
-    auth: 'admin',
-    type: 'projects',
-    body: createBody,
-    idempotent: true,
-    responses: {
-      201: z.object({
-        data: z.object({ id: z.string(), type: z.literal('projects'), attributes: projectAttributes }),
-        included: z.array(z.object({ id: z.string(), type: z.literal('api-keys'), attributes: apiKeyAttributes.extend({ key: z.string() }) })),
-      }),
-    },
-  })
-  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
+  @ApiRoute(createRoute)
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const { project, key } = await this.commands.execute(new CreateProject(body.name, commandContext(req, principal)));
     return {
       data: { id: project.id, type: 'projects', attributes: { name: project.name, createdAt: project.createdAt } },
@@ -46,16 +56,8 @@ export class AdminProjectsController {
     };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/admin/projects',
-    summary: 'List projects (platform admin only)',
-    tag: 'Admin',
-    auth: 'admin',
-    list: { type: 'projects', sortFields: ['createdAt', 'name'] },
-    responses: { 200: collectionSchema('projects', projectAttributes) },
-  })
-  async list(@Parsed('list') list: ListQuery) {
+  @ApiRoute(listRoute)
+  async list(@Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListProjects(list));
     return listResult(items.map((p) => ({ id: p.id, type: 'projects', attributes: { name: p.name, createdAt: p.createdAt } })), total);
   }

@@ -2,11 +2,10 @@ import { Controller, Inject, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { IssueApiKey, ListApiKeys, RevokeApiKey } from './identity.handlers';
 import { commandContext } from './request-context';
@@ -52,6 +51,40 @@ export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = 
 
 const projectOf = (p: Principal) => principalProjectId(p) ?? '';
 
+const listRoute = route({
+  method: 'GET',
+  path: '/v1/api-keys',
+  summary: 'List the project API keys (revoked ones included, with revoked: true)',
+  tag: 'Identity',
+  auth: 'project',
+  permission: 'api-keys:read',
+  list: { type: 'api-keys', sortFields: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] },
+  query: z.object({ revoked: z.enum(['true', 'false']).optional() }),
+  responses: { 200: collectionSchema('api-keys', apiKeyAttributes) },
+});
+const createRoute = route({
+  method: 'POST',
+  path: '/v1/api-keys',
+  summary: 'Create a project API key; the full key is in this response only',
+  tag: 'Identity',
+  auth: 'project',
+  permission: 'api-keys:write',
+  type: 'api-keys',
+  body: createBody,
+  idempotent: true,
+  responses: { 201: resourceSchema('api-keys', apiKeyAttributes.extend({ key: z.string() })) },
+});
+const revokeRoute = route({
+  method: 'DELETE',
+  path: '/v1/api-keys/{id}',
+  summary: 'Revoke an API key immediately and permanently',
+  tag: 'Identity',
+  auth: 'project',
+  permission: 'api-keys:write',
+  params: idParams,
+  responses: { 204: null },
+});
+
 @Controller()
 export class ApiKeysController {
   constructor(
@@ -59,52 +92,22 @@ export class ApiKeysController {
     @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/api-keys',
-    summary: 'List the project API keys (revoked ones included, with revoked: true)',
-    tag: 'Identity',
-    auth: 'project',
-    permission: 'api-keys:read',
-    list: { type: 'api-keys', sortFields: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] },
-    query: z.object({ revoked: z.enum(['true', 'false']).optional() }),
-    responses: { 200: collectionSchema('api-keys', apiKeyAttributes) },
-  })
-  async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ revoked?: 'true' | 'false' }>) {
+  @ApiRoute(listRoute)
+  async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListApiKeys(projectOf(principal), list));
     return listResult(items.map((d) => apiKeyResource(d)), total);
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/api-keys',
-    summary: 'Create a project API key; the full key is in this response only',
-    tag: 'Identity',
-    auth: 'project',
-    permission: 'api-keys:write',
-    type: 'api-keys',
-    body: createBody,
-    idempotent: true,
-    responses: { 201: resourceSchema('api-keys', apiKeyAttributes.extend({ key: z.string() })) },
-  })
-  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
+  @ApiRoute(createRoute)
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { projectId: projectOf(principal), name: body.name, role: body.role ?? 'admin', expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' } as const;
     const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal)));
     const r = apiKeyResource(issued.doc, { key: issued.key });
     return resource(r.type, r.id, r.attributes);
   }
 
-  @ApiRoute({
-    method: 'DELETE',
-    path: '/v1/api-keys/{id}',
-    summary: 'Revoke an API key immediately and permanently',
-    tag: 'Identity',
-    auth: 'project',
-    permission: 'api-keys:write',
-    params: idParams,
-    responses: { 204: null },
-  })
-  async revoke(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(revokeRoute)
+  async revoke(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof revokeRoute>['params']) {
     await this.commands.execute(new RevokeApiKey(projectOf(principal), params.id, commandContext(req, principal)));
   }
 }

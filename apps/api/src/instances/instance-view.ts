@@ -102,19 +102,3 @@ export function instanceResource(doc: InstanceDoc, opts: { expandPlan?: boolean 
     },
   };
 }
-
-/** Tags as a request sends them: an object of string values or an array of `{key, value}`. */
-export const tagsInput = z.union([
-  z.record(z.string().min(1).max(128), z.string().max(256)),
-  z.array(z.object({ key: z.string().min(1).max(128), value: z.string().max(256) })),
-]);
-
-/** As events and documents hold them: one per key (the last one sent), ordered by key. */
-export function normalizeTags(tags: z.infer<typeof tagsInput>): Array<{ key: string; value: string }>;
-export function normalizeTags(tags: z.infer<typeof tagsInput> | undefined): Array<{ key: string; value: string }> | undefined;
-export function normalizeTags(tags: z.infer<typeof tagsInput> | undefined): Array<{ key: string; value: string }> | undefined {
-  if (tags === undefined) return undefined;
-  const list = Array.isArray(tags) ? tags : Object.entries(tags).map(([key, value]) => ({ key, value }));
-  const byKey = new Map(list.map((t) => [t.key, t.value]));
-  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, value]) => ({ key, value }));
-}

@@ -2,15 +2,15 @@ import { Controller, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
-import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource, normalizeTags, tagsInput as tagsSchema } from './instance-view';
+import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
+import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
 
@@ -51,6 +51,115 @@ const allSchema = collection.extend({
 const accepted = resourceSchema('instances', instanceAttributes, { jobId: z.string() });
 
 /** Spec 4.1: maps HTTP to the instance commands and queries (instances.handlers.ts) and back. */
+const createRoute = route({
+  method: 'POST',
+  path: '/v1/instances',
+  summary: 'Create an instance: 202 with the instance in creating and the id of its job',
+  tag: 'Instances',
+  auth: 'project',
+  permission: 'instances:write',
+  type: 'instances',
+  body: createBody,
+  idempotent: true,
+  responses: { 202: accepted },
+});
+const listRoute = route({
+  method: 'GET',
+  path: '/v1/instances',
+  summary: 'List instances (terminated ones only with status=terminated)',
+  tag: 'Instances',
+  auth: 'project',
+  query: listFilters,
+  list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
+  responses: { 200: collectionSchema('instances', instanceAttributes) },
+});
+const allRoute = route({
+  method: 'GET',
+  path: '/v1/instances/all',
+  summary: 'All active instances across enabled providers; refresh=true first syncs live statuses from the drivers and records the ones that changed',
+  tag: 'Instances',
+  auth: 'project',
+  query: allFilters,
+  list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
+  responses: { 200: allSchema },
+});
+const getRoute = route({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } });
+const patchRoute = route({
+  method: 'PATCH',
+  path: '/v1/instances/{id}',
+  summary: 'Rename an instance or replace its tags',
+  tag: 'Instances',
+  auth: 'project',
+  permission: 'instances:write',
+  type: 'instances',
+  params: idParams,
+  body: patchBody,
+  responses: { 200: resourceSchema('instances', instanceAttributes) },
+});
+const removeRoute = route({
+  method: 'DELETE',
+  path: '/v1/instances/{id}',
+  summary: 'Terminate an instance (asynchronous): 202 with its job id',
+  tag: 'Instances',
+  auth: 'project',
+  permission: 'instances:write',
+  params: idParams,
+  idempotent: true,
+  responses: { 202: accepted },
+});
+const actionRoute = route({
+  method: 'POST',
+  path: '/v1/instances/{id}/actions',
+  summary: 'Start, stop, restart, terminate, reinstall or rescue an instance: 202 with the job id',
+  tag: 'Instances',
+  auth: 'project',
+  permission: 'instances:write',
+  type: 'actions',
+  params: idParams,
+  body: actionBody,
+  idempotent: true,
+  responses: { 202: accepted },
+});
+const eventsRoute = route({
+  method: 'GET',
+  path: '/v1/instances/{id}/events',
+  summary: "The instance's activity log: its recorded events, newest first",
+  tag: 'Instances',
+  auth: 'project',
+  params: idParams,
+  list: { type: 'instance-events', sortFields: ['createdAt'] },
+  responses: { 200: collectionSchema('instance-events', z.object({ event: z.string(), revision: z.number(), data: z.record(z.string(), z.unknown()), actor: z.string().nullable(), createdAt: z.string() })) },
+});
+const jobsRoute = route({
+  method: 'GET',
+  path: '/v1/instances/{id}/jobs',
+  summary: "The instance's job history",
+  tag: 'Instances',
+  auth: 'project',
+  params: idParams,
+  list: { type: 'jobs', sortFields: ['createdAt', 'status'] },
+  responses: { 200: collectionSchema('jobs', jobAttributes) },
+});
+const sshRoute = route({
+  method: 'GET',
+  path: '/v1/instances/{id}/ssh',
+  summary: 'SSH connection details',
+  tag: 'Instances',
+  auth: 'project',
+  params: idParams,
+  responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('ssh-details'), attributes: z.object({ host: z.string().nullable(), port: z.number(), username: z.string(), keyFingerprint: z.string().nullable(), command: z.string().nullable() }) }) }) },
+});
+const metricsRoute = route({
+  method: 'GET',
+  path: '/v1/instances/{id}/metrics',
+  summary: 'CPU, memory, GPU, network and disk utilization from the provider driver',
+  tag: 'Instances',
+  auth: 'project',
+  params: idParams,
+  query: z.object({ points: z.coerce.number().int().min(1).max(1440).optional() }),
+  responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('instance-metrics'), attributes: z.object({ samples: z.array(z.record(z.string(), z.unknown())) }) }) }) },
+});
+
 @Controller()
 export class InstancesController {
   constructor(
@@ -58,123 +167,52 @@ export class InstancesController {
     private readonly queries: QueryBus,
   ) {}
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/instances',
-    summary: 'Create an instance: 202 with the instance in creating and the id of its job',
-    tag: 'Instances',
-    auth: 'project',
-    permission: 'instances:write',
-    type: 'instances',
-    body: createBody,
-    idempotent: true,
-    responses: { 202: accepted },
-  })
-  async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
-    const input = { ...body, tags: normalizeTags(body.tags) };
+  @ApiRoute(createRoute)
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
+    const input = { ...body, tags: body.tags ?? [] };
     const { doc, jobId } = await this.commands.execute(new CreateInstance(projectIdOf(p), input, commandContext(req, p), unwrapBody(req.body, 'instances').pointerPrefix));
     return { data: instanceResource(doc, { expandPlan: true }), jobId };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/instances',
-    summary: 'List instances (terminated ones only with status=terminated)',
-    tag: 'Instances',
-    auth: 'project',
-    query: listFilters,
-    list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
-    responses: { 200: collectionSchema('instances', instanceAttributes) },
-  })
-  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof listFilters>>) {
+  @ApiRoute(listRoute)
+  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListInstances(projectIdOf(p), list.filters, list));
     return listResult(items.map((d) => instanceResource(d)), total);
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/instances/all',
-    summary: 'All active instances across enabled providers; refresh=true first syncs live statuses from the drivers and records the ones that changed',
-    tag: 'Instances',
-    auth: 'project',
-    query: allFilters,
-    list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
-    responses: { 200: allSchema },
-  })
-  async all(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof allFilters>>) {
+  @ApiRoute(allRoute)
+  async all(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof allRoute>['list']) {
     const projectId = projectIdOf(p);
     const refreshed = list.filters.refresh === 'true' ? await this.commands.execute(new SyncInstanceStatuses(projectId, commandContext(req, p))) : null;
     const { items, total } = await this.queries.execute(new ListInstances(projectId, { active: true }, list));
     return listResult(items.map((d) => instanceResource(d)), total, { refreshed: refreshed !== null, ...(refreshed ? { sync: refreshed } : {}) });
   }
 
-  @ApiRoute({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } })
-  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(getRoute)
+  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
     return { data: instanceResource(await this.queries.execute(new GetInstance(projectIdOf(p), params.id))) };
   }
 
-  @ApiRoute({
-    method: 'PATCH',
-    path: '/v1/instances/{id}',
-    summary: 'Rename an instance or replace its tags',
-    tag: 'Instances',
-    auth: 'project',
-    permission: 'instances:write',
-    type: 'instances',
-    params: idParams,
-    body: patchBody,
-    responses: { 200: resourceSchema('instances', instanceAttributes) },
-  })
-  async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof patchBody>) {
-    const input = { name: body.name, tags: normalizeTags(body.tags) };
+  @ApiRoute(patchRoute)
+  async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof patchRoute>['params'], @Parsed('body') body: RouteInput<typeof patchRoute>['body']) {
+    const input = { name: body.name, tags: body.tags };
     return { data: instanceResource(await this.commands.execute(new UpdateInstance(projectIdOf(p), params.id, input, commandContext(req, p)))) };
   }
 
-  @ApiRoute({
-    method: 'DELETE',
-    path: '/v1/instances/{id}',
-    summary: 'Terminate an instance (asynchronous): 202 with its job id',
-    tag: 'Instances',
-    auth: 'project',
-    permission: 'instances:write',
-    params: idParams,
-    idempotent: true,
-    responses: { 202: accepted },
-  })
-  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(removeRoute)
+  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof removeRoute>['params']) {
     const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(projectIdOf(p), params.id, 'terminate', commandContext(req, p), true));
     return { data: instanceResource(doc), jobId };
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/instances/{id}/actions',
-    summary: 'Start, stop, restart, terminate, reinstall or rescue an instance: 202 with the job id',
-    tag: 'Instances',
-    auth: 'project',
-    permission: 'instances:write',
-    type: 'actions',
-    params: idParams,
-    body: actionBody,
-    idempotent: true,
-    responses: { 202: accepted },
-  })
-  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof actionBody>) {
+  @ApiRoute(actionRoute)
+  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof actionRoute>['params'], @Parsed('body') body: RouteInput<typeof actionRoute>['body']) {
     const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(projectIdOf(p), params.id, body.action, commandContext(req, p)));
     return { data: instanceResource(doc), jobId };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/instances/{id}/events',
-    summary: "The instance's activity log: its recorded events, newest first",
-    tag: 'Instances',
-    auth: 'project',
-    params: idParams,
-    list: { type: 'instance-events', sortFields: ['createdAt'] },
-    responses: { 200: collectionSchema('instance-events', z.object({ event: z.string(), revision: z.number(), data: z.record(z.string(), z.unknown()), actor: z.string().nullable(), createdAt: z.string() })) },
-  })
-  async events(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
+  @ApiRoute(eventsRoute)
+  async events(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof eventsRoute>['params'], @Parsed('list') list: RouteInput<typeof eventsRoute>['list']) {
     const { items, total } = await this.queries.execute(new InstanceHistory(projectIdOf(p), params.id, list));
     return listResult(
       items.map((e) => ({ id: e.id, type: 'instance-events', attributes: { event: e.event, revision: e.revision, data: e.data, actor: e.actor, createdAt: e.createdAt } })),
@@ -182,31 +220,14 @@ export class InstancesController {
     );
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/instances/{id}/jobs',
-    summary: "The instance's job history",
-    tag: 'Instances',
-    auth: 'project',
-    params: idParams,
-    list: { type: 'jobs', sortFields: ['createdAt', 'status'] },
-    responses: { 200: collectionSchema('jobs', jobAttributes) },
-  })
-  async jobs(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
+  @ApiRoute(jobsRoute)
+  async jobs(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof jobsRoute>['params'], @Parsed('list') list: RouteInput<typeof jobsRoute>['list']) {
     const { items, total } = await this.queries.execute(new InstanceJobs(projectIdOf(p), params.id, list));
     return listResult(items.map(jobResource), total);
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/instances/{id}/ssh',
-    summary: 'SSH connection details',
-    tag: 'Instances',
-    auth: 'project',
-    params: idParams,
-    responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('ssh-details'), attributes: z.object({ host: z.string().nullable(), port: z.number(), username: z.string(), keyFingerprint: z.string().nullable(), command: z.string().nullable() }) }) }) },
-  })
-  async ssh(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(sshRoute)
+  async ssh(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof sshRoute>['params']) {
     const doc = await this.queries.execute(new GetInstance(projectIdOf(p), params.id));
     const username = doc.sshUser ?? 'root';
     const port = doc.sshPort ?? 22;
@@ -219,17 +240,8 @@ export class InstancesController {
     };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/instances/{id}/metrics',
-    summary: 'CPU, memory, GPU, network and disk utilization from the provider driver',
-    tag: 'Instances',
-    auth: 'project',
-    params: idParams,
-    query: z.object({ points: z.coerce.number().int().min(1).max(1440).optional() }),
-    responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('instance-metrics'), attributes: z.object({ samples: z.array(z.record(z.string(), z.unknown())) }) }) }) },
-  })
-  async metrics(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('query') q: { points?: number }) {
+  @ApiRoute(metricsRoute)
+  async metrics(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof metricsRoute>['params'], @Parsed('query') q: RouteInput<typeof metricsRoute>['query']) {
     const samples = await this.queries.execute(new InstanceMetrics(projectIdOf(p), params.id, q.points ?? 60));
     return { data: { id: params.id, type: 'instance-metrics', attributes: { samples } } };
   }

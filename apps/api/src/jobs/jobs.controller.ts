@@ -2,11 +2,10 @@ import { Controller, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
 import { jobAttributes, jobResource } from './job-view';
@@ -16,6 +15,38 @@ const idParams = z.object({ id: pathId });
 const filters = z.object({ status: z.enum(['pending', 'processing', 'completed', 'failed']).optional(), instanceId: z.string().max(64).optional() });
 
 /** Spec 4.3. */
+const listRoute = route({
+  method: 'GET',
+  path: '/v1/jobs',
+  summary: 'List jobs',
+  tag: 'Jobs',
+  auth: 'project',
+  query: filters,
+  list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
+  responses: { 200: collectionSchema('jobs', jobAttributes) },
+});
+const failedRoute = route({
+  method: 'GET',
+  path: '/v1/jobs/failed',
+  summary: 'List failed jobs',
+  tag: 'Jobs',
+  auth: 'project',
+  list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
+  responses: { 200: collectionSchema('jobs', jobAttributes) },
+});
+const getRoute = route({ method: 'GET', path: '/v1/jobs/{id}', summary: 'Get a job', tag: 'Jobs', auth: 'project', params: idParams, responses: { 200: resourceSchema('jobs', jobAttributes) } });
+const retryRoute = route({
+  method: 'POST',
+  path: '/v1/jobs/{id}/retry',
+  summary: 'Retry a failed job with a fresh budget of attempts (400 RETRY_FAILED otherwise)',
+  tag: 'Jobs',
+  auth: 'project',
+  permission: 'jobs:write',
+  params: idParams,
+  idempotent: true,
+  responses: { 200: z.object({ data: z.object({ jobId: z.string(), status: z.literal('retrying') }) }) },
+});
+
 @Controller()
 export class JobsController {
   constructor(
@@ -23,53 +54,26 @@ export class JobsController {
     private readonly queries: QueryBus,
   ) {}
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/jobs',
-    summary: 'List jobs',
-    tag: 'Jobs',
-    auth: 'project',
-    query: filters,
-    list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
-    responses: { 200: collectionSchema('jobs', jobAttributes) },
-  })
-  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof filters>>) {
+  @ApiRoute(listRoute)
+  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListJobs(projectIdOf(p), list.filters, list));
     return listResult(items.map(jobResource), total);
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/jobs/failed',
-    summary: 'List failed jobs',
-    tag: 'Jobs',
-    auth: 'project',
-    list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
-    responses: { 200: collectionSchema('jobs', jobAttributes) },
-  })
-  async failed(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery) {
+  @ApiRoute(failedRoute)
+  async failed(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof failedRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListJobs(projectIdOf(p), { status: 'failed' }, list));
     return listResult(items.map(jobResource), total);
   }
 
-  @ApiRoute({ method: 'GET', path: '/v1/jobs/{id}', summary: 'Get a job', tag: 'Jobs', auth: 'project', params: idParams, responses: { 200: resourceSchema('jobs', jobAttributes) } })
-  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(getRoute)
+  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
     const found = await this.queries.execute(new GetJob(projectIdOf(p), params.id));
     return { data: 'job' in found ? jobResource(found.job) : found.batchJob };
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/jobs/{id}/retry',
-    summary: 'Retry a failed job with a fresh budget of attempts (400 RETRY_FAILED otherwise)',
-    tag: 'Jobs',
-    auth: 'project',
-    permission: 'jobs:write',
-    params: idParams,
-    idempotent: true,
-    responses: { 200: z.object({ data: z.object({ jobId: z.string(), status: z.literal('retrying') }) }) },
-  })
-  async retry(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(retryRoute)
+  async retry(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof retryRoute>['params']) {
     const job = await this.commands.execute(new RetryJob(projectIdOf(p), params.id, commandContext(req, p)));
     return { data: { jobId: job.id, status: 'retrying' as const } };
   }

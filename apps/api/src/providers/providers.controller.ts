@@ -2,10 +2,9 @@ import { Controller, Inject, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/providers/capabilities';
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
@@ -71,6 +70,62 @@ const projectOf = (p: Principal) => principalProjectId(p) ?? '';
 const credentialsOf = (b: { credentials?: { apiKey: string }; apiKey?: string }) =>
   b.credentials ? { apiKey: b.credentials.apiKey } : b.apiKey !== undefined ? { apiKey: b.apiKey } : undefined;
 
+const listRoute = route({
+  method: 'GET',
+  path: '/v1/providers',
+  summary: 'List the providers of the project (metadata only; credentials are never returned)',
+  tag: 'Providers',
+  auth: 'project',
+  permission: 'providers:read',
+  list: { type: 'providers', sortFields: ['createdAt', 'updatedAt', 'name'] },
+  query: z.object({ enabled: z.enum(['true', 'false']).optional(), name: z.enum(PROVIDER_KINDS).optional() }),
+  responses: { 200: collectionSchema('providers', providerAttributes) },
+});
+const createRoute = route({
+  method: 'POST',
+  path: '/v1/providers',
+  summary: 'Register a provider with its credentials (stored encrypted)',
+  tag: 'Providers',
+  auth: 'project',
+  permission: 'providers:write',
+  type: 'providers',
+  body: createBody,
+  idempotent: true,
+  responses: { 201: resourceSchema('providers', providerAttributes) },
+});
+const getRoute = route({
+  method: 'GET',
+  path: '/v1/providers/{id}',
+  summary: 'Get a provider',
+  tag: 'Providers',
+  auth: 'project',
+  permission: 'providers:read',
+  params: idParams,
+  responses: { 200: resourceSchema('providers', providerAttributes) },
+});
+const updateRoute = route({
+  method: 'PATCH',
+  path: '/v1/providers/{id}',
+  summary: 'Update name, credentials, region or enabled',
+  tag: 'Providers',
+  auth: 'project',
+  permission: 'providers:write',
+  type: 'providers',
+  params: idParams,
+  body: updateBody,
+  responses: { 200: resourceSchema('providers', providerAttributes) },
+});
+const removeRoute = route({
+  method: 'DELETE',
+  path: '/v1/providers/{id}',
+  summary: 'Delete a provider and forget its credentials',
+  tag: 'Providers',
+  auth: 'project',
+  permission: 'providers:write',
+  params: idParams,
+  responses: { 204: null },
+});
+
 @Controller()
 export class ProvidersController {
   constructor(
@@ -78,80 +133,30 @@ export class ProvidersController {
     @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/providers',
-    summary: 'List the providers of the project (metadata only; credentials are never returned)',
-    tag: 'Providers',
-    auth: 'project',
-    permission: 'providers:read',
-    list: { type: 'providers', sortFields: ['createdAt', 'updatedAt', 'name'] },
-    query: z.object({ enabled: z.enum(['true', 'false']).optional(), name: z.enum(PROVIDER_KINDS).optional() }),
-    responses: { 200: collectionSchema('providers', providerAttributes) },
-  })
-  list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ enabled?: 'true' | 'false'; name?: string }>) {
+  @ApiRoute(listRoute)
+  list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     return this.queries.execute(new ListProviders(projectOf(principal), list, providerResource));
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/providers',
-    summary: 'Register a provider with its credentials (stored encrypted)',
-    tag: 'Providers',
-    auth: 'project',
-    permission: 'providers:write',
-    type: 'providers',
-    body: createBody,
-    idempotent: true,
-    responses: { 201: resourceSchema('providers', providerAttributes) },
-  })
-  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
+  @ApiRoute(createRoute)
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { name: body.name, credentials: credentialsOf(body) ?? null, region: body.region ?? null, enabled: body.enabled ?? true };
     return providerDocument(await this.commands.execute(new RegisterProvider(projectOf(principal), input, commandContext(req, principal))));
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/providers/{id}',
-    summary: 'Get a provider',
-    tag: 'Providers',
-    auth: 'project',
-    permission: 'providers:read',
-    params: idParams,
-    responses: { 200: resourceSchema('providers', providerAttributes) },
-  })
-  async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(getRoute)
+  async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
     return providerDocument(await this.queries.execute(new GetProvider(projectOf(principal), params.id)));
   }
 
-  @ApiRoute({
-    method: 'PATCH',
-    path: '/v1/providers/{id}',
-    summary: 'Update name, credentials, region or enabled',
-    tag: 'Providers',
-    auth: 'project',
-    permission: 'providers:write',
-    type: 'providers',
-    params: idParams,
-    body: updateBody,
-    responses: { 200: resourceSchema('providers', providerAttributes) },
-  })
-  async update(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof updateBody>) {
+  @ApiRoute(updateRoute)
+  async update(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof updateRoute>['params'], @Parsed('body') body: RouteInput<typeof updateRoute>['body']) {
     const input = { name: body.name, enabled: body.enabled, region: body.region, credentials: credentialsOf(body) };
     return providerDocument(await this.commands.execute(new UpdateProvider(projectOf(principal), params.id, input, commandContext(req, principal))));
   }
 
-  @ApiRoute({
-    method: 'DELETE',
-    path: '/v1/providers/{id}',
-    summary: 'Delete a provider and forget its credentials',
-    tag: 'Providers',
-    auth: 'project',
-    permission: 'providers:write',
-    params: idParams,
-    responses: { 204: null },
-  })
-  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(removeRoute)
+  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof removeRoute>['params']) {
     await this.commands.execute(new DeleteProvider(projectOf(principal), params.id, commandContext(req, principal)));
   }
 }

@@ -2,16 +2,15 @@ import { Controller, Req } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
-import { normalizeTags, tagsInput as tagsSchema } from '../instances/instance-view';
+import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
 import { CreateBackup, CreateServer, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
 
@@ -47,6 +46,124 @@ const withJob = resourceSchema('servers', serverAttributes, { jobId: z.string() 
 const backupDoc = resourceSchema('backups', backupAttributes);
 
 /** Spec 4.2: servers (bare metal and VMs) and their backups, with the instance aliases of the backup routes. */
+const listRoute = route({
+  method: 'GET',
+  path: '/v1/servers',
+  summary: 'List servers (terminated ones only with status=terminated)',
+  tag: 'Servers',
+  auth: 'project',
+  query: listFilters,
+  list: { type: 'servers', sortFields: SERVER_SORT_FIELDS },
+  responses: { 200: collectionSchema('servers', serverAttributes) },
+});
+const getRoute = route({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: serverDoc } });
+const createRoute = route({
+  method: 'POST',
+  path: '/v1/servers',
+  summary: 'Create a server: 201 in status creating, with the id of its server.create job',
+  tag: 'Servers',
+  auth: 'project',
+  permission: 'servers:write',
+  type: 'servers',
+  body: createBody,
+  idempotent: true,
+  responses: { 201: withJob },
+});
+const patchRoute = route({
+  method: 'PATCH',
+  path: '/v1/servers/{id}',
+  summary: 'Change label, tags or lock; a new plan migrates the server (migrating → active, job id returned)',
+  tag: 'Servers',
+  auth: 'project',
+  permission: 'servers:write',
+  type: 'servers',
+  params: idParams,
+  body: patchBody,
+  responses: { 200: resourceSchema('servers', serverAttributes, { jobId: z.string().optional() }) },
+});
+const removeRoute = route({
+  method: 'DELETE',
+  path: '/v1/servers/{id}',
+  summary: 'Delete a server: 204; it goes deleting → terminated through a job',
+  tag: 'Servers',
+  auth: 'project',
+  permission: 'servers:write',
+  params: idParams,
+  responses: { 204: null },
+});
+const actionRoute = route({
+  method: 'POST',
+  path: '/v1/servers/{id}/actions',
+  summary: 'power_on, power_off or reboot a server: 202 with the job id',
+  tag: 'Servers',
+  auth: 'project',
+  permission: 'servers:write',
+  type: 'actions',
+  params: idParams,
+  body: actionBody,
+  idempotent: true,
+  responses: { 202: withJob },
+});
+const serverBackupsRoute = route({
+  method: 'GET',
+  path: '/v1/servers/{id}/backups',
+  summary: "The server's backups",
+  tag: 'Servers',
+  auth: 'project',
+  params: idParams,
+  list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
+  responses: { 200: collectionSchema('backups', backupAttributes) },
+});
+const backupServerRoute = route({
+  method: 'POST',
+  path: '/v1/servers/{id}/backups',
+  summary: 'Back up a server',
+  tag: 'Servers',
+  auth: 'project',
+  permission: 'servers:write',
+  type: 'backups',
+  params: idParams,
+  body: backupBody,
+  idempotent: true,
+  responses: { 201: backupDoc },
+});
+const instanceBackupsRoute = route({
+  method: 'GET',
+  path: '/v1/instances/{instanceId}/backups',
+  summary: "The instance's backups (the server backup resource, keyed by the instance id)",
+  tag: 'Instances',
+  auth: 'project',
+  params: instanceParams,
+  list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
+  responses: { 200: collectionSchema('backups', backupAttributes) },
+});
+const backupInstanceRoute = route({
+  method: 'POST',
+  path: '/v1/instances/{instanceId}/backups',
+  summary: 'Back up an instance',
+  tag: 'Instances',
+  auth: 'project',
+  permission: 'instances:write',
+  type: 'backups',
+  params: instanceParams,
+  body: backupBody,
+  idempotent: true,
+  responses: { 201: backupDoc },
+});
+const getBackupRoute = route({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: backupDoc } });
+const restoreRoute = route({
+  method: 'POST',
+  path: '/v1/backups/{id}/restore',
+  summary: 'Create a new server from the backup (201) and archive the backup',
+  tag: 'Servers',
+  auth: 'project',
+  permission: 'servers:write',
+  params: idParams,
+  idempotent: true,
+  responses: { 201: withJob },
+});
+const deleteBackupRoute = route({ method: 'DELETE', path: '/v1/backups/{id}', summary: 'Delete (archive) a backup', tag: 'Servers', auth: 'project', permission: 'servers:write', params: idParams, responses: { 204: null } });
+
 @Controller()
 export class ServersController {
   constructor(
@@ -54,39 +171,19 @@ export class ServersController {
     private readonly queries: QueryBus,
   ) {}
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/servers',
-    summary: 'List servers (terminated ones only with status=terminated)',
-    tag: 'Servers',
-    auth: 'project',
-    query: listFilters,
-    list: { type: 'servers', sortFields: SERVER_SORT_FIELDS },
-    responses: { 200: collectionSchema('servers', serverAttributes) },
-  })
-  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: ListQuery<z.infer<typeof listFilters>>) {
+  @ApiRoute(listRoute)
+  async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListServers(projectIdOf(p), list.filters, list));
     return listResult(items.map(serverResource), total);
   }
 
-  @ApiRoute({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: serverDoc } })
-  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(getRoute)
+  async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
     return { data: serverResource(await this.queries.execute(new GetServer(projectIdOf(p), params.id))) };
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/servers',
-    summary: 'Create a server: 201 in status creating, with the id of its server.create job',
-    tag: 'Servers',
-    auth: 'project',
-    permission: 'servers:write',
-    type: 'servers',
-    body: createBody,
-    idempotent: true,
-    responses: { 201: withJob },
-  })
-  async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: z.infer<typeof createBody>) {
+  @ApiRoute(createRoute)
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = {
       name: body.name,
       hostname: body.hostname,
@@ -94,7 +191,7 @@ export class ServersController {
       role: body.role,
       sshKeys: body.ssh_keys,
       userData: body.user_data,
-      tags: normalizeTags(body.tags),
+      tags: body.tags ?? [],
       workerCount: body.worker_count,
       spot: body.spot,
       accelerators: body.accelerators,
@@ -107,142 +204,58 @@ export class ServersController {
     return { data: serverResource(doc), jobId };
   }
 
-  @ApiRoute({
-    method: 'PATCH',
-    path: '/v1/servers/{id}',
-    summary: 'Change label, tags or lock; a new plan migrates the server (migrating → active, job id returned)',
-    tag: 'Servers',
-    auth: 'project',
-    permission: 'servers:write',
-    type: 'servers',
-    params: idParams,
-    body: patchBody,
-    responses: { 200: resourceSchema('servers', serverAttributes, { jobId: z.string().optional() }) },
-  })
-  async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof patchBody>) {
-    const { doc, jobId } = await this.commands.execute(new UpdateServer(projectIdOf(p), params.id, { ...body, tags: normalizeTags(body.tags) }, commandContext(req, p)));
+  @ApiRoute(patchRoute)
+  async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof patchRoute>['params'], @Parsed('body') body: RouteInput<typeof patchRoute>['body']) {
+    const { doc, jobId } = await this.commands.execute(new UpdateServer(projectIdOf(p), params.id, body, commandContext(req, p)));
     return { data: serverResource(doc), ...(jobId ? { jobId } : {}) };
   }
 
-  @ApiRoute({
-    method: 'DELETE',
-    path: '/v1/servers/{id}',
-    summary: 'Delete a server: 204; it goes deleting → terminated through a job',
-    tag: 'Servers',
-    auth: 'project',
-    permission: 'servers:write',
-    params: idParams,
-    responses: { 204: null },
-  })
-  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(removeRoute)
+  async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof removeRoute>['params']) {
     await this.commands.execute(new DeleteServer(projectIdOf(p), params.id, commandContext(req, p)));
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/servers/{id}/actions',
-    summary: 'power_on, power_off or reboot a server: 202 with the job id',
-    tag: 'Servers',
-    auth: 'project',
-    permission: 'servers:write',
-    type: 'actions',
-    params: idParams,
-    body: actionBody,
-    idempotent: true,
-    responses: { 202: withJob },
-  })
-  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof actionBody>) {
+  @ApiRoute(actionRoute)
+  async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof actionRoute>['params'], @Parsed('body') body: RouteInput<typeof actionRoute>['body']) {
     const { doc, jobId } = await this.commands.execute(new RequestServerPowerAction(projectIdOf(p), params.id, body.action, commandContext(req, p)));
     return { data: serverResource(doc), jobId };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/servers/{id}/backups',
-    summary: "The server's backups",
-    tag: 'Servers',
-    auth: 'project',
-    params: idParams,
-    list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
-    responses: { 200: collectionSchema('backups', backupAttributes) },
-  })
-  async serverBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('list') list: ListQuery) {
+  @ApiRoute(serverBackupsRoute)
+  async serverBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof serverBackupsRoute>['params'], @Parsed('list') list: RouteInput<typeof serverBackupsRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListBackups(projectIdOf(p), 'server', params.id, list));
     return listResult(items.map(backupResource), total);
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/servers/{id}/backups',
-    summary: 'Back up a server',
-    tag: 'Servers',
-    auth: 'project',
-    permission: 'servers:write',
-    type: 'backups',
-    params: idParams,
-    body: backupBody,
-    idempotent: true,
-    responses: { 201: backupDoc },
-  })
-  async backupServer(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>, @Parsed('body') body: z.infer<typeof backupBody>) {
+  @ApiRoute(backupServerRoute)
+  async backupServer(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof backupServerRoute>['params'], @Parsed('body') body: RouteInput<typeof backupServerRoute>['body']) {
     return { data: backupResource(await this.commands.execute(new CreateBackup(projectIdOf(p), 'server', params.id, body.name, commandContext(req, p)))) };
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/instances/{instanceId}/backups',
-    summary: "The instance's backups (the server backup resource, keyed by the instance id)",
-    tag: 'Instances',
-    auth: 'project',
-    params: instanceParams,
-    list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
-    responses: { 200: collectionSchema('backups', backupAttributes) },
-  })
-  async instanceBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof instanceParams>, @Parsed('list') list: ListQuery) {
+  @ApiRoute(instanceBackupsRoute)
+  async instanceBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof instanceBackupsRoute>['params'], @Parsed('list') list: RouteInput<typeof instanceBackupsRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListBackups(projectIdOf(p), 'instance', params.instanceId, list));
     return listResult(items.map(backupResource), total);
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/instances/{instanceId}/backups',
-    summary: 'Back up an instance',
-    tag: 'Instances',
-    auth: 'project',
-    permission: 'instances:write',
-    type: 'backups',
-    params: instanceParams,
-    body: backupBody,
-    idempotent: true,
-    responses: { 201: backupDoc },
-  })
-  async backupInstance(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof instanceParams>, @Parsed('body') body: z.infer<typeof backupBody>) {
+  @ApiRoute(backupInstanceRoute)
+  async backupInstance(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof backupInstanceRoute>['params'], @Parsed('body') body: RouteInput<typeof backupInstanceRoute>['body']) {
     return { data: backupResource(await this.commands.execute(new CreateBackup(projectIdOf(p), 'instance', params.instanceId, body.name, commandContext(req, p)))) };
   }
 
-  @ApiRoute({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: backupDoc } })
-  async getBackup(@CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(getBackupRoute)
+  async getBackup(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getBackupRoute>['params']) {
     return { data: backupResource(await this.queries.execute(new GetBackup(projectIdOf(p), params.id))) };
   }
 
-  @ApiRoute({
-    method: 'POST',
-    path: '/v1/backups/{id}/restore',
-    summary: 'Create a new server from the backup (201) and archive the backup',
-    tag: 'Servers',
-    auth: 'project',
-    permission: 'servers:write',
-    params: idParams,
-    idempotent: true,
-    responses: { 201: withJob },
-  })
-  async restore(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(restoreRoute)
+  async restore(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof restoreRoute>['params']) {
     const { doc, jobId } = await this.commands.execute(new RestoreBackup(projectIdOf(p), params.id, commandContext(req, p)));
     return { data: serverResource(doc), jobId };
   }
 
-  @ApiRoute({ method: 'DELETE', path: '/v1/backups/{id}', summary: 'Delete (archive) a backup', tag: 'Servers', auth: 'project', permission: 'servers:write', params: idParams, responses: { 204: null } })
-  async deleteBackup(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: z.infer<typeof idParams>) {
+  @ApiRoute(deleteBackupRoute)
+  async deleteBackup(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof deleteBackupRoute>['params']) {
     await this.commands.execute(new DeleteBackup(projectIdOf(p), params.id, commandContext(req, p)));
   }
 }
