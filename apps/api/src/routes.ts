@@ -23,6 +23,8 @@ import { TemplatesController } from './templates/templates.routes';
 import { SIMPLE_RESOURCE_HANDLERS } from './common/simple-resource.routes';
 import { JOB_RESOURCE_HANDLERS } from './common/job-resource.routes';
 import { VolumesController } from './storage/volumes.routes';
+import { ClustersController } from './kubernetes/clusters.routes';
+import { KUBERNETES_HANDLERS, KubernetesController } from './kubernetes/kubernetes.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -44,5 +46,6 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
   storage: { controllers: [VolumesController] },
+  kubernetes: { controllers: [ClustersController, KubernetesController], handlers: KUBERNETES_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
 };

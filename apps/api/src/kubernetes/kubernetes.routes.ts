@@ -1,0 +1,100 @@
+import { Controller, Inject, Res } from '@nestjs/common';
+import { Query, QueryBus, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { clusterKubeconfig, clusters } from '../../../../libs/domain/kubernetes/cluster.resource';
+import { kubernetesVersionList, kubernetesVersionSchema } from '../../../../libs/domain/kubernetes/kubernetes-versions';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { collectionSchema, toResource } from '../../../../libs/http/src/envelope';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
+import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { ownDoc } from '../jobs/job-writes';
+import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
+import { PLATFORM } from '../tokens';
+
+const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that offers Kubernetes') });
+
+/** A cluster's kubeconfig: endpoint and CA from the provider, the token from the credential vault. */
+export class GetKubeconfig extends Query<string> {
+  constructor(readonly call: { principal: Principal | null; id: string; providerId?: string }) {
+    super();
+  }
+}
+
+@QueryHandler(GetKubeconfig)
+export class GetKubeconfigHandler implements IQueryHandler<GetKubeconfig> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ call }: GetKubeconfig): Promise<string> {
+    const doc = await ownDoc(this.platform, clustersProjection, projectIdOf(call.principal), call.id, clusters.label);
+    requireSameProvider(doc.providerId, call.providerId, clusters.label);
+    const secret = doc.status === 'active' && doc.credentialRef ? await this.platform.vault.get(doc.credentialRef) : null;
+    return clusterKubeconfig(doc, secret?.token ?? null);
+  }
+}
+
+/** The versions a new cluster may run at the provider (newest first), in a region of its catalog when given. */
+export class ListKubernetesVersions extends Query<ListResult<object>> {
+  constructor(readonly call: { principal: Principal | null; list: ListQuery<{ providerId?: string; region?: string }> }) {
+    super();
+  }
+}
+
+@QueryHandler(ListKubernetesVersions)
+export class ListKubernetesVersionsHandler implements IQueryHandler<ListKubernetesVersions> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ call }: ListKubernetesVersions): Promise<ListResult<object>> {
+    const { providerId, region } = call.list.filters;
+    const provider = await resolveProvider(this.platform, projectIdOf(call.principal), providerId, 'kubernetes');
+    if (region) await new CatalogValidation(this.platform).resolveRegion(provider.name, region);
+    const versions = kubernetesVersionList((await this.platform.drivers.get(provider.name).kubernetesVersions?.()) ?? []);
+    const ordered = call.list.sort[0]?.direction === 1 ? [...versions].reverse() : versions;
+    const page = ordered.slice(call.list.skip, call.list.skip + call.list.limit);
+    return listResult(page.map((v) => toResource('kubernetes-versions', v.version, v)), versions.length);
+  }
+}
+
+export const KUBERNETES_HANDLERS = [GetKubeconfigHandler, ListKubernetesVersionsHandler];
+
+@Controller()
+export class KubernetesController {
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/kubernetes/clusters/{id}/kubeconfig',
+    summary: "The cluster's kubeconfig as application/yaml (409 INVALID_STATE until the cluster is active)",
+    tag: 'Kubernetes',
+    auth: 'project',
+    permission: 'kubernetes:read',
+    params: z.object({ id: pathId }),
+    query: providerQuery,
+    responses: { 200: z.string().describe('kubeconfig YAML: one cluster, user and context') },
+  })
+  async kubeconfig(@CurrentPrincipal() principal: Principal, @Parsed('params') p: { id: string }, @Parsed('query') q: { providerId?: string }, @Res({ passthrough: true }) reply: FastifyReply) {
+    const yaml = await this.queries.execute(new GetKubeconfig({ principal, id: p.id, providerId: q?.providerId }));
+    reply.header('content-type', 'application/yaml; charset=utf-8').header('cache-control', 'no-store');
+    return yaml;
+  }
+
+  @ApiRoute({
+    method: 'GET',
+    path: '/v1/kubernetes/versions',
+    summary: 'Kubernetes versions a new cluster may run at the provider, newest first',
+    tag: 'Kubernetes',
+    auth: 'project',
+    permission: 'kubernetes:read',
+    query: providerQuery.extend({ region: z.string().min(1).max(64).optional().describe('A region of the provider (422 INVALID_REGION otherwise)') }),
+    list: { type: 'kubernetes-versions', sortFields: ['version'], defaultSort: '-version' },
+    responses: { 200: collectionSchema('kubernetes-versions', kubernetesVersionSchema) },
+  })
+  versions(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ providerId?: string; region?: string }>) {
+    return this.queries.execute(new ListKubernetesVersions({ principal, list }));
+  }
+}
