@@ -23,6 +23,11 @@ import { TemplatesController } from './templates/templates.routes';
 import { SIMPLE_RESOURCE_HANDLERS } from './common/simple-resource.routes';
 import { JOB_RESOURCE_HANDLERS } from './common/job-resource.routes';
 import { VolumesController } from './storage/volumes.routes';
+import { ElasticIpsController } from './networking/elastic-ips.routes';
+import { VlansController } from './networking/vlans.routes';
+import { FirewallsController } from './networking/firewalls.routes';
+import { PrivateNetworksController } from './networking/private-networks.routes';
+import { InterconnectionsController } from './networking/interconnections.routes';
 import { ClustersController } from './kubernetes/clusters.routes';
 import { KUBERNETES_HANDLERS, KubernetesController } from './kubernetes/kubernetes.routes';
 
@@ -45,6 +50,7 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
+  networking: { controllers: [ElasticIpsController, VlansController, FirewallsController, PrivateNetworksController, InterconnectionsController] },
   storage: { controllers: [VolumesController] },
   kubernetes: { controllers: [ClustersController, KubernetesController], handlers: KUBERNETES_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },

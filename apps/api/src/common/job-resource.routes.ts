@@ -83,6 +83,8 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
   records?: { list: string; create: string };
   /** DELETE's status: 202 with the job (default), or 204 where the spec shows it (clusters). */
   deleteStatus?: 202 | 204;
+  /** The field `?region=` filters on, for a resource without one `region` (an interconnection's two ends); default `region`. */
+  regionField?: string;
 }
 
 /** The response attributes: the fields, what the provider reported, and the lifecycle. */
@@ -257,7 +259,7 @@ export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> 
     const { status, region, providerId } = call.list.filters;
     const filter: Filter = { projectId: projectIdOf(call.principal) };
     if (status) filter.status = status;
-    if (region) filter.region = { $in: await new CatalogValidation(this.platform).regionSlugs(region) };
+    if (region) filter[routes.regionField ?? 'region'] = { $in: await new CatalogValidation(this.platform).regionSlugs(region) };
     const provider = providerId ?? call.providerId;
     if (provider) filter.providerId = provider;
     const { items, total } = await (await this.platform.projections.collection(routes.projection as DocumentProjection<Doc>)).find({ filter, sort: call.list.sort, skip: call.list.skip, limit: call.list.limit });

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { firewalls } from '../../../../libs/domain/networking/firewall.resource';
+import { firewallRulesSchema } from '../../../../libs/domain/networking/firewall-rules';
+import { firewallsProjection } from '../../../../projections/firewalls/firewalls.projection';
+import { jobResourceController } from '../common/job-resource.routes';
+import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
+
+/** Firewalls (spec 4.8, DECISIONS 14): rules without a region, replaced by PATCH, assigned to instances and servers; each a job. */
+export const FirewallsController = jobResourceController({
+  resource: firewalls,
+  projection: firewallsProjection,
+  type: 'firewalls',
+  path: '/v1/networking/firewalls',
+  tag: 'Networking',
+  permission: 'networking',
+  capability: 'firewalls',
+  summaries: { list: 'List the firewalls of the project', get: 'Get a firewall', create: 'Create a firewall (202, a firewall.create job)', delete: 'Delete a firewall (202, a firewall.delete job)' },
+  body: firewalls.schema.omit({ targets: true }),
+  update: { summary: 'Replace the rules of a firewall (202, a firewall.update job; the rules change when it completes)', body: z.object({ rules: firewallRulesSchema }) },
+  actions: {
+    assign: {
+      summary: 'Assign the firewall to an instance or server of the project (202, a firewall.assign job)',
+      body: targetBody,
+      prepare: ({ platform, projectId, body, pointerPrefix }) => resolveTarget(platform, projectId, body as TargetRef, pointerPrefix),
+    },
+  },
+});

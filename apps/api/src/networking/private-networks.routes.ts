@@ -1,0 +1,37 @@
+import { overlappingNetwork, privateNetworks } from '../../../../libs/domain/networking/private-network.resource';
+import { ApiError } from '../../../../libs/http/src/errors';
+import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { jobResourceController } from '../common/job-resource.routes';
+import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
+
+const body = privateNetworks.schema.omit({ targets: true });
+
+/** Private networks (spec 4.8, DECISIONS 14): a private range per region, attached to instances and servers; each a job. */
+export const PrivateNetworksController = jobResourceController({
+  resource: privateNetworks,
+  projection: privateNetworksProjection,
+  type: 'private-networks',
+  path: '/v1/networking/private-networks',
+  tag: 'Networking',
+  permission: 'networking',
+  capability: 'private-networks',
+  summaries: { list: 'List the private networks of the project', get: 'Get a private network', create: 'Create a private network (202, a private-network.create job)', delete: 'Delete a private network (202, a private-network.delete job)' },
+  body,
+  // The region resolves in the provider's catalog (422); the range may not overlap another network of the project there (409).
+  async prepare({ platform, projectId, provider, body: raw, pointerPrefix }) {
+    const fields = body.parse(raw);
+    const region = (await new CatalogValidation(platform).resolveRegion(provider.name, fields.region)).slug;
+    const { items } = await (await platform.projections.collection(privateNetworksProjection)).find({ filter: { projectId, region }, limit: 1000, withTotal: false });
+    const taken = overlappingNetwork(fields.cidr, items);
+    if (taken) throw new ApiError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
+    return { ...fields, region, targets: [] };
+  },
+  actions: {
+    attach: {
+      summary: 'Attach the private network to an instance or server of the project in its region (202, a private-network.attach job)',
+      body: targetBody,
+      prepare: ({ platform, projectId, body: ref, pointerPrefix }) => resolveTarget(platform, projectId, ref as TargetRef, pointerPrefix),
+    },
+  },
+});
