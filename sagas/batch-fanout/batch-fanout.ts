@@ -20,15 +20,17 @@ export const batchItemJobId = (batchId: string, resourceId: string) => uuidv5(`$
 
 const INSTANCE_ACTIONS: Record<BatchAction, InstanceAction> = { start: 'start', stop: 'stop', reboot: 'restart', delete: 'terminate' };
 
-export function instanceBatchRequester(events: EventStore): BatchItemRequester {
+/** `heldVolumes`: the volumes an instance holds (a batch delete is refused for it, as a single DELETE is). */
+export function instanceBatchRequester(events: EventStore, heldVolumes: (instanceId: string) => Promise<string[]> = async () => []): BatchItemRequester {
   return async ({ projectId, resourceId, action, jobId }, ctx) => {
     const history = await events.readStream(instanceStream(resourceId), { maxCount: 1 });
     if (history.length === 0 || (history[0].data as { projectId?: string }).projectId !== projectId) throw new DomainError('NOT_FOUND', 'Instance not found');
+    const attachedVolumes = action === 'delete' ? await heldVolumes(resourceId) : undefined;
     await handleCommand(
       events,
       instanceStream(resourceId),
       instanceDecider,
-      { type: 'RequestInstanceAction', jobId, action: INSTANCE_ACTIONS[action], viaDelete: action === 'delete', now: new Date().toISOString(), requestedBy: String(ctx.metadata.actor) },
+      { type: 'RequestInstanceAction', jobId, action: INSTANCE_ACTIONS[action], viaDelete: action === 'delete', now: new Date().toISOString(), requestedBy: String(ctx.metadata.actor), attachedVolumes },
       ctx,
     );
   };

@@ -78,6 +78,10 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
     expect(terminate.status).toBe(409);
     expect(terminate.body.errors[0].code).toBe('INVALID_STATE');
     expect(terminate.body.errors[0].detail).toContain(id);
+    // A batch delete refuses it the same way.
+    const batch = await api.post('/v1/batch/batch/delete', { resourceType: 'instances', resourceIds: [instanceId] });
+    expect(batch.body.data.attributes.items[0]).toMatchObject({ resourceId: instanceId, status: 'rejected', code: 'INVALID_STATE' });
+    expect((await api.get(`/v1/instances/${instanceId}`)).body.data.attributes.status).toBe('active');
 
     expect((await api.post(`/v1/storage/volumes/${id}/detach`, {})).status).toBe(202);
     const detached = await eventually(() => get(id), status('available'));

@@ -12,7 +12,7 @@ import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/s
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
-import { volumesProjection } from '../../../../projections/volumes/volumes.projection';
+import { volumesHeldBy, volumesProjection } from '../../../../projections/volumes/volumes.projection';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { instanceEventsProjection, type InstanceEventDoc } from '../../../../projections/instance-events/instance-events.projection';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
@@ -116,16 +116,6 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
   }
 }
 
-/** The volumes attached to an instance, or being attached to or detached from it. */
-async function volumesOf(platform: Platform, instanceId: string): Promise<string[]> {
-  const volumes = await platform.projections.collection(volumesProjection);
-  const [held, coming] = await Promise.all([
-    volumes.find({ filter: { instanceId }, withTotal: false }),
-    volumes.find({ filter: { 'pendingArgs.instanceId': instanceId, status: 'attaching' }, withTotal: false }),
-  ]);
-  return [...held.items, ...coming.items].map((v) => v.id);
-}
-
 @CommandHandler(RequestInstanceAction)
 export class RequestInstanceActionHandler implements ICommandHandler<RequestInstanceAction> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
@@ -133,7 +123,7 @@ export class RequestInstanceActionHandler implements ICommandHandler<RequestInst
   async execute({ projectId, id, action, ctx, viaDelete }: RequestInstanceAction): Promise<Accepted> {
     await ownInstance(this.platform, projectId, id);
     const jobId = uuidv7();
-    const attachedVolumes = action === 'terminate' ? await volumesOf(this.platform, id) : undefined;
+    const attachedVolumes = action === 'terminate' ? await volumesHeldBy(await this.platform.projections.collection(volumesProjection), id) : undefined;
     const command = { type: 'RequestInstanceAction' as const, jobId, action, viaDelete, now: this.platform.now(), requestedBy: requestedBy(ctx), attachedVolumes };
     const r = await handleCommand(this.platform.events, instanceStream(id), instanceDecider, command, ctx);
     await settleJob(this.platform, r.position, jobId, INSTANCE_MODELS);

@@ -16,6 +16,7 @@ import { instancesProjection, type InstanceDoc } from '../../../../projections/i
 import { serversProjection } from '../../../../projections/servers/servers.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { templatesProjection } from '../../../../projections/templates/templates.projection';
+import { volumesHeldBy, volumesProjection } from '../../../../projections/volumes/volumes.projection';
 import { AutoStopper } from '../../../../sagas/auto-stop/auto-stopper';
 import { BatchFanout, instanceBatchRequester, serverBatchRequester } from '../../../../sagas/batch-fanout/batch-fanout';
 import { JOB_BACKED_RESOURCES } from '../../../../sagas/job-operations/job-backed-resources';
@@ -37,7 +38,10 @@ function stopIdleInstance(rt: RuntimeServices) {
 export const computeModule: ContextModule = {
   name: 'compute',
   projections: [sshKeysProjection, templatesProjection, instancesProjection, instanceEventsProjection, batchesProjection, serversProjection, backupsProjection],
-  processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt.events), servers: serverBatchRequester(rt.events) })],
+  processManagers: (rt) => {
+    const heldVolumes = async (instanceId: string) => volumesHeldBy(await rt.projections.collection(volumesProjection), instanceId);
+    return [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt.events, heldVolumes), servers: serverBatchRequester(rt.events) })];
+  },
   jobResources: Object.values(JOB_BACKED_RESOURCES),
   timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt), rt.logger, 5000, rt.clock)],
   eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...simpleResourceEventTypes(sshKeys), ...simpleResourceEventTypes(instanceTemplates)],
