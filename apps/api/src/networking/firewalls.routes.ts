@@ -3,6 +3,7 @@ import { firewalls } from '../../../../libs/domain/networking/firewall.resource'
 import { firewallRulesSchema } from '../../../../libs/domain/networking/firewall-rules';
 import { firewallsProjection } from '../../../../projections/firewalls/firewalls.projection';
 import { jobResourceController } from '../common/job-resource.routes';
+import { createFields } from './create-fields';
 import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
 
 /** Firewalls (spec 4.8, DECISIONS 14): rules without a region, replaced by PATCH, assigned to instances and servers; each a job. */
@@ -17,6 +18,7 @@ export const FirewallsController = jobResourceController({
   summaries: { list: 'List the firewalls of the project', get: 'Get a firewall', create: 'Create a firewall (202, a firewall.create job)', delete: 'Delete a firewall (202, a firewall.delete job)' },
   body: firewalls.schema.omit({ targets: true }),
   update: { summary: 'Replace the rules of a firewall (202, a firewall.update job; the rules change when it completes)', body: z.object({ rules: firewallRulesSchema }) },
+  prepare: createFields(firewalls.schema),
   actions: {
     assign: {
       summary: 'Assign the firewall to an instance or server of the project (202, a firewall.assign job)',

@@ -1,6 +1,7 @@
 import { vlans } from '../../../../libs/domain/networking/vlan.resource';
 import { vlansProjection } from '../../../../projections/vlans/vlans.projection';
 import { jobResourceController } from '../common/job-resource.routes';
+import { createFields } from './create-fields';
 import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
 
 /** VLANs (spec 4.8, DECISIONS 14): a private range of a region, assigned to and detached from its servers and instances; each a job. */
@@ -14,6 +15,7 @@ export const VlansController = jobResourceController({
   capability: 'vlans',
   summaries: { list: 'List the VLANs of the project', get: 'Get a VLAN', create: 'Create a VLAN (202, a vlan.create job)', delete: 'Delete a VLAN with nothing assigned (202, a vlan.delete job)' },
   body: vlans.schema.omit({ targets: true }),
+  prepare: createFields(vlans.schema),
   actions: {
     assign: {
       summary: 'Assign the VLAN to an instance or server of the project in its region (202, a vlan.assign job)',
