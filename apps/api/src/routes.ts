@@ -30,6 +30,7 @@ import { PrivateNetworksController } from './networking/private-networks.routes'
 import { InterconnectionsController } from './networking/interconnections.routes';
 import { ClustersController } from './kubernetes/clusters.routes';
 import { KUBERNETES_HANDLERS, KubernetesController } from './kubernetes/kubernetes.routes';
+import { DATABASE_HANDLERS, DatabasesController, DatabaseVersionsController } from './databases/databases.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -53,5 +54,6 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   networking: { controllers: [ElasticIpsController, VlansController, FirewallsController, PrivateNetworksController, InterconnectionsController] },
   storage: { controllers: [VolumesController] },
   kubernetes: { controllers: [ClustersController, KubernetesController], handlers: KUBERNETES_HANDLERS },
+  databases: { controllers: [DatabasesController, DatabaseVersionsController], handlers: DATABASE_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
 };

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { clusters, type ClusterFields } from '../../../../libs/domain/kubernetes/cluster.resource';
 import { clusterVersionRefusal } from '../../../../libs/domain/kubernetes/kubernetes-versions';
 import type { NodePool } from '../../../../libs/domain/kubernetes/node-pools';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { ApiError, badRequest } from '../../../../libs/http/src/errors';
+import { badRequest } from '../../../../libs/http/src/errors';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { jobResourceController } from '../common/job-resource.routes';
+import { offeredPlan } from '../common/offered-plan';
 
 /**
  * Managed Kubernetes (spec 4.10, DECISIONS 14): create with node pools (202, a cluster.create job),
@@ -38,13 +38,8 @@ export const ClustersController = jobResourceController({
     if (refusal) throw badRequest([{ detail: refusal.message, source: { pointer: `${pointerPrefix}/version` } }]);
     const nodePools: NodePool[] = [];
     for (const [i, pool] of (body.nodePools as NodePool[]).entries()) {
-      try {
-        const { plan } = await catalog.validateCompute({ providerKind: provider.name, region: region.slug, instanceType: pool.plan });
-        nodePools.push({ ...pool, plan: plan.slug });
-      } catch (err) {
-        if (err instanceof DomainError) throw new ApiError('INVALID_PLAN', err.message, { source: { pointer: `${pointerPrefix}/nodePools/${i}/plan` } });
-        throw err;
-      }
+      const plan = await offeredPlan(catalog, provider.name, region.slug, pool.plan, `${pointerPrefix}/nodePools/${i}/plan`);
+      nodePools.push({ ...pool, plan: plan.slug });
     }
     return { ...(body as ClusterFields), region: region.slug, nodePools, credentialRef: null };
   },

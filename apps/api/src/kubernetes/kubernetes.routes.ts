@@ -8,7 +8,7 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, toResource } from '../../../../libs/http/src/envelope';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import { ApiRoute, CurrentPrincipal, Parsed } from '../../../../libs/http/src/route';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
@@ -62,39 +62,46 @@ export class ListKubernetesVersionsHandler implements IQueryHandler<ListKubernet
 
 export const KUBERNETES_HANDLERS = [GetKubeconfigHandler, ListKubernetesVersionsHandler];
 
+const kubeconfigRoute = route({
+  method: 'GET',
+  path: '/v1/kubernetes/clusters/{id}/kubeconfig',
+  summary: "The cluster's kubeconfig as application/yaml (409 INVALID_STATE until the cluster is active)",
+  tag: 'Kubernetes',
+  auth: 'project',
+  permission: 'kubernetes:read',
+  params: z.object({ id: pathId }),
+  query: providerQuery,
+  responses: { 200: z.string().describe('kubeconfig YAML: one cluster, user and context') },
+});
+const versionsRoute = route({
+  method: 'GET',
+  path: '/v1/kubernetes/versions',
+  summary: 'Kubernetes versions a new cluster may run at the provider, newest first',
+  tag: 'Kubernetes',
+  auth: 'project',
+  permission: 'kubernetes:read',
+  query: providerQuery.extend({ region: z.string().min(1).max(64).optional().describe('A region of the provider (422 INVALID_REGION otherwise)') }),
+  list: { type: 'kubernetes-versions', sortFields: ['version'], defaultSort: '-version' },
+  responses: { 200: collectionSchema('kubernetes-versions', kubernetesVersionSchema) },
+});
+
 @Controller()
 export class KubernetesController {
   constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/kubernetes/clusters/{id}/kubeconfig',
-    summary: "The cluster's kubeconfig as application/yaml (409 INVALID_STATE until the cluster is active)",
-    tag: 'Kubernetes',
-    auth: 'project',
-    permission: 'kubernetes:read',
-    params: z.object({ id: pathId }),
-    query: providerQuery,
-    responses: { 200: z.string().describe('kubeconfig YAML: one cluster, user and context') },
-  })
-  async kubeconfig(@CurrentPrincipal() principal: Principal, @Parsed('params') p: { id: string }, @Parsed('query') q: { providerId?: string }, @Res({ passthrough: true }) reply: FastifyReply) {
-    const yaml = await this.queries.execute(new GetKubeconfig({ principal, id: p.id, providerId: q?.providerId }));
+  @ApiRoute(kubeconfigRoute)
+  async kubeconfig(
+    @CurrentPrincipal() principal: Principal,
+    @Parsed() p: RouteInput<typeof kubeconfigRoute>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const yaml = await this.queries.execute(new GetKubeconfig({ principal, id: p.params.id, providerId: p.query.providerId }));
     reply.header('content-type', 'application/yaml; charset=utf-8').header('cache-control', 'no-store');
     return yaml;
   }
 
-  @ApiRoute({
-    method: 'GET',
-    path: '/v1/kubernetes/versions',
-    summary: 'Kubernetes versions a new cluster may run at the provider, newest first',
-    tag: 'Kubernetes',
-    auth: 'project',
-    permission: 'kubernetes:read',
-    query: providerQuery.extend({ region: z.string().min(1).max(64).optional().describe('A region of the provider (422 INVALID_REGION otherwise)') }),
-    list: { type: 'kubernetes-versions', sortFields: ['version'], defaultSort: '-version' },
-    responses: { 200: collectionSchema('kubernetes-versions', kubernetesVersionSchema) },
-  })
-  versions(@CurrentPrincipal() principal: Principal, @Parsed('list') list: ListQuery<{ providerId?: string; region?: string }>) {
+  @ApiRoute(versionsRoute)
+  versions(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof versionsRoute>['list']) {
     return this.queries.execute(new ListKubernetesVersions({ principal, list }));
   }
 }

@@ -1,0 +1,108 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Query, QueryBus, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { DATABASE_ENGINES, databases, databaseUsername, type DatabaseEngine } from '../../../../libs/domain/databases/database.resource';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { collectionSchema, toResource } from '../../../../libs/http/src/envelope';
+import { badRequest } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { databasesProjection } from '../../../../projections/databases/databases.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { jobResourceController } from '../common/job-resource.routes';
+import { offeredPlan } from '../common/offered-plan';
+import { projectIdOf } from '../common/resource-lifecycle';
+import { resolveProvider } from '../providers/resolve-provider';
+import { PLATFORM } from '../tokens';
+
+/**
+ * Managed databases (DECISIONS 14): create (202, a database.create job) with a generated password
+ * shown once in the answer and kept in the credential vault, get, list, delete (202, database.delete).
+ */
+export const DatabasesController = jobResourceController({
+  resource: databases,
+  projection: databasesProjection,
+  type: 'databases',
+  path: '/v1/databases',
+  tag: 'Databases',
+  permission: 'databases',
+  capability: 'databases',
+  summaries: {
+    list: 'List the managed databases of the project',
+    get: 'Get a managed database',
+    create: 'Create a managed database (202, a database.create job); its password is in this answer only',
+    delete: 'Delete a managed database (202, a database.delete job)',
+  },
+  body: databases.schema.omit({ username: true, credentialRef: true }),
+  // The region and plan in the provider's catalog (422), the version among those it lists for the engine (400).
+  async prepare({ platform, provider, body, pointerPrefix }) {
+    const catalog = new CatalogValidation(platform);
+    const region = await catalog.resolveRegion(provider.name, String(body.region));
+    const engine = body.engine as DatabaseEngine;
+    const offered = (await platform.drivers.get(provider.name).databaseVersions?.(engine)) ?? [];
+    if (!offered.includes(String(body.version))) {
+      const detail = offered.length ? `version ${String(body.version)} of ${engine} is not offered; use one of GET /v1/databases/versions?engine=${engine}: ${offered.join(', ')}` : `this provider offers no ${engine} version`;
+      throw badRequest([{ detail, source: { pointer: `${pointerPrefix}/version` } }]);
+    }
+    const plan = await offeredPlan(catalog, provider.name, region.slug, String(body.plan), `${pointerPrefix}/plan`);
+    return { ...(body as z.output<typeof databases.schema>), region: region.slug, plan: plan.slug, username: databaseUsername(engine), credentialRef: null };
+  },
+  // The generated password: in the vault, and in the create's answer this once.
+  async secrets({ platform, projectId, body }) {
+    const password = randomBytes(24).toString('base64url');
+    const credentialRef = await platform.vault.put(projectId, { username: String(body.username), password });
+    return { fields: { credentialRef }, reveal: { password } };
+  },
+});
+
+/** The versions the provider offers per engine (`?engine=` for one). */
+export class ListDatabaseVersions extends Query<ListResult<object>> {
+  constructor(readonly call: { principal: Principal | null; list: ListQuery<{ providerId?: string; engine?: DatabaseEngine }> }) {
+    super();
+  }
+}
+
+@QueryHandler(ListDatabaseVersions)
+export class ListDatabaseVersionsHandler implements IQueryHandler<ListDatabaseVersions> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ call }: ListDatabaseVersions): Promise<ListResult<object>> {
+    const { providerId, engine } = call.list.filters;
+    const provider = await resolveProvider(this.platform, projectIdOf(call.principal), providerId, 'databases');
+    const driver = this.platform.drivers.get(provider.name);
+    const all = [];
+    for (const e of engine ? [engine] : DATABASE_ENGINES) for (const version of (await driver.databaseVersions?.(e)) ?? []) all.push({ engine: e, version });
+    const page = all.slice(call.list.skip, call.list.skip + call.list.limit);
+    return listResult(page.map((v) => toResource('database-versions', `${v.engine}-${v.version}`, v)), all.length);
+  }
+}
+
+const versionsRoute = route({
+  method: 'GET',
+  path: '/v1/databases/versions',
+  summary: 'The engine versions a managed database may run at the provider',
+  tag: 'Databases',
+  auth: 'project',
+  permission: 'databases:read',
+  query: z.object({
+    providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that offers databases'),
+    engine: z.enum(DATABASE_ENGINES).optional(),
+  }),
+  list: { type: 'database-versions', sortFields: ['engine'], defaultSort: 'engine' },
+  responses: { 200: collectionSchema('database-versions', z.object({ engine: z.enum(DATABASE_ENGINES), version: z.string() })) },
+});
+
+@Controller()
+export class DatabaseVersionsController {
+  constructor(@Inject(QueryBus) private readonly queries: QueryBus) {}
+
+  @ApiRoute(versionsRoute)
+  versions(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof versionsRoute>['list']) {
+    return this.queries.execute(new ListDatabaseVersions({ principal, list }));
+  }
+}
+
+export const DATABASE_HANDLERS = [ListDatabaseVersionsHandler];
