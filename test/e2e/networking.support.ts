@@ -50,14 +50,15 @@ export async function strangerOf(srv: TestServer): Promise<Api> {
  * `final`), a provider always failing (`error` with a message, job failed), and a manual retry
  * putting the resource back in `creating` and running 3 more attempts.
  */
-export async function failingCreates(api: Api, path: string, body: Record<string, unknown>, kind: string, query = ''): Promise<void> {
-  const flaky = await api.post(`${path}${query}`, { ...body, tags: { simulate: 'fail:2' } });
+export async function failingCreates(api: Api, path: string, bodies: Record<string, unknown> | ((n: number) => Record<string, unknown>), kind: string, query = ''): Promise<void> {
+  const body = (n: number) => (typeof bodies === 'function' ? bodies(n) : bodies);
+  const flaky = await api.post(`${path}${query}`, { ...body(1), tags: { simulate: 'fail:2' } });
   expect(flaky.status).toBe(202);
   expect((await api.get(`/v1/jobs/${flaky.body.jobId}`)).body.data.attributes.type).toBe(`${kind}.create`);
   await jobUntil(api, flaky.body.jobId, 'completed', 3);
   await until(api, `${path}/${flaky.body.data.id}`, 'active');
 
-  const doomed = await api.post(`${path}${query}`, { ...body, tags: { simulate: 'fail:always' } });
+  const doomed = await api.post(`${path}${query}`, { ...body(2), tags: { simulate: 'fail:always' } });
   expect(doomed.status).toBe(202);
   await jobUntil(api, doomed.body.jobId, 'failed', 3);
   const broken = await until(api, `${path}/${doomed.body.data.id}`, 'error');

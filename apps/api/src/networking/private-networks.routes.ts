@@ -1,11 +1,9 @@
 import { overlappingNetwork, privateNetworks } from '../../../../libs/domain/networking/private-network.resource';
 import { ApiError } from '../../../../libs/http/src/errors';
 import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
-import { CatalogValidation } from '../catalog/catalog-validation';
 import { jobResourceController } from '../common/job-resource.routes';
 import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
-
-const body = privateNetworks.schema.omit({ targets: true });
+import { createFields } from './create-fields';
 
 /** Private networks (spec 4.8, DECISIONS 14): a private range per region, attached to instances and servers; each a job. */
 export const PrivateNetworksController = jobResourceController({
@@ -17,21 +15,22 @@ export const PrivateNetworksController = jobResourceController({
   permission: 'networking',
   capability: 'private-networks',
   summaries: { list: 'List the private networks of the project', get: 'Get a private network', create: 'Create a private network (202, a private-network.create job)', delete: 'Delete a private network (202, a private-network.delete job)' },
-  body,
+  body: privateNetworks.schema.omit({ targets: true }),
   // The region resolves in the provider's catalog (422); the range may not overlap another network of the project there (409).
-  async prepare({ platform, projectId, provider, body: raw, pointerPrefix }) {
-    const fields = body.parse(raw);
-    const region = (await new CatalogValidation(platform).resolveRegion(provider.name, fields.region)).slug;
+  async prepare(input) {
+    const { platform, projectId, pointerPrefix } = input;
+    const fields = await createFields(privateNetworks.schema)(input);
+    const { region } = fields;
     const { items } = await (await platform.projections.collection(privateNetworksProjection)).find({ filter: { projectId, region }, limit: 1000, withTotal: false });
     const taken = overlappingNetwork(fields.cidr, items);
     if (taken) throw new ApiError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
-    return { ...fields, region, targets: [] };
+    return fields;
   },
   actions: {
     attach: {
       summary: 'Attach the private network to an instance or server of the project in its region (202, a private-network.attach job)',
       body: targetBody,
-      prepare: ({ platform, projectId, body: ref, pointerPrefix }) => resolveTarget(platform, projectId, ref as TargetRef, pointerPrefix),
+      prepare: ({ platform, projectId, body, pointerPrefix }) => resolveTarget(platform, projectId, body as TargetRef, pointerPrefix),
     },
   },
 });
