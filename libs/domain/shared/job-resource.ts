@@ -166,13 +166,15 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
           if (state.status !== 'none' && !reusable) throw new DomainError('CONFLICT', r.conflict?.(command.fields) ?? `${r.label} ${command.id} already exists`);
           const checked = r.schema.safeParse(command.fields);
           if (!checked.success) throw new DomainError('BAD_REQUEST', checked.error.issues.map((i) => `${i.path.join('.') || 'fields'}: ${i.message}`).join('; '));
-          const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.create?.(command.fields, {});
+          // What is recorded is the schema's output: defaults (`targets: []`) are in the first event.
+          const fields = checked.data as F;
+          const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.create?.(fields, {});
           if (refusal) throw refusal;
           if (command.type === 'ImportResource') {
-            const { id, projectId, providerId, providerKind, fields, externalId, attributes, now } = command;
+            const { id, projectId, providerId, providerKind, externalId, attributes, now } = command;
             return [{ type: types.imported, data: { id, projectId, providerId, providerKind, fields, externalId, attributes, importedAt: now } }];
           }
-          const { id, jobId, projectId, providerId, providerKind, fields, now } = command;
+          const { id, jobId, projectId, providerId, providerKind, now } = command;
           return [{ type: types.requested, data: { id, jobId, projectId, providerId, providerKind, fields, requestedAt: now } }];
         }
         case 'RequestOperation': {
