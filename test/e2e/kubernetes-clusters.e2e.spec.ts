@@ -2,7 +2,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { parse } from 'yaml';
 import { requireEngine } from '../engines';
 import { waitForTopic } from '../support/kafka';
-import { eventually } from '../support/wait';
+import { until } from '../support/until';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared job-backed resource (%s profile)', (profile) => {
@@ -33,7 +33,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
     expect(res.body.data).toMatchObject({ type: 'kubernetes-clusters', attributes: { ...cluster, status: 'creating', providerId: cloud, errorMessage: null, endpoint: null } });
     expect((await api.get(`/v1/jobs/${res.body.jobId}`)).body.data.attributes.type).toBe('cluster.create');
     const id = res.body.data.id;
-    const ready = await eventually(() => get(id), status('active'));
+    const ready = await until(() => get(id), status('active'));
     expect(ready.body.data.attributes.endpoint).toMatch(/^https:\/\//);
 
     const kc = await api.get(`/v1/kubernetes/clusters/${id}/kubeconfig`);
@@ -71,7 +71,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
     const other = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: 'k8s elsewhere' });
     const stranger = srv.as(other.body.included[0].attributes.key);
     const mine = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'mine' });
-    await eventually(() => get(mine.body.data.id), status('active'));
+    await until(() => get(mine.body.data.id), status('active'));
     expect((await stranger.get(`/v1/kubernetes/clusters/${mine.body.data.id}/kubeconfig`)).status).toBe(404);
     expect((await stranger.get(`/v1/kubernetes/clusters/${mine.body.data.id}`)).status).toBe(404);
     expect((await stranger.delete(`/v1/kubernetes/clusters/${mine.body.data.id}`)).status).toBe(404);
@@ -131,7 +131,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
   it('deletes with 204: the cluster.delete job runs behind it, the cluster lists as deleting until done, then 404', async () => {
     const created = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'short-lived' });
     const id = created.body.data.id;
-    await eventually(() => get(id), status('active'));
+    await until(() => get(id), status('active'));
     const del = await api.delete(`/v1/kubernetes/clusters/${id}`);
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
@@ -139,7 +139,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
     const seen = listed.body.data.find((c: { id: string }) => c.id === id);
     // Deleting, or already gone if the job was that quick; never active.
     if (seen) expect(seen.attributes.status).toBe('deleting');
-    await eventually(() => get(id), (r) => r.status === 404);
+    await until(() => get(id), (r) => r.status === 404);
     expect((await api.get(`/v1/kubernetes/clusters/${id}/kubeconfig`)).status).toBe(404);
     expect((await api.delete(`/v1/kubernetes/clusters/${id}`)).status).toBe(404);
     const jobs = await api.get('/v1/jobs?limit=100');
@@ -151,7 +151,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
 
   it('pages and filters the list by status, region and provider', async () => {
     const a = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'list-a', region: 'eu-west-2' });
-    await eventually(() => get(a.body.data.id), status('active'));
+    await until(() => get(a.body.data.id), status('active'));
     const page = await api.get('/v1/kubernetes/clusters?limit=1&page=2&sort=name');
     expect(page.status).toBe(200);
     expect(page.body.data).toHaveLength(1);
@@ -169,21 +169,25 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
     const flaky = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'flaky', tags: { simulate: 'fail:2' } });
-    const done = await eventually(() => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'), 20000);
+    const done = await until(() => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'), 20000);
     expect(done.body.data.attributes.attempts).toBe(3);
-    await eventually(() => get(flaky.body.data.id), status('active'));
+    await until(() => get(flaky.body.data.id), status('active'));
 
     const doomed = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'doomed', tags: { simulate: 'fail:always' } });
-    await eventually(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'), 20000);
-    const broken = await eventually(() => get(doomed.body.data.id), status('error'));
+    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'), 20000);
+    const broken = await until(() => get(doomed.body.data.id), status('error'));
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
     expect((await api.post(`/v1/jobs/${doomed.body.jobId}/retry`)).status).toBe(200);
     expect((await get(doomed.body.data.id)).body.data.attributes.status).toBe('creating');
-    await eventually(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3), 20000);
-    await eventually(() => get(doomed.body.data.id), status('error'));
-    // A cluster in error can be deleted.
+    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3), 20000);
+    await until(() => get(doomed.body.data.id), status('error'));
+    // A cluster in error may be deleted (204); the simulate tag fails its every operation, so the cluster.delete job fails too and leaves it in error.
     expect((await api.delete(`/v1/kubernetes/clusters/${doomed.body.data.id}`)).status).toBe(204);
-    await eventually(() => get(doomed.body.data.id), (r) => r.status === 404);
+    expect((await get(doomed.body.data.id)).body.data.attributes.status).toBe('deleting');
+    const deleteJob = (r: { body: { data: Array<{ attributes: { resourceId: string; type: string; status: string; attempts: number } }> } }) =>
+      r.body.data.find((j) => j.attributes.resourceId === doomed.body.data.id && j.attributes.type === 'cluster.delete');
+    await until(() => api.get('/v1/jobs?limit=100'), (r) => deleteJob(r)?.attributes.status === 'failed' && deleteJob(r)?.attributes.attempts === 3, 20000);
+    await until(() => get(doomed.body.data.id), status('error'));
   });
 
   if (profile === 'server') {
@@ -194,7 +198,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
       const kafka = new Kafka({ clientId: 'e2e-kubernetes', brokers: requireEngine('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
       const consumer = kafka.consumer({ groupId: `e2e-kubernetes-${srv.env.KAFKA_TOPIC_PREFIX}` });
       const seen: Array<{ type: string; data: unknown }> = [];
-      await eventually(() => get(res.body.data.id), status('active'));
+      await until(() => get(res.body.data.id), status('active'));
       await waitForTopic(kafka, topic);
       await consumer.connect();
       try {
@@ -205,7 +209,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
             if (ce.subject === subject) seen.push({ type: ce.type, data: ce.data });
           },
         });
-        await eventually(async () => seen.map((e) => e.type), (types) => types.includes('kubernetes.ClusterOperationCompleted.v1'), 30000, 200);
+        await until(async () => seen.map((e) => e.type), (types) => types.includes('kubernetes.ClusterOperationCompleted.v1'), 30000, 200);
       } finally {
         await consumer.disconnect();
       }

@@ -23,6 +23,9 @@ import { TemplatesController } from './templates/templates.routes';
 import { SIMPLE_RESOURCE_HANDLERS } from './common/simple-resource.routes';
 import { JOB_RESOURCE_HANDLERS } from './common/job-resource.routes';
 import { VolumesController } from './storage/volumes.routes';
+import { BucketsController } from './storage/buckets.routes';
+import { FileSystemsController } from './storage/file-systems.routes';
+import { SnapshotsController } from './storage/snapshots.routes';
 import { ElasticIpsController } from './networking/elastic-ips.routes';
 import { VlansController } from './networking/vlans.routes';
 import { FirewallsController } from './networking/firewalls.routes';
@@ -52,7 +55,7 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
   networking: { controllers: [ElasticIpsController, VlansController, FirewallsController, PrivateNetworksController, InterconnectionsController] },
-  storage: { controllers: [VolumesController] },
+  storage: { controllers: [VolumesController, SnapshotsController, FileSystemsController, BucketsController] },
   kubernetes: { controllers: [ClustersController, KubernetesController], handlers: KUBERNETES_HANDLERS },
   databases: { controllers: [DatabasesController, DatabaseVersionsController], handlers: DATABASE_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },

@@ -64,7 +64,8 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
   permission: string;
   /** What the provider must support (DECISIONS 14). */
   capability: Capability;
-  summaries: { list: string; get?: string; create: string; delete: string };
+  /** The routes it has, by their summaries: without `create` or `delete` (snapshots: registered or synced only, DECISIONS 14) there is no such route. */
+  summaries: { list: string; get?: string; create?: string; delete?: string };
   /** The create body; by default the resource's schema. */
   body?: AnyObject;
   /** The create's lookups: the fields to record (by default the body with its region resolved in the provider's catalog). */
@@ -340,8 +341,8 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   };
   declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
-  declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
-  declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.records) {
     const recordAttributes = attributes.extend({ externalId: z.string().nullable() });
     const importBody = (decl.body ?? routes.resource.schema).extend({ externalId: z.string().min(1).max(255).describe("The provider's id of the resource") });

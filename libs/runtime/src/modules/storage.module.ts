@@ -1,13 +1,24 @@
 import { jobResourceEventTypes } from '../../../domain/shared/job-resource';
+import { buckets } from '../../../domain/storage/bucket.resource';
+import { fileSystems } from '../../../domain/storage/file-system.resource';
+import { snapshots } from '../../../domain/storage/snapshot.resource';
 import { volumes } from '../../../domain/storage/volume.resource';
+import { bucketsProjection } from '../../../../projections/buckets/buckets.projection';
+import { fileSystemsProjection } from '../../../../projections/file-systems/file-systems.projection';
+import { snapshotsProjection } from '../../../../projections/snapshots/snapshots.projection';
 import { volumesProjection } from '../../../../projections/volumes/volumes.projection';
 import { declaredJobResource } from '../../../../sagas/job-operations/declared-resource';
 import type { ContextModule } from '../context-module';
 
-/** Storage (spec 4.9): volumes so far. */
+/** Storage (spec 4.9): volumes, snapshots (records only), file systems and object-storage buckets. */
 export const storageModule: ContextModule = {
   name: 'storage',
-  projections: [volumesProjection],
-  jobResources: [declaredJobResource(volumes, volumesProjection.name)],
-  eventTypes: Object.values(jobResourceEventTypes(volumes)),
+  projections: [volumesProjection, snapshotsProjection, fileSystemsProjection, bucketsProjection],
+  jobResources: [
+    declaredJobResource(volumes, volumesProjection.name),
+    declaredJobResource(snapshots, snapshotsProjection.name),
+    declaredJobResource(fileSystems, fileSystemsProjection.name),
+    declaredJobResource(buckets, bucketsProjection.name),
+  ],
+  eventTypes: [volumes, snapshots, fileSystems, buckets].flatMap((r) => Object.values(jobResourceEventTypes(r))),
 };
