@@ -31,6 +31,7 @@ import { VlansController } from './networking/vlans.routes';
 import { FirewallsController } from './networking/firewalls.routes';
 import { PrivateNetworksController } from './networking/private-networks.routes';
 import { InterconnectionsController } from './networking/interconnections.routes';
+import { NETWORK_DATABASE_HANDLERS, NetworkDatabasesController } from './networking/network-databases.routes';
 import { ClustersController } from './kubernetes/clusters.routes';
 import { KUBERNETES_HANDLERS, KubernetesController } from './kubernetes/kubernetes.routes';
 import { DATABASE_HANDLERS, DatabasesController, DatabaseVersionsController } from './databases/databases.routes';
@@ -54,7 +55,7 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
-  networking: { controllers: [ElasticIpsController, VlansController, FirewallsController, PrivateNetworksController, InterconnectionsController] },
+  networking: { controllers: [ElasticIpsController, VlansController, FirewallsController, PrivateNetworksController, InterconnectionsController, NetworkDatabasesController], handlers: NETWORK_DATABASE_HANDLERS },
   storage: { controllers: [VolumesController, SnapshotsController, FileSystemsController, BucketsController] },
   kubernetes: { controllers: [ClustersController, KubernetesController], handlers: KUBERNETES_HANDLERS },
   databases: { controllers: [DatabasesController, DatabaseVersionsController], handlers: DATABASE_HANDLERS },

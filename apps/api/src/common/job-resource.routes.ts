@@ -152,7 +152,8 @@ export class GetJobResource extends Query<Resource<Record<string, unknown>>> {
 export class ListJobResources extends Query<ListResult<object>> {
   constructor(
     readonly routes: JobResourceRoutes,
-    readonly call: Call & { list: ListQuery<{ status?: string; region?: string; providerId?: string }>; records?: boolean },
+    /** `scope`: fields every listed resource has (a parent's id, e.g. a network's attachments). */
+    readonly call: Call & { list: ListQuery<{ status?: string; region?: string; providerId?: string }>; records?: boolean; scope?: Record<string, string> },
   ) {
     super();
   }
@@ -258,7 +259,7 @@ export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> 
 
   async execute({ routes, call }: ListJobResources): Promise<ListResult<object>> {
     const { status, region, providerId } = call.list.filters;
-    const filter: Filter = { projectId: projectIdOf(call.principal) };
+    const filter: Filter = { ...call.scope, projectId: projectIdOf(call.principal) };
     if (status) filter.status = status;
     if (region) filter[routes.regionField ?? 'region'] = { $in: await new CatalogValidation(this.platform).regionSlugs(region) };
     const provider = providerId ?? call.providerId;

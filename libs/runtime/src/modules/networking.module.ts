@@ -1,6 +1,7 @@
 import { elasticIps } from '../../../domain/networking/elastic-ip.resource';
 import { firewalls } from '../../../domain/networking/firewall.resource';
 import { interconnections } from '../../../domain/networking/interconnection.resource';
+import { networkDatabases } from '../../../domain/networking/network-database.resource';
 import { privateNetworks } from '../../../domain/networking/private-network.resource';
 import { vlans } from '../../../domain/networking/vlan.resource';
 import { jobResourceEventTypes, type AnyJobResource } from '../../../domain/shared/job-resource';
@@ -8,6 +9,7 @@ import type { DocumentProjection } from '../../../subscriptions/src/document-pro
 import { elasticIpsProjection } from '../../../../projections/elastic-ips/elastic-ips.projection';
 import { firewallsProjection } from '../../../../projections/firewalls/firewalls.projection';
 import { interconnectionsProjection } from '../../../../projections/interconnections/interconnections.projection';
+import { networkDatabasesProjection } from '../../../../projections/network-databases/network-databases.projection';
 import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
 import { vlansProjection } from '../../../../projections/vlans/vlans.projection';
 import { declaredJobResource } from '../../../../sagas/job-operations/declared-resource';
@@ -20,6 +22,7 @@ const RESOURCES: ReadonlyArray<[AnyJobResource, DocumentProjection<any>]> = [ //
   [firewalls, firewallsProjection],
   [privateNetworks, privateNetworksProjection],
   [interconnections, interconnectionsProjection],
+  [networkDatabases, networkDatabasesProjection],
 ];
 
 /** Networking (spec 4.8): elastic IPs, VLANs, firewalls, private networks and interconnections, all declared job-backed resources. */
