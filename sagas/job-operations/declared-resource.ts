@@ -41,7 +41,10 @@ export function declaredJobResource(resource: AnyJobResource, readModel: string)
         payload,
         enqueuedAt: String(d.requestedAt),
       });
-      if (e.type === types.requested) return job('create', { ...(d.fields as Record<string, unknown>), providerId: d.providerId }, String(d.projectId));
+      if (e.type === types.requested) {
+        const fields = Object.fromEntries(Object.entries(d.fields as Record<string, unknown>).filter(([k]) => !resource.internal?.includes(k)));
+        return job('create', { ...fields, providerId: d.providerId }, String(d.projectId));
+      }
       if (e.type === types.operationRequested) return job(String(d.operation), (d.args as Record<string, unknown>) ?? {}, e.metadata.projectId ?? null);
       return null;
     },

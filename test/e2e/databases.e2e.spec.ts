@@ -1,3 +1,4 @@
+import { databasesProjection } from '../../projections/databases/databases.projection';
 import { until } from '../support/until';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
@@ -34,7 +35,10 @@ describe.each<Profile>(['embedded', 'server'])('managed databases, a declared jo
     const ready = await until(() => get(id), status('active'));
     expect(ready.body.data.attributes).toMatchObject({ host: expect.stringContaining('.db.us-east-1.'), port: 5432 });
     expect(ready.body.data.attributes.password).toBeUndefined();
-    expect(await srv.platform.vault.get(ready.body.data.attributes.credentialRef)).toEqual({ username: 'admin', password });
+    // The vault reference is the service's own: not shown; the vault holds the credential.
+    expect(ready.body.data.attributes.credentialRef).toBeUndefined();
+    const docs = await srv.platform.projections.collection(databasesProjection);
+    expect(await srv.platform.vault.get((await docs.get(id))!.credentialRef!)).toEqual({ username: 'admin', password });
 
     const events = await srv.platform.events.readAll({ fromPosition: 0, maxCount: 100000 });
     expect(events.some((e) => e.streamId === `database-${id}`)).toBe(true);

@@ -38,6 +38,7 @@ export const databases: JobResource<typeof databaseSchema, DatabaseOperation, Da
   kind: 'database',
   stream: databaseStream,
   schema: databaseSchema,
+  internal: ['credentialRef'],
   provided: z.object({
     host: z.string().nullable().describe('Where the database answers, once active'),
     port: z.number().int().nullable(),

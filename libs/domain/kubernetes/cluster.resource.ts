@@ -34,6 +34,7 @@ export const clusters: JobResource<typeof clusterSchema, ClusterOperation, Clust
   kind: 'cluster',
   stream: clusterStream,
   schema: clusterSchema,
+  internal: ['credentialRef'],
   provided: z.object({
     endpoint: z.string().nullable().describe('The API server URL, once the cluster is active'),
     caData: z.string().nullable().describe("The cluster CA, base64 PEM (kubeconfig's certificate-authority-data)"),

@@ -21,6 +21,8 @@ export interface JobResource<S extends z.ZodObject = z.ZodObject, Op extends str
   stream: (id: string) => string;
   /** The fields a create records (limits and defaults included); completions may change them. */
   schema: S;
+  /** Fields the service keeps for itself (a vault reference): never shown in responses or job payloads. */
+  internal?: readonly string[];
   /** What the provider reports about the resource (an address, an endpoint, …), shown beside the fields. */
   provided?: z.ZodObject;
   /** The operations (`create` and `delete` among them) and their statuses. */

@@ -90,7 +90,8 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
 
 /** The response attributes: the fields, what the provider reported, and the lifecycle. */
 export function jobResourceAttributes(r: JobResource) {
-  return r.schema.extend({
+  const shown = r.internal?.length ? r.schema.omit(Object.fromEntries(r.internal.map((k) => [k, true])) as never) : r.schema;
+  return shown.extend({
     ...(r.provided?.shape ?? {}),
     status: z.string(),
     providerId: z.string(),
