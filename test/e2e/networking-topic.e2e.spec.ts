@@ -1,7 +1,5 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { requireEngine } from '../engines';
-import { waitForTopic } from '../support/kafka';
-import { eventually } from '../support/wait';
+import { readTopicUntil, type TopicLog } from '../support/kafka';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { until } from './networking.support';
 
@@ -27,30 +25,9 @@ describe('networking events reach cloud.networking.events.v1 (server profile)', 
     const update = await api.patch(`/v1/networking/firewalls/${firewall.body.data.id}`, { rules: [{ direction: 'inbound', protocol: 'icmp', source: '10.0.0.0/8' }] });
     expect(update.status).toBe(202);
 
-    const prefix = srv.env.KAFKA_TOPIC_PREFIX;
-    const topic = `${prefix}.networking.events.v1`;
-    const kafka = new Kafka({ clientId: 'e2e-networking', brokers: requireEngine('KAFKA_BROKERS').split(','), logLevel: logLevel.NOTHING });
-    const consumer = kafka.consumer({ groupId: `e2e-networking-${prefix}` });
-    const types = new Map<string, string[]>();
-    const keys = new Set<string>();
-    await waitForTopic(kafka, topic);
-    await consumer.connect();
-    try {
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
-        eachMessage: async ({ message }) => {
-          const ce = JSON.parse(message.value!.toString());
-          types.set(ce.subject, [...(types.get(ce.subject) ?? []), ce.type]);
-          if (message.key) keys.add(message.key.toString());
-        },
-      });
-      const firewallUpdated = () => (types.get(`firewall-${firewall.body.data.id}`) ?? []).filter((t) => t === 'networking.FirewallOperationCompleted.v1').length === 2;
-      const vlanActive = () => (types.get(`vlan-${vlan.body.data.id}`) ?? []).includes('networking.VlanOperationCompleted.v1');
-      const seen = await eventually(async () => firewallUpdated() && vlanActive(), (both) => both, 30000, 200);
-      expect(seen).toBe(true);
-    } finally {
-      await consumer.disconnect();
-    }
+    const firewallUpdated = (log: TopicLog) => (log.types.get(`firewall-${firewall.body.data.id}`) ?? []).filter((t) => t === 'networking.FirewallOperationCompleted.v1').length === 2;
+    const vlanActive = (log: TopicLog) => (log.types.get(`vlan-${vlan.body.data.id}`) ?? []).includes('networking.VlanOperationCompleted.v1');
+    const { types, keys } = await readTopicUntil(requireEngine('KAFKA_BROKERS').split(','), srv.env.KAFKA_TOPIC_PREFIX, 'networking', (log) => firewallUpdated(log) && vlanActive(log));
     expect(types.get(`vlan-${vlan.body.data.id}`)).toEqual(expect.arrayContaining(['networking.VlanRequested.v1', 'networking.VlanOperationCompleted.v1']));
     expect(types.get(`firewall-${firewall.body.data.id}`)).toEqual(expect.arrayContaining(['networking.FirewallRequested.v1', 'networking.FirewallOperationRequested.v1', 'networking.FirewallOperationCompleted.v1']));
     expect([...types.keys()].every((s) => /^(vlan|firewall)-/.test(s))).toBe(true);

@@ -21,3 +21,42 @@ export async function waitForTopic(kafka: Kafka, topic: string, timeoutMs = 3000
     await admin.disconnect();
   }
 }
+
+/** What a context's topic carried: CloudEvent types by subject (stream), and the message keys. */
+export interface TopicLog {
+  types: Map<string, string[]>;
+  keys: Set<string>;
+}
+
+/**
+ * Reads `<prefix>.<context>.events.v1` from the beginning until `done(log)` holds (failing after
+ * `timeoutMs`), then returns what it carried.
+ */
+export async function readTopicUntil(brokers: string[], prefix: string, context: string, done: (log: TopicLog) => boolean, timeoutMs = 30000): Promise<TopicLog> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const topic = `${prefix}.${context}.events.v1`;
+  const kafka = new Kafka({ clientId: `e2e-${context}`, brokers, logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({ groupId: `e2e-${context}-${prefix}` });
+  const log: TopicLog = { types: new Map(), keys: new Set() };
+  await waitForTopic(kafka, topic);
+  await consumer.connect();
+  try {
+    let finished: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (finished = resolve));
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: async ({ message }) => {
+        const ce = JSON.parse(message.value!.toString()) as { subject: string; type: string };
+        log.types.set(ce.subject, [...(log.types.get(ce.subject) ?? []), ce.type]);
+        if (message.key) log.keys.add(message.key.toString());
+        if (done(log)) finished();
+      },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${topic}: condition not met within ${timeoutMs} ms; saw ${JSON.stringify([...log.types])}`)), timeoutMs)));
+    await Promise.race([reached, timeout]).finally(() => clearTimeout(timer));
+    return log;
+  } finally {
+    await consumer.disconnect();
+  }
+}
