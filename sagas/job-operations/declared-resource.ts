@@ -50,7 +50,10 @@ export function declaredJobResource(resource: AnyJobResource, readModel: string)
     },
     target: (s) => {
       const fields = s.fields as Record<string, unknown>;
-      const tags = Object.fromEntries(((fields.tags as Array<{ key: string; value: string }> | undefined) ?? []).map((t) => [t.key, t.value]));
+      const tags: Record<string, string> = Object.fromEntries(((fields.tags as Array<{ key: string; value: string }> | undefined) ?? []).map((t) => [t.key, t.value]));
+      // A `simulate` tag of the operation's target (an attach, a move) applies to that operation too.
+      const targetSimulate = s.currentJob?.args?.simulate;
+      if (typeof targetSimulate === 'string') tags.simulate = tags.simulate ? `${tags.simulate},${targetSimulate}` : targetSimulate;
       const spec: ResourceCallSpec = { resourceType: resource.kind, resourceId: s.id, region: typeof fields.region === 'string' ? fields.region : null, tags, attributes: { ...fields, ...(s.currentJob?.args ?? {}) } };
       // The provider knows a resource by our id until its create reports its own.
       return { providerKind: s.providerKind, externalId: s.externalId ?? s.id, spec: spec as never };

@@ -20,8 +20,8 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
 
   const get = (id: string) => api.get(`/v1/storage/volumes/${id}`);
   const status = (s: string) => (r: { body: { data?: { attributes?: { status?: string } } } }) => r.body.data?.attributes?.status === s;
-  const activeInstance = async (name: string, region = 'us-east-1') => {
-    const res = await api.post('/v1/instances', { name, providerId: cloud, region, instanceType: 'pc-t3-medium' });
+  const activeInstance = async (name: string, region = 'us-east-1', tags: Record<string, string> = {}) => {
+    const res = await api.post('/v1/instances', { name, providerId: cloud, region, instanceType: 'pc-t3-medium', tags });
     expect(res.status).toBe(202);
     await eventually(() => api.get(`/v1/instances/${res.body.data.id}`), status('active'));
     return res.body.data.id as string;
@@ -130,6 +130,16 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
     expect(records.body.data.find((r: { id: string }) => r.id === imported.body.data.id).attributes.externalId).toBe('vol-0abc');
     expect((await api.post('/v1/storage/volumes/db', { ...vol, name: 'legacy' })).status).toBe(400);
     expect((await api.post('/v1/storage/volumes/db', { ...vol, region: 'mars-1', externalId: 'x' })).status).toBe(422);
+  });
+
+  it("takes the simulator's failure injection from the target too: attaching to a `fail:2` instance completes on the third attempt", async () => {
+    const instanceId = await activeInstance('flaky-host', 'us-east-1', { simulate: 'fail:2' });
+    const created = await api.post('/v1/storage/volumes', vol);
+    await eventually(() => get(created.body.data.id), status('available'));
+    const attach = await api.post(`/v1/storage/volumes/${created.body.data.id}/attach`, { instanceId });
+    const done = await eventually(() => api.get(`/v1/jobs/${attach.body.jobId}`), (r) => r.body.data.attributes.status === 'completed');
+    expect(done.body.data.attributes.attempts).toBe(3);
+    expect((await get(created.body.data.id)).body.data.attributes).toMatchObject({ status: 'attached', instanceId });
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {

@@ -12,7 +12,7 @@ export const targetBody = z.object({
 export type TargetRef = z.infer<typeof targetBody>;
 
 /** What a request records about its target: the reference and the region the rules compare. */
-export type ResolvedTarget = TargetRef & { targetRegion: string };
+export type ResolvedTarget = TargetRef & { targetRegion: string; simulate?: string };
 
 /**
  * The target must be an instance or server of the project that still exists (404 NOT_FOUND on the
@@ -20,10 +20,12 @@ export type ResolvedTarget = TargetRef & { targetRegion: string };
  */
 export async function resolveTarget(platform: Platform, projectId: string, ref: TargetRef, pointerPrefix: string): Promise<ResolvedTarget> {
   const projection = ref.targetType === 'instance' ? instancesProjection : serversProjection;
-  const doc = (await (await platform.projections.collection(projection as never)).get(ref.targetId)) as { projectId: string; status: string; region: string } | null;
+  const doc = (await (await platform.projections.collection(projection as never)).get(ref.targetId)) as { projectId: string; status: string; region: string; tags?: Array<{ key: string; value: string }> } | null;
   const gone = ['terminated', 'terminating', 'deleting'];
   if (!doc || doc.projectId !== projectId || gone.includes(doc.status)) {
     throw badRequest([{ detail: `${ref.targetType === 'instance' ? 'Instance' : 'Server'} ${ref.targetId} not found`, source: { pointer: `${pointerPrefix}/targetId` } }], 'NOT_FOUND');
   }
-  return { ...ref, targetRegion: doc.region };
+  // The simulator's failure injection may sit on the target too (issue 12): its `simulate` tag rides with the request.
+  const simulate = doc.tags?.find((t) => t.key === 'simulate')?.value;
+  return { ...ref, targetRegion: doc.region, ...(simulate ? { simulate } : {}) };
 }

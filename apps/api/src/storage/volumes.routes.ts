@@ -27,7 +27,8 @@ export const VolumesController = jobResourceController({
         if (!instance || instance.projectId !== projectId || instance.status === 'terminated' || instance.status === 'terminating') {
           throw badRequest([{ detail: `Instance ${String(body.instanceId)} not found`, source: { pointer: `${pointerPrefix}/instanceId` } }], 'NOT_FOUND');
         }
-        return { instanceId: instance.id, instanceRegion: instance.region };
+        const simulate = instance.tags.find((t) => t.key === 'simulate')?.value;
+        return { instanceId: instance.id, instanceRegion: instance.region, ...(simulate ? { simulate } : {}) };
       },
     },
     detach: { summary: 'Detach the volume from its instance (202, a volume.detach job)' },
