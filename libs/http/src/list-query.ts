@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ApiErrorItem, invalidQuery } from './errors';
 import { CollectionDocument, Resource, SparseFields, sparse } from './envelope';
-import { parameterErrors } from './validation';
+import { parameterErrors, QUERY_PARSE } from './validation';
 
 export interface ListSpec {
   /** JSON:API resource type of the items. */
@@ -92,7 +92,7 @@ export function parseListQuery<F = Record<string, unknown>>(query: RawQuery, spe
   const fields = parseFields(query, errors);
   let filters = {} as F;
   if (filterSchema) {
-    const r = filterSchema.safeParse(stripListParams(query));
+    const r = filterSchema.safeParse(stripListParams(query), QUERY_PARSE);
     if (r.success) filters = r.data;
     else errors.push(...parameterErrors(r.error));
   }

@@ -13,7 +13,8 @@ import { recordHttpRequest } from './metrics';
 import { RateLimiter, rateLimitHeaders, rateLimited } from './rate-limit';
 import { findRoute, RegisteredRoute } from './route';
 import { unwrapBody } from './body-shape';
-import { zodBodyError, zodParamsError, zodQueryError } from './validation';
+import { refuseUnstorable } from './hostile-input';
+import { BODY_PARSE, PARAMS_PARSE, QUERY_PARSE, zodBodyError, zodParamsError, zodQueryError } from './validation';
 import './request-state';
 
 export interface PipelineOptions {
@@ -62,7 +63,7 @@ function validate(req: FastifyRequest, route: RegisteredRoute): void {
   const query = (req.query ?? {}) as Record<string, unknown>;
   let params: unknown = req.params;
   if (route.params) {
-    const r = route.params.safeParse(req.params);
+    const r = route.params.safeParse(req.params, PARAMS_PARSE);
     if (!r.success) throw zodParamsError(r.error);
     params = r.data;
   }
@@ -78,7 +79,7 @@ function validate(req: FastifyRequest, route: RegisteredRoute): void {
     if (errors.length) throw invalidQuery(errors);
     parsedQuery = query;
     if (route.query) {
-      const r = route.query.safeParse(stripListParams(query));
+      const r = route.query.safeParse(stripListParams(query), QUERY_PARSE);
       if (!r.success) throw zodQueryError(r.error);
       parsedQuery = r.data;
     }
@@ -86,7 +87,7 @@ function validate(req: FastifyRequest, route: RegisteredRoute): void {
   let body: unknown = req.body;
   if (route.body) {
     const { value, pointerPrefix } = unwrapBody(req.body, route.type);
-    const r = route.body.safeParse(value);
+    const r = route.body.safeParse(value, BODY_PARSE);
     if (!r.success) throw zodBodyError(r.error, pointerPrefix);
     body = r.data;
   }
@@ -175,6 +176,8 @@ export function installPipeline(fastify: FastifyInstance, o: PipelineOptions): v
   });
 
   fastify.addHook('preHandler', async (req, reply) => {
+    const refusal = refuseUnstorable(req);
+    if (refusal) throw refusal;
     if (!req.apiRoute) return;
     validate(req, req.apiRoute);
     return claimIdempotency(req, reply, o);

@@ -1,0 +1,72 @@
+import { findUnstorable, isUnstorable } from '../src/hostile-input';
+import type { HttpApp } from '../src';
+import { call, owner, startApp } from './fixtures';
+
+describe('strings the event store cannot hold', () => {
+  it('are NUL and unpaired surrogates; paired surrogates and other controls are fine', () => {
+    for (const bad of ['\u0000', 'a\u0000b', '\ud800', 'x\udbff', '\udc00', 'a\udfffb', '\udc00\ud800']) expect(isUnstorable(bad)).toBe(true);
+    for (const ok of ['', 'plain', '😀', 'a\ud83d\ude00b', '\u0001\u001f\u007f', '\ufffd', 'é']) expect(isUnstorable(ok)).toBe(false);
+  });
+
+  it('are found in values and keys at any depth, with their path', () => {
+    expect(findUnstorable({ a: [1, { b: 'ok' }, { c: ['x', 'y\u0000'] }] })).toEqual({ path: ['a', 2, 'c', 1], inKey: false });
+    expect(findUnstorable({ tags: { 'k\ud800': 'v' } })).toEqual({ path: ['tags', 'k\ud800'], inKey: true });
+    expect(findUnstorable('\u0000')).toEqual({ path: [], inKey: false });
+    expect(findUnstorable({ a: 1, b: [true, null, 'ok'], '😀': '😀' })).toBeUndefined();
+    expect(findUnstorable(undefined)).toBeUndefined();
+  });
+});
+
+describe('refused at the edge of every route', () => {
+  let http: HttpApp;
+  let url: string;
+  beforeAll(async () => {
+    ({ http, url } = await startApp());
+  });
+  afterAll(async () => http?.close());
+
+  it('a body string: 400 BAD_REQUEST pointing at the field, flat or JSON:API', async () => {
+    const flat = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { name: 'a\u0000b' } });
+    expect(flat.status).toBe(400);
+    expect(flat.json.errors).toEqual([{ status: '400', code: 'BAD_REQUEST', detail: expect.stringContaining('name must not contain NUL'), source: { pointer: '/name' } }]);
+    const wrapped = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { data: { type: 'widgets', attributes: { name: '\ud800' } } } });
+    expect(wrapped.status).toBe(400);
+    expect(wrapped.json.errors[0].source).toEqual({ pointer: '/data/attributes/name' });
+  });
+
+  it('a body key: 400 pointing at the key, even where the schema would drop it', async () => {
+    const r = await call(`${url}/v1/api-keys`, { method: 'POST', headers: owner, body: { name: 'ok', 'x\u0000/y': 1 } });
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0]).toMatchObject({ code: 'BAD_REQUEST', source: { pointer: '/x\u0000~1y' } });
+  });
+
+  it('a lone surrogate escaped in raw JSON text', async () => {
+    const r = await call(`${url}/v1/api-keys`, { method: 'POST', headers: { ...owner, 'content-type': 'application/json' }, raw: '{"name":"\\udc00"}' });
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0].source).toEqual({ pointer: '/name' });
+  });
+
+  it('a path id: 404 NOT_FOUND, before the params schema', async () => {
+    for (const id of ['%00', 'w_1%00', '%ED%A0%80']) {
+      const r = await call(`${url}/v1/widgets/${id}`, { headers: owner });
+      expect(r.status).toBeLessThan(500);
+      if (id !== '%ED%A0%80') expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([404, 'NOT_FOUND', { parameter: 'id' }]);
+    }
+    const del = await call(`${url}/v1/widgets/%00`, { method: 'DELETE', headers: owner });
+    expect(del.status).toBe(404);
+  });
+
+  it('a query parameter or its name: 400 INVALID_QUERY naming it', async () => {
+    const v = await call(`${url}/v1/widgets?color=%00`, { headers: owner });
+    expect([v.status, v.json.errors[0].code, v.json.errors[0].source]).toEqual([400, 'INVALID_QUERY', { parameter: 'color' }]);
+    const repeated = await call(`${url}/v1/widgets?color=red&color=%00`, { headers: owner });
+    expect([repeated.status, repeated.json.errors[0].source]).toEqual([400, { parameter: 'color' }]);
+    const name = await call(`${url}/v1/public/ping?a%00=1`, {});
+    expect([name.status, name.json.errors[0].code, name.json.errors[0].detail]).toEqual([400, 'INVALID_QUERY', expect.stringContaining('Query parameter names')]);
+  });
+
+  it('authentication still comes first', async () => {
+    const r = await call(`${url}/v1/widgets/%00`, {});
+    expect(r.status).toBe(401);
+  });
+});
