@@ -4,7 +4,12 @@ import type pino from 'pino';
 import type { AppConfig } from '../../../libs/config/src/config';
 import { createHttpApp, type HttpApp } from '../../../libs/http/src/http-app';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../../libs/http/src/rate-limit';
-import { MemoryIdempotencyStore, RedisIdempotencyStore } from '../../../libs/http/src/idempotency';
+import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore, type StoredResponse } from '../../../libs/http/src/idempotency';
+import { SqlIdempotencyStore, type CommittedWrite } from '../../../libs/http/src/sql-idempotency-store';
+import { SqlEventStore } from '../../../libs/eventstore/src/sql/sql-event-store';
+import { instancesProjection } from '../../../projections/instances/instances.projection';
+import { instanceResource } from './instances/instance-view';
+import { written } from './jobs/job-writes';
 import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
 import { Platform, type PlatformOptions } from '../../../libs/runtime/src/platform';
@@ -49,7 +54,12 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
     (err) => logger.warn({ err: String(err) }, 'rate-limit store unavailable'),
     () => platform.clock.now(),
   );
-  const idempotencyStore = redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore();
+  // Idempotency records live with the events wherever the event store is SQL (PostgreSQL, PGlite), so
+  // that a key and its write survive a crash together (DECISIONS 5); else Redis, else memory.
+  const sqlIdempotency = platform.events instanceof SqlEventStore
+    ? new SqlIdempotencyStore(platform.events.sqlClient, { schema: platform.events.schemaName, recover: (w) => recoverResponse(platform, w) }).start()
+    : null;
+  const idempotencyStore: IdempotencyStore = sqlIdempotency ?? (redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore());
 
   const http = await createHttpApp(AppModule.forRoot(platform, identity, redis ? () => redis!.ping() : null), {
     port: config.port,
@@ -62,6 +72,7 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
     rateLimiter,
     idempotencyStore,
     authenticator: identity,
+    openApi: { serverUrl: config.publicUrl },
   });
   const { url, httpUrl } = await http.listen();
   return {
@@ -73,8 +84,24 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
     bootstrapFile: boot.file,
     async close() {
       await http.close();
+      sqlIdempotency?.stop();
       await platform.close();
       redis?.disconnect();
     },
   };
+}
+
+/**
+ * The response of a keyed write whose answer was lost in a crash (committed, never answered), rebuilt
+ * from what was written: the resource as the read model has it now. Instance creation (202 with the
+ * instance and its job) is rebuilt here; other writes get the store's generic answer (stream, position).
+ */
+async function recoverResponse(platform: Platform, w: CommittedWrite): Promise<StoredResponse | null> {
+  const instance = /^instance-(.+)$/.exec(w.streamId);
+  if (!instance || !w.scope.startsWith('project:')) return null;
+  const events = await platform.events.readStream(w.streamId);
+  const requested = events.find((e) => e.type === 'compute.InstanceRequested.v1' && e.position <= w.position && e.metadata.requestId === w.requestId);
+  if (!requested) return null;
+  const doc = await written(platform, instancesProjection, w.streamId, instance[1], w.scope.slice('project:'.length), w.position, 'Instance');
+  return { status: 202, contentType: 'application/json; charset=utf-8', body: JSON.stringify({ data: instanceResource(doc, { expandPlan: true }), jobId: requested.data.jobId }) };
 }

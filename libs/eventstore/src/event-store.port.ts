@@ -75,9 +75,30 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+/**
+ * An HTTP request's Idempotency-Key reservation carried by its append (DECISIONS 5). A store that keeps
+ * idempotency records beside its events (the SQL store's `idempotency` table) marks the reservation
+ * `committed` (request, stream, position) in the append's own transaction, so a crash can never
+ * separate the write from the record of it; and it refuses an append for a key that another request
+ * already wrote (`IdempotencyKeyCommittedError`). Stores without such records ignore it (the key is in
+ * the events' metadata there).
+ */
+export interface IdempotencyReservation {
+  /** `project:<id>` or `admin:<keyId>`: the scope the HTTP layer reserved the key in. */
+  scope: string;
+  key: string;
+  /** The writing request: several appends of one request may share a reservation. */
+  requestId: string;
+}
+
+export interface AppendOptions {
+  expectedRevision: ExpectedRevision;
+  idempotency?: IdempotencyReservation;
+}
+
 export interface EventStore {
   readonly kind: string;
-  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up from `fromPosition`, then live. */
@@ -96,6 +117,18 @@ export class WrongExpectedRevisionError extends Error {
   ) {
     super(`Wrong expected revision on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/** The append's Idempotency-Key was already written by another request: nothing was appended. */
+export class IdempotencyKeyCommittedError extends Error {
+  constructor(
+    readonly scope: string,
+    readonly key: string,
+    readonly byRequestId: string | null,
+  ) {
+    super(`Idempotency-Key already written by request ${byRequestId ?? '?'}`);
+    this.name = 'IdempotencyKeyCommittedError';
   }
 }
 

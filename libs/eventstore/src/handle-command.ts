@@ -1,11 +1,29 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
 import { DomainError } from '../../domain/shared/domain-error';
-import type { EventMetadata, EventStore, NewEvent } from './event-store.port';
+import type { EventMetadata, EventStore, IdempotencyReservation, NewEvent } from './event-store.port';
 import { WrongExpectedRevisionError } from './event-store.port';
 
 export interface CommandContext {
   metadata: Omit<EventMetadata, 'schemaVersion'>;
+}
+
+/**
+ * The Idempotency-Key reservation an HTTP request's append carries (DECISIONS 5): the request's key,
+ * id and scope, which is the HTTP layer's `principalScope` (`project:<id>` for a project's
+ * principals, `admin:<keyId>` for a platform-admin key, whose actor is `admin:<keyId>`). Work that
+ * follows from an event (a saga: it has a causation) never carries one.
+ */
+export function idempotencyReservation(context: CommandContext): IdempotencyReservation | undefined {
+  const m = context.metadata as Partial<Record<'idempotencyKey' | 'requestId' | 'causationId' | 'projectId' | 'actor', unknown>>;
+  const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
+  const key = str(m.idempotencyKey);
+  const requestId = str(m.requestId);
+  if (!key || !requestId || m.causationId) return undefined;
+  const projectId = str(m.projectId);
+  const actor = str(m.actor);
+  const scope = projectId ? `project:${projectId}` : actor?.startsWith('admin:') ? actor : undefined;
+  return scope ? { scope, key, requestId } : undefined;
 }
 
 export interface CommandResult<S> {
@@ -39,7 +57,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
     if (decided.length === 0) return { state, position: null, events: [] };
     const expected = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
     try {
-      const result = await store.append(streamId, decided.map((e) => toNewEvent(e, context)), { expectedRevision: expected });
+      const result = await store.append(streamId, decided.map((e) => toNewEvent(e, context)), { expectedRevision: expected, idempotency: idempotencyReservation(context) });
       for (const e of decided) state = decider.evolve(state, e);
       return { state, position: result.position, events: decided };
     } catch (err) {

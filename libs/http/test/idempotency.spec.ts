@@ -1,11 +1,33 @@
 import type Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { IdempotencyStore, MemoryIdempotencyStore, RedisIdempotencyStore } from '../src';
+import { SqlIdempotencyStore } from '../src/sql-idempotency-store';
+import { SqlEventStore } from '../../eventstore/src/sql/sql-event-store';
+import { IdempotencyKeyCommittedError } from '../../eventstore/src/event-store.port';
+import { handleCommand } from '../../eventstore/src/handle-command';
+import { eventually } from '../../../test/support/wait';
 import { call, calls, owner, SlowGate, slowGates, startApp } from './fixtures';
 import { connectRedis } from './redis-helper';
 
 let redis: Redis | undefined;
-afterAll(() => redis?.disconnect());
+let pglite: SqlEventStore | undefined;
+const sqlStores: SqlIdempotencyStore[] = [];
+afterAll(async () => {
+  redis?.disconnect();
+  for (const s of sqlStores) s.stop();
+  await pglite?.close();
+});
+async function eventStore(): Promise<SqlEventStore> {
+  pglite ??= await SqlEventStore.pglite(undefined, { schema: 'idem_test' });
+  return pglite;
+}
+async function sqlStore(options: { leaseMs?: number; start?: boolean } = {}): Promise<SqlIdempotencyStore> {
+  const es = await eventStore();
+  const s = new SqlIdempotencyStore(es.sqlClient, { schema: es.schemaName, leaseMs: options.leaseMs });
+  if (options.start !== false) s.start();
+  sqlStores.push(s);
+  return s;
+}
 
 function suite(name: string, makeStore: () => Promise<IdempotencyStore>) {
   describe(`idempotency with ${name}`, () => {
@@ -93,4 +115,85 @@ suite('MemoryIdempotencyStore', async () => new MemoryIdempotencyStore());
 suite('RedisIdempotencyStore', async () => {
   redis ??= await connectRedis();
   return new RedisIdempotencyStore(redis, `idem:test:${randomUUID()}:`);
+});
+suite('SqlIdempotencyStore (PGlite)', () => sqlStore());
+
+describe('SqlIdempotencyStore: the record and the write survive together', () => {
+  const ev = (type: string) => [{ id: randomUUID(), type, data: {}, metadata: { schemaVersion: 1 } }];
+  const fp = 'f'.repeat(64);
+
+  it('concurrent begins with one key: exactly one acquires, the others see it in progress', async () => {
+    const stores = [await sqlStore(), await sqlStore()];
+    const key = randomUUID();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2].begin('project:p1', key, fp, 60_000)));
+    expect(results.filter((r) => r.state === 'acquired')).toHaveLength(1);
+    expect(results.filter((r) => r.state === 'in-progress')).toHaveLength(19);
+  });
+
+  it('a reservation whose process died (lease not renewed) frees the key; a live process keeps it', async () => {
+    const dead = await sqlStore({ leaseMs: 200, start: false }); // never renews: as after a SIGKILL
+    const other = await sqlStore({ leaseMs: 200 });
+    const key = randomUUID();
+    expect((await dead.begin('project:p1', key, fp, 60_000)).state).toBe('acquired');
+    expect((await other.begin('project:p1', key, fp, 60_000)).state).toBe('in-progress');
+    const next = await eventually(() => other.begin('project:p1', key, fp, 60_000), (r) => r.state !== 'in-progress', 10_000, 20);
+    expect(next.state).toBe('acquired');
+    // `other` is alive and renews its lease: a third process keeps seeing the key in progress after several lease periods.
+    const third = await sqlStore({ leaseMs: 200 });
+    const es = await eventStore();
+    const renewed = () => es.sqlClient.query<{ n: number }>(`SELECT (extract(epoch FROM lease_until - created_at) * 1000)::int AS n FROM "idem_test".idempotency WHERE key = $1`, [key]);
+    await eventually(renewed, (r) => r[0]?.n > 600, 10_000, 20);
+    expect((await third.begin('project:p1', key, fp, 60_000)).state).toBe('in-progress');
+  });
+
+  it('the append marks the key committed in its transaction; another request cannot write it again; a retry gets the recovered answer', async () => {
+    const es = await eventStore();
+    const crashed = await sqlStore({ leaseMs: 100, start: false });
+    const key = randomUUID();
+    const begun = await crashed.begin('project:p1', key, fp, 60_000);
+    expect(begun.state).toBe('acquired');
+    const stream = `widget-${randomUUID()}`;
+    const r = await es.append(stream, ev('w.Created'), { expectedRevision: 'no_stream', idempotency: { scope: 'project:p1', key, requestId: 'req-1' } });
+    // ... and the process dies before it answers (no complete). The same request may append again.
+    await es.append(stream, ev('w.Renamed'), { expectedRevision: 0, idempotency: { scope: 'project:p1', key, requestId: 'req-1' } });
+    // Another request with the key (a retry that ran before the reservation was seen) is refused, nothing written.
+    const other = `widget-${randomUUID()}`;
+    await expect(es.append(other, ev('w.Created'), { expectedRevision: 'no_stream', idempotency: { scope: 'project:p1', key, requestId: 'req-2' } })).rejects.toBeInstanceOf(IdempotencyKeyCommittedError);
+    expect(await es.readStream(other)).toEqual([]);
+    // A committed reservation does not lapse with its lease: the retry replays the recovered answer.
+    const retry = await (await sqlStore()).begin('project:p1', key, fp, 60_000);
+    expect(retry.state).toBe('completed');
+    if (retry.state !== 'completed') return;
+    expect(JSON.parse(retry.response.body).meta.idempotentRecovery).toMatchObject({ stream, position: r.position + 1 });
+    const again = await (await sqlStore()).begin('project:p1', key, fp, 60_000);
+    expect(again).toEqual(retry); // stored: byte for byte
+    // The same key with another body is still the other request's.
+    const mismatch = await (await sqlStore()).begin('project:p1', key, 'e'.repeat(64), 60_000);
+    expect(mismatch.state !== 'acquired' && mismatch.fingerprint).toBe(fp); // answered 422 by the pipeline
+  });
+
+  it('a write committed and answered replays the answer; release never frees a key that wrote; handleCommand carries the key', async () => {
+    const es = await eventStore();
+    const store = await sqlStore();
+    const key = randomUUID();
+    const begun = await store.begin('project:p9', key, fp, 60_000);
+    if (begun.state !== 'acquired') throw new Error('not acquired');
+    const decider = { initialState: () => 0, evolve: (s: number) => s + 1, decide: () => [{ type: 'w.Created', data: {} }] };
+    const ctx = { metadata: { projectId: 'p9', requestId: 'req-9', idempotencyKey: key } };
+    const stream = `widget-${randomUUID()}`;
+    await handleCommand(es, stream, decider as never, {}, ctx);
+    await store.release('project:p9', key, begun.token); // a 5xx after the write: the key stays taken
+    const [row] = await es.sqlClient.query<{ state: string; stream_id: string }>(`SELECT state, stream_id FROM "idem_test".idempotency WHERE key = $1`, [key]);
+    expect(row).toEqual({ state: 'committed', stream_id: stream });
+    await store.complete('project:p9', key, begun.token, fp, { status: 201, body: '{"ok":1}' }, 60_000);
+    const replay = await store.begin('project:p9', key, fp, 60_000);
+    expect(replay).toMatchObject({ state: 'completed', response: { status: 201, body: '{"ok":1}' } });
+    // A second command with the key from another request: refused, nothing written.
+    const second = `widget-${randomUUID()}`;
+    await expect(handleCommand(es, second, decider as never, {}, { metadata: { ...ctx.metadata, requestId: 'req-10' } })).rejects.toBeInstanceOf(IdempotencyKeyCommittedError);
+    expect(await es.readStream(second)).toEqual([]);
+    // Saga work (a causation) and appends without a reservation row are untouched.
+    await handleCommand(es, `widget-${randomUUID()}`, decider as never, {}, { metadata: { ...ctx.metadata, requestId: 'req-11', causationId: 'e1' } });
+    await handleCommand(es, `widget-${randomUUID()}`, decider as never, {}, { metadata: { ...ctx.metadata, requestId: 'req-12', idempotencyKey: randomUUID() } });
+  });
 });

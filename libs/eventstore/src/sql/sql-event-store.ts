@@ -1,7 +1,9 @@
 import type {
+  AppendOptions,
   AppendResult,
   EventStore,
   ExpectedRevision,
+  IdempotencyReservation,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
@@ -9,7 +11,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../event-store.port';
-import { WrongExpectedRevisionError } from '../event-store.port';
+import { IdempotencyKeyCommittedError, WrongExpectedRevisionError } from '../event-store.port';
 import { CatchUpSubscription } from '../catch-up-subscription';
 import type { SqlClient } from './sql-client';
 import { PgliteSqlClient, PgSqlClient } from './sql-client';
@@ -18,6 +20,7 @@ interface PendingAppend {
   streamId: string;
   events: NewEvent[];
   expected: ExpectedRevision;
+  idempotency?: IdempotencyReservation;
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
@@ -132,13 +135,35 @@ export class SqlEventStore implements EventStore {
       await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('streams')} (stream_id text PRIMARY KEY, revision bigint NOT NULL)`);
       await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('head')} (id int PRIMARY KEY CHECK (id = 1), position bigint NOT NULL)`);
       await tx.query(`INSERT INTO ${this.t('head')} (id, position) VALUES (1, 0) ON CONFLICT (id) DO NOTHING`);
+      // Idempotency-Key records (DECISIONS 5) live beside the events so that an append can mark its
+      // reservation in its own transaction; the HTTP layer's SqlIdempotencyStore reads and writes them.
+      await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('idempotency')} (
+        scope           text NOT NULL,
+        key             text NOT NULL,
+        fingerprint     text NOT NULL,
+        state           text NOT NULL CHECK (state IN ('in-progress', 'committed', 'completed')),
+        token           text,
+        owner           text,
+        lease_until     timestamptz,
+        request_id      text,
+        stream_id       text,
+        position        bigint,
+        committed_token text,
+        status          int,
+        body            text,
+        content_type    text,
+        created_at      timestamptz NOT NULL DEFAULT now(),
+        expires_at      timestamptz NOT NULL,
+        PRIMARY KEY (scope, key)
+      )`);
+      await tx.query(`CREATE INDEX IF NOT EXISTS idempotency_expires ON ${this.t('idempotency')} (expires_at)`);
     });
   }
 
-  append(streamId: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult> {
+  append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ streamId, events, expected: options.expectedRevision, resolve, reject });
+      this.queue.push({ streamId, events, expected: options.expectedRevision, idempotency: options.idempotency, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -186,8 +211,22 @@ export class SqlEventStore implements EventStore {
         [streamIds],
       );
       for (const r of rows) current.set(r.stream_id, Number(r.revision));
+      // Idempotency reservations carried by the batch, locked so that the check and the mark below
+      // are one with the append (a key written by one request is never written by another).
+      const reserved = batch.filter((p) => p.idempotency);
+      const reservations = new Map<string, { state: string; requestId: string | null }>();
+      if (reserved.length > 0) {
+        const idem = await tx.query<{ scope: string; key: string; state: string; request_id: string | null }>(
+          `SELECT i.scope, i.key, i.state, i.request_id FROM ${this.t('idempotency')} i
+           JOIN unnest($1::text[], $2::text[]) AS r(scope, key) ON i.scope = r.scope AND i.key = r.key
+           FOR UPDATE OF i`,
+          [reserved.map((p) => p.idempotency!.scope), reserved.map((p) => p.idempotency!.key)],
+        );
+        for (const r of idem) reservations.set(`${r.scope}\u0000${r.key}`, { state: r.state, requestId: r.request_id });
+      }
+      const marks: Array<{ scope: string; key: string; requestId: string; streamId: string; position: number }> = [];
 
-      const outcomes: Array<AppendResult | WrongExpectedRevisionError> = [];
+      const outcomes: Array<AppendResult | WrongExpectedRevisionError | IdempotencyKeyCommittedError> = [];
       const inserts: unknown[][] = [];
       const touched = new Map<string, number>();
       for (const p of batch) {
@@ -202,6 +241,14 @@ export class SqlEventStore implements EventStore {
           outcomes.push(new WrongExpectedRevisionError(p.streamId, p.expected, actual));
           continue;
         }
+        const res = p.idempotency ? reservations.get(`${p.idempotency.scope}\u0000${p.idempotency.key}`) : undefined;
+        if (p.idempotency && res) {
+          if (res.requestId !== null && res.requestId !== p.idempotency.requestId) {
+            outcomes.push(new IdempotencyKeyCommittedError(p.idempotency.scope, p.idempotency.key, res.requestId));
+            continue;
+          }
+          res.requestId = p.idempotency.requestId; // a later append of another request in this batch is refused too
+        }
         let revision = actual === 'no_stream' ? -1 : actual;
         for (const e of p.events) {
           revision++;
@@ -210,6 +257,11 @@ export class SqlEventStore implements EventStore {
         }
         current.set(p.streamId, revision);
         touched.set(p.streamId, revision);
+        if (p.idempotency && res) {
+          const same = marks.find((m) => m.scope === p.idempotency!.scope && m.key === p.idempotency!.key);
+          if (same) same.position = position; // one request, several appends: the first stream, the last position
+          else marks.push({ ...p.idempotency, streamId: p.streamId, position });
+        }
         outcomes.push({ nextRevision: revision, position });
       }
       if (inserts.length > 0) {
@@ -233,6 +285,25 @@ export class SqlEventStore implements EventStore {
            SELECT pg_notify($5, $6), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`,
           [rows, ids, ids.map((id) => touched.get(id)!), position, this.channel, String(position)],
         );
+        if (marks.length > 0) {
+          // The reservation becomes `committed` with the write: after a crash, a retry with the key
+          // finds what was written instead of writing again. The lease holder at this moment may
+          // store the response (committed_token); the first stream and the last position are kept.
+          await tx.query(
+            `UPDATE ${this.t('idempotency')} i
+             SET state = CASE WHEN i.state = 'in-progress' THEN 'committed' ELSE i.state END,
+                 request_id = m.request_id,
+                 stream_id = COALESCE(i.stream_id, m.stream_id),
+                 position = GREATEST(COALESCE(i.position, 0), m.position),
+                 committed_token = COALESCE(i.committed_token, i.token),
+                 lease_until = NULL,
+                 expires_at = GREATEST(i.expires_at, now() + interval '24 hours')
+             FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
+                   AS u(scope, key, request_id, stream_id, position)) m
+             WHERE i.scope = m.scope AND i.key = m.key`,
+            [marks.map((m) => m.scope), marks.map((m) => m.key), marks.map((m) => m.requestId), marks.map((m) => m.streamId), marks.map((m) => m.position)],
+          );
+        }
         return { outcomes, written: inserts.length, rows, recordedAt: stamp?.recorded_at ?? new Date().toISOString() };
       }
       return { outcomes, written: 0, rows: null, recordedAt: null };
@@ -242,7 +313,7 @@ export class SqlEventStore implements EventStore {
     if (outcomes.written > 0) this.onAppendCommitted?.(outcomes.written, performance.now() - started);
     batch.forEach((p, i) => {
       const o = outcomes.outcomes[i];
-      if (o instanceof WrongExpectedRevisionError) p.reject(o);
+      if (o instanceof WrongExpectedRevisionError || o instanceof IdempotencyKeyCommittedError) p.reject(o);
       else p.resolve(o);
     });
     if (outcomes.written > 0) this.wakeSubscriptions();

@@ -1,0 +1,192 @@
+/**
+ * Durable Idempotency-Key records (DECISIONS 5) in the event store's database (table `idempotency`,
+ * created by SqlEventStore's migration), so that a record and the write it guards survive a crash
+ * together:
+ * - `begin` reserves the key: an `in-progress` row with a short lease that this process renews while
+ *   it lives (a crash frees the key within one lease), capped by the lock time the pipeline asks for.
+ * - The request's append carries the reservation (handleCommand → `append({ idempotency })`) and marks
+ *   the row `committed` (request, stream, position) in the append's own transaction; an append for a
+ *   key another request already wrote is refused. So a write happens at most once per key.
+ * - `complete` stores the response for 24 h; a replay returns it byte for byte.
+ * - A retry that finds the row `committed` without a response (the process died between the commit
+ *   and the answer) does not run again: the response is rebuilt from what was written (`recover`, by
+ *   the application) or, failing that, a generic answer naming the stream and position; it is stored
+ *   so that later retries replay the same bytes.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SqlClient } from '../../eventstore/src/sql/sql-client';
+import type { BeginResult, IdempotencyStore, StoredResponse } from './idempotency';
+import { IDEMPOTENCY_TTL_MS } from './idempotency';
+
+/** A write committed under a key whose response was never stored. */
+export interface CommittedWrite {
+  scope: string;
+  key: string;
+  requestId: string | null;
+  streamId: string;
+  position: number;
+}
+
+export interface SqlIdempotencyStoreOptions {
+  /** The event store's schema (the table lives beside the events). */
+  schema: string;
+  /** How long an in-progress reservation outlives its process (renewed every third of it while alive). */
+  leaseMs?: number;
+  /** Rebuilds the response of a write whose answer was lost; null: the generic answer. */
+  recover?: (write: CommittedWrite) => Promise<StoredResponse | null>;
+}
+
+interface Row {
+  fingerprint: string;
+  state: 'in-progress' | 'committed' | 'completed';
+  expired: boolean;
+  leased: boolean;
+  request_id: string | null;
+  stream_id: string | null;
+  position: number | null;
+  status: number | null;
+  body: string | null;
+  content_type: string | null;
+}
+
+export function genericRecoveredResponse(w: CommittedWrite): StoredResponse {
+  return {
+    status: 200,
+    contentType: 'application/json; charset=utf-8',
+    body: JSON.stringify({
+      meta: {
+        idempotentRecovery: {
+          detail: 'The request with this Idempotency-Key was carried out, but the service stopped before it answered',
+          stream: w.streamId,
+          position: w.position,
+        },
+      },
+    }),
+  };
+}
+
+export class SqlIdempotencyStore implements IdempotencyStore {
+  /** This process: the owner of the leases it renews. */
+  readonly owner = randomUUID();
+  private readonly table: string;
+  private readonly leaseMs: number;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly options: SqlIdempotencyStoreOptions,
+  ) {
+    if (!/^[a-z_][a-z0-9_]{0,50}$/.test(options.schema)) throw new Error(`Invalid schema name: ${options.schema}`);
+    this.table = `"${options.schema}".idempotency`;
+    this.leaseMs = options.leaseMs ?? 15_000;
+  }
+
+  /** Starts renewing this process's leases (and pruning expired records). */
+  start(): this {
+    if (this.timer) return this;
+    this.timer = setInterval(() => void this.renew().catch(() => undefined), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+    return this;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Extends the leases of this process's in-progress reservations; drops records past their 24 h. */
+  async renew(): Promise<void> {
+    await this.sql.query(
+      `UPDATE ${this.table} SET lease_until = LEAST(now() + $2::float8 * interval '1 millisecond', expires_at)
+       WHERE owner = $1 AND state = 'in-progress'`,
+      [this.owner, this.leaseMs],
+    );
+    await this.sql.query(`DELETE FROM ${this.table} WHERE expires_at <= now()`);
+  }
+
+  async begin(scope: string, key: string, fingerprint: string, lockMs: number): Promise<BeginResult> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const token = randomUUID();
+      const outcome = await this.sql.transaction(async (tx): Promise<{ done: BeginResult } | { committed: Row } | null> => {
+        const [row] = await tx.query<Row>(
+          `SELECT fingerprint, state, expires_at <= now() AS expired, (lease_until IS NOT NULL AND lease_until > now()) AS leased,
+                  request_id, stream_id, position, status, body, content_type
+           FROM ${this.table} WHERE scope = $1 AND key = $2 FOR UPDATE`,
+          [scope, key],
+        );
+        const fresh = [scope, key, fingerprint, token, this.owner, this.leaseMs, lockMs];
+        if (!row) {
+          const ins = await tx.query(
+            `INSERT INTO ${this.table} (scope, key, fingerprint, state, token, owner, lease_until, expires_at)
+             VALUES ($1, $2, $3, 'in-progress', $4, $5, now() + LEAST($6::float8, $7::float8) * interval '1 millisecond', now() + $7::float8 * interval '1 millisecond')
+             ON CONFLICT (scope, key) DO NOTHING RETURNING 1 AS ok`,
+            fresh,
+          );
+          return ins.length > 0 ? { done: { state: 'acquired', token } } : null; // taken concurrently: look again
+        }
+        // Past its 24 h, or an in-progress reservation whose process died (lease lapsed) before it
+        // wrote anything (a write would have made it `committed`): the key is free again.
+        if (row.expired || (row.state === 'in-progress' && !row.leased)) {
+          await tx.query(
+            `UPDATE ${this.table} SET fingerprint = $3, state = 'in-progress', token = $4, owner = $5,
+               lease_until = now() + LEAST($6::float8, $7::float8) * interval '1 millisecond', expires_at = now() + $7::float8 * interval '1 millisecond',
+               request_id = NULL, stream_id = NULL, position = NULL, committed_token = NULL, status = NULL, body = NULL, content_type = NULL,
+               created_at = now()
+             WHERE scope = $1 AND key = $2`,
+            fresh,
+          );
+          return { done: { state: 'acquired', token } };
+        }
+        if (row.state === 'completed') {
+          return { done: { state: 'completed', fingerprint: row.fingerprint, response: { status: row.status!, body: row.body ?? '', contentType: row.content_type ?? undefined } } };
+        }
+        if (row.state === 'in-progress') return { done: { state: 'in-progress', fingerprint: row.fingerprint } };
+        return { committed: row }; // response lost: rebuilt below, outside the lock
+      });
+      if (outcome === null) continue;
+      if ('done' in outcome) return outcome.done;
+      const row = outcome.committed;
+      if (row.fingerprint !== fingerprint) return { state: 'in-progress', fingerprint: row.fingerprint }; // answered 422 by the caller
+      return { state: 'completed', fingerprint: row.fingerprint, response: await this.recovered(scope, key, row) };
+    }
+    throw new Error('idempotency key could not be acquired');
+  }
+
+  /** The lost response, rebuilt once and stored: every later retry replays the same bytes. */
+  private async recovered(scope: string, key: string, row: Row): Promise<StoredResponse> {
+    const write: CommittedWrite = { scope, key, requestId: row.request_id, streamId: row.stream_id ?? '', position: Number(row.position ?? 0) };
+    let response: StoredResponse | null = null;
+    try {
+      response = (await this.options.recover?.(write)) ?? null;
+    } catch {
+      response = null;
+    }
+    response ??= genericRecoveredResponse(write);
+    const [stored] = await this.sql.query<{ status: number; body: string; content_type: string | null }>(
+      `UPDATE ${this.table} SET state = 'completed', status = $3, body = $4, content_type = $5
+       WHERE scope = $1 AND key = $2 AND state = 'committed' RETURNING status, body, content_type`,
+      [scope, key, response.status, response.body, response.contentType ?? null],
+    );
+    if (stored) return response;
+    const [other] = await this.sql.query<{ status: number; body: string; content_type: string | null }>(
+      `SELECT status, body, content_type FROM ${this.table} WHERE scope = $1 AND key = $2 AND state = 'completed'`,
+      [scope, key],
+    );
+    return other ? { status: other.status, body: other.body, contentType: other.content_type ?? undefined } : response;
+  }
+
+  async complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number = IDEMPOTENCY_TTL_MS): Promise<void> {
+    // The reservation's holder, or the holder at the moment the write committed.
+    await this.sql.query(
+      `UPDATE ${this.table} SET state = 'completed', fingerprint = $4, status = $5, body = $6, content_type = $7,
+         expires_at = now() + $8::float8 * interval '1 millisecond', token = NULL, owner = NULL, lease_until = NULL
+       WHERE scope = $1 AND key = $2 AND ((state = 'in-progress' AND token = $3) OR (state = 'committed' AND committed_token = $3))`,
+      [scope, key, token, fingerprint, response.status, response.body, response.contentType ?? null, ttlMs],
+    );
+  }
+
+  async release(scope: string, key: string, token: string): Promise<void> {
+    // Only a reservation that wrote nothing is freed: a committed write stays, and a retry recovers its answer.
+    await this.sql.query(`DELETE FROM ${this.table} WHERE scope = $1 AND key = $2 AND state = 'in-progress' AND token = $3`, [scope, key, token]);
+  }
+}
