@@ -8,6 +8,7 @@ import { MongoClient } from 'mongodb';
 import { client } from '../support/http-client';
 import { eventually } from '../support/wait';
 import { requireEngine } from '../engines';
+import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -16,7 +17,8 @@ function spawnServer(env: Record<string, string>, port: number): { proc: ChildPr
   let out = '';
   const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'apps/api/src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', ...env, PORT: String(port) },
+    // An empty value removes the variable (the embedded profile must not see the engines' URLs).
+    env: Object.fromEntries(Object.entries({ ...process.env, NODE_OPTIONS: '', ...env, PORT: String(port) }).filter(([, v]) => v !== '')),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout!.on('data', (d) => (out += d.toString()));
@@ -150,5 +152,159 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
     } finally {
       await pg.end();
     }
+  }, 420000);
+});
+
+/**
+ * Issue 16 §2: a client retrying, with its Idempotency-Key, a create it never got an answer for (the
+ * process was killed) must not get a second instance, and a key answered before the crash replays.
+ */
+describe.each(['embedded', 'server'] as const)('crash safety (%s profile): Idempotency-Key survives a SIGKILL', (profile) => {
+  const id = randomUUID().replace(/-/g, '').slice(0, 12);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-api-idem-'));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const url = `https://127.0.0.1:${port}`;
+  const schema = `idem_${id}`;
+  const common = { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PROJECT_PER_MIN: '1000000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', SIMULATOR_LATENCY: 'realistic' };
+  const env: Record<string, string> =
+    profile === 'server'
+      ? { ...common, PROFILE: 'server', PG_URL: requireEngine('PG_URL'), PG_SCHEMA: schema, MONGO_URL: requireEngine('MONGO_URL'), MONGO_DB: schema, REDIS_URL: requireEngine('REDIS_URL'), KAFKA_BROKERS: requireEngine('KAFKA_BROKERS'), KAFKA_TOPIC_PREFIX: `idem${id}` }
+      : { ...common, PROFILE: '', EVENT_STORE: 'pglite', READ_STORE: 'memory', PG_URL: '', PG_SCHEMA: '', MONGO_URL: '', REDIS_URL: '', KAFKA_BROKERS: '', ESDB_URL: '' };
+  let server: ReturnType<typeof spawnServer> | null = null;
+  const kill = async () => {
+    const s = server;
+    server = null;
+    if (!s || s.proc.exitCode !== null) return;
+    const exited = new Promise((r) => s.proc.once('exit', r));
+    s.proc.kill('SIGKILL');
+    await exited;
+  };
+
+  afterAll(async () => {
+    await kill();
+    if (profile === 'server') {
+      const pg = new Client({ connectionString: env.PG_URL });
+      await pg.connect();
+      await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pg.end();
+      const mongo = await MongoClient.connect(env.MONGO_URL);
+      await mongo.db(schema).dropDatabase();
+      await mongo.close();
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Instance names requested more than once, and how many were requested, from the event store itself. */
+  async function requestedInStore(): Promise<{ duplicates: unknown[]; names: number; idempotencyRows: number }> {
+    const q = `SELECT data->>'name' AS name, count(*)::int AS n FROM "${profile === 'server' ? schema : 'eventstore'}".events WHERE type = 'compute.InstanceRequested.v1' AND data->>'name' LIKE 'idem-%' GROUP BY 1`;
+    const rowsQ = `SELECT count(*)::int AS n FROM "${profile === 'server' ? schema : 'eventstore'}".idempotency WHERE state IN ('committed', 'completed')`;
+    if (profile === 'server') {
+      const pg = new Client({ connectionString: env.PG_URL });
+      await pg.connect();
+      try {
+        const rows = (await pg.query(q)).rows as Array<{ name: string; n: number }>;
+        return { duplicates: rows.filter((r) => r.n > 1), names: rows.length, idempotencyRows: (await pg.query(rowsQ)).rows[0].n };
+      } finally {
+        await pg.end();
+      }
+    }
+    // PGlite is one process's database: read it once the server is gone.
+    await kill();
+    const es = await SqlEventStore.pglite(path.join(dataDir, 'eventstore'), { schema: 'eventstore' });
+    try {
+      const rows = await es.sqlClient.query<{ name: string; n: number }>(q);
+      const [idem] = await es.sqlClient.query<{ n: number }>(rowsQ);
+      return { duplicates: rows.filter((r) => r.n > 1), names: rows.length, idempotencyRows: idem.n };
+    } finally {
+      await es.close();
+    }
+  }
+
+  it('retries of unanswered keyed creates after a SIGKILL create nothing twice; answered keys replay byte for byte', async () => {
+    server = spawnServer(env, port);
+    await waitUp(url);
+    const { apiKey } = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
+    const api = client(url, { 'X-Service-API-Key': apiKey });
+    const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-idem' });
+    expect(provider.status).toBe(201);
+
+    const N = 100;
+    const body = (i: number) => ({ name: `idem-${i}`, providerId: provider.body.data.id, region: 'us-east-1', instanceType: 'pc-t3-medium' });
+    const keys = Array.from({ length: N }, () => randomUUID());
+    const answered = new Map<number, { status: number; text: string; id: string }>();
+    const post = (i: number) => api.post('/v1/instances', body(i), { 'Idempotency-Key': keys[i] });
+    const requests = keys.map((_k, i) =>
+      post(i)
+        .then((r) => {
+          if (r.status === 202) answered.set(i, { status: r.status, text: r.text, id: r.body.data.id });
+        })
+        .catch(() => undefined), // connections cut by the kill
+    );
+    await eventually(async () => answered.size, (n) => n >= 10, 60000, 5);
+    await kill();
+    await Promise.all(requests);
+    const unanswered = keys.map((_k, i) => i).filter((i) => !answered.has(i));
+    expect(unanswered.length).toBeGreaterThan(0); // the kill really cut requests off
+    const before = await (async () => {
+      if (profile !== 'server') return null;
+      return requestedInStore();
+    })();
+
+    server = spawnServer(env, port);
+    await waitUp(url);
+    const api2 = client(url, { 'X-Service-API-Key': apiKey });
+    // Every unanswered request, and a few answered ones, again with their keys. A reservation left in
+    // progress by the crash lapses with its lease (409 IDEMPOTENCY_IN_PROGRESS until then).
+    const retried = [...unanswered, ...[...answered.keys()].slice(0, 5)];
+    const retry = (i: number) =>
+      eventually(
+        () => api2.post('/v1/instances', body(i), { 'Idempotency-Key': keys[i] }),
+        (r) => !(r.status === 409 && r.body?.errors?.[0]?.code === 'IDEMPOTENCY_IN_PROGRESS'),
+        120000,
+        250,
+      );
+    const results = new Map<number, Awaited<ReturnType<typeof retry>>>();
+    for (let at = 0; at < retried.length; at += 20) {
+      const part = retried.slice(at, at + 20);
+      (await Promise.all(part.map(retry))).forEach((r, j) => results.set(part[j], r));
+    }
+    const recovered: number[] = [];
+    for (const i of retried) {
+      const r = results.get(i)!;
+      const first = answered.get(i);
+      if (first) {
+        // Answered before the crash: the same bytes, marked as a replay.
+        expect({ i, status: r.status, replayed: r.headers['idempotent-replayed'], text: r.text }).toEqual({ i, status: first.status, replayed: 'true', text: first.text });
+      } else {
+        expect({ i, status: r.status }).toEqual({ i, status: 202 });
+        expect(r.body.data.attributes.name).toBe(`idem-${i}`);
+        if (r.headers['idempotent-replayed'] === 'true') recovered.push(i); // written before the kill, answer rebuilt
+      }
+    }
+    // Once more: every key now replays what it answered the first time after the restart.
+    for (const i of unanswered.slice(0, 10)) {
+      const again = await api2.post('/v1/instances', body(i), { 'Idempotency-Key': keys[i] });
+      expect({ i, replayed: again.headers['idempotent-replayed'], text: again.text }).toEqual({ i, replayed: 'true', text: results.get(i)!.text });
+    }
+    // The read model holds each name once.
+    const seen = new Map<string, number>();
+    for (let page = 1; ; page++) {
+      const list = await api2.get(`/v1/instances?limit=100&page=${page}`);
+      expect(list.status).toBe(200);
+      for (const d of list.body.data) if (String(d.attributes.name).startsWith('idem-')) seen.set(d.attributes.name, (seen.get(d.attributes.name) ?? 0) + 1);
+      if (list.body.data.length < 100) break;
+    }
+    expect([...seen.entries()].filter(([, n]) => n > 1)).toEqual([]);
+    expect(seen.size).toBe(N);
+    // ... and so does the event store: one InstanceRequested per name, every key recorded.
+    const store = await requestedInStore();
+    expect(store.duplicates).toEqual([]);
+    expect(store.names).toBe(N);
+    expect(store.idempotencyRows).toBeGreaterThanOrEqual(N);
+    process.stdout.write(
+      `[idempotency ${profile}] ${N} keyed creates, killed after ${answered.size} answers; ${unanswered.length} unanswered retried` +
+        ` (${recovered.length} had been written before the kill and were recovered, ${unanswered.length - recovered.length} ran for the first time)` +
+        `, 5 answered replayed; duplicates in store: ${store.duplicates.length}, in read model: 0${before ? `; names in store at the kill: ${before.names}` : ''}\n`,
+    );
   }, 420000);
 });
