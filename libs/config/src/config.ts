@@ -19,6 +19,11 @@ export const configSchema = z
     PORT: port.default(8443),
     HTTP_PORT: port.optional(),
     TRUST_PROXY: bool.default(false),
+    /** The base URL clients call (behind a proxy or a DNS name): the OpenAPI document's `servers`. Default: the listening URL. */
+    PUBLIC_URL: z
+      .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+      .refine((v) => URL.canParse(v) && ((u) => !u.search && !u.hash && !u.username && !u.password)(new URL(v)), 'must be a base URL (no query, fragment or credentials)')
+      .optional(),
     TLS_CERT_FILE: z.string().optional(),
     TLS_KEY_FILE: z.string().optional(),
     DATA_DIR: z.string().default('./.data'),
@@ -86,6 +91,7 @@ export const configSchema = z
       port: c.PORT,
       httpPort: c.HTTP_PORT,
       trustProxy: c.TRUST_PROXY,
+      publicUrl: c.PUBLIC_URL?.replace(/\/+$/, ''),
       tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : null,
       dataDir: path.resolve(c.DATA_DIR),
       logLevel: c.LOG_LEVEL,

@@ -46,16 +46,33 @@ export function errorDocument(errors: ErrorObject[], meta?: Record<string, unkno
 }
 
 // ---------------------------------------------------------------- zod schemas for OpenAPI
+/**
+ * Marks in the OpenAPI output: the document moves a schema carrying `x-resource-type` (a resource
+ * object) to `components.schemas.<Type>` (e.g. `instances` → `Instance`, its attributes →
+ * `InstanceAttributes`), and one carrying `x-schema-name` to `components.schemas.<name>`, so
+ * generated clients get named types. See openapi.ts.
+ */
+export const RESOURCE_TYPE_MARK = 'x-resource-type';
+export const SCHEMA_NAME_MARK = 'x-schema-name';
+
+/** The JSON:API resource object `{id, type, attributes}` of `type`, marked for a named component schema. */
+export function resourceObjectSchema<T extends z.ZodType>(type: string, attributes: T) {
+  return z.object({ id: z.string(), type: z.literal(type), attributes }).meta({ [RESOURCE_TYPE_MARK]: type });
+}
+
+export const listMetaSchema = z
+  .object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() })
+  .meta({ [SCHEMA_NAME_MARK]: 'ListMeta' });
+export const listLinksSchema = z
+  .object({ first: z.string(), last: z.string(), prev: z.string().optional(), next: z.string().optional() })
+  .meta({ [SCHEMA_NAME_MARK]: 'ListLinks' });
+
 export function resourceSchema<T extends z.ZodType>(type: string, attributes: T, extra: z.ZodRawShape = {}) {
-  return z.object({ data: z.object({ id: z.string(), type: z.literal(type), attributes }), ...extra });
+  return z.object({ data: resourceObjectSchema(type, attributes), ...extra });
 }
 
 export function collectionSchema<T extends z.ZodType>(type: string, attributes: T) {
-  return z.object({
-    data: z.array(z.object({ id: z.string(), type: z.literal(type), attributes })),
-    meta: z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
-    links: z.object({ first: z.string(), last: z.string(), prev: z.string().optional(), next: z.string().optional() }),
-  });
+  return z.object({ data: z.array(resourceObjectSchema(type, attributes)), meta: listMetaSchema, links: listLinksSchema });
 }
 
 export const errorObjectSchema = z.object({

@@ -49,10 +49,18 @@ export function parseFields(query: RawQuery, errors: ApiErrorItem[]): SparseFiel
   return fields;
 }
 
+/**
+ * JSON:API pagination aliases (what clients such as kitsu send): `page[number]`/`page[size]` are
+ * `page`/`limit`; `page[limit]`/`page[offset]` are `limit` and a zero-based offset, which must be a
+ * multiple of the page size (the API pages, it does not slice).
+ */
+export const PAGE_ALIASES = ['page[number]', 'page[size]', 'page[limit]', 'page[offset]'] as const;
+const LIST_PARAMS: readonly string[] = ['page', 'limit', 'sort', ...PAGE_ALIASES];
+
 /** Query without the list parameters (what a route's filter schema validates). */
 export function stripListParams(query: RawQuery): RawQuery {
   const out: RawQuery = {};
-  for (const [k, v] of Object.entries(query)) if (!['page', 'limit', 'sort'].includes(k) && !FIELDS_PARAM.test(k)) out[k] = v;
+  for (const [k, v] of Object.entries(query)) if (!LIST_PARAMS.includes(k) && !FIELDS_PARAM.test(k)) out[k] = v;
   return out;
 }
 
@@ -70,21 +78,49 @@ function parseSort(raw: string, spec: ListSpec, errors: ApiErrorItem[]): SortKey
   return keys;
 }
 
-function parseInt1(name: 'page' | 'limit', raw: unknown, dflt: number, max: number, errors: ApiErrorItem[]): number {
+function parseIntParam(name: string, raw: unknown, min: number, max: number, errors: ApiErrorItem[]): number | undefined {
   const v = first(raw);
-  if (v === undefined) return dflt;
+  if (v === undefined) return undefined;
   const n = typeof v === 'string' && INT.test(v) ? Number(v) : NaN;
-  if (!(n >= 1 && n <= max)) {
-    errors.push({ detail: name === 'limit' ? 'limit must be an integer between 1 and 100' : 'page must be an integer of at least 1', source: { parameter: name } });
+  if (!(n >= min && n <= max)) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `between ${min} and ${max}`;
+    errors.push({ detail: `${name} must be an integer ${range}`, source: { parameter: name } });
+    return undefined;
   }
   return n;
+}
+
+/** Which of a setting's spellings (`limit`, `page[size]`, …) the client used; two of them → 400. */
+function spelling(query: RawQuery, names: readonly string[], errors: ApiErrorItem[]): string | null | undefined {
+  const given = names.filter((n) => query[n] !== undefined);
+  if (given.length > 1) {
+    errors.push({ detail: `Give only one of ${given.join(', ')}`, source: { parameter: given[1] } });
+    return null;
+  }
+  return given[0];
+}
+
+/** `page`/`limit` from the query or their JSON:API aliases (same bounds, 400 INVALID_QUERY naming the parameter sent). */
+function parsePaging(query: RawQuery, spec: ListSpec, errors: ApiErrorItem[]): { page: number; limit: number } {
+  const limitName = spelling(query, ['limit', 'page[size]', 'page[limit]'], errors);
+  const pageName = spelling(query, ['page', 'page[number]', 'page[offset]'], errors);
+  const limit = limitName === undefined ? spec.defaultLimit ?? 20 : limitName === null ? NaN : parseIntParam(limitName, query[limitName], 1, 100, errors) ?? NaN;
+  if (pageName === undefined) return { page: 1, limit };
+  if (pageName === null) return { page: NaN, limit };
+  if (pageName !== 'page[offset]') return { page: parseIntParam(pageName, query[pageName], 1, Number.MAX_SAFE_INTEGER, errors) ?? NaN, limit };
+  const offset = parseIntParam(pageName, query[pageName], 0, Number.MAX_SAFE_INTEGER, errors);
+  if (offset === undefined || Number.isNaN(limit)) return { page: NaN, limit };
+  if (offset % limit !== 0) {
+    errors.push({ detail: `page[offset] must be a multiple of the page size (${limit})`, source: { parameter: pageName } });
+    return { page: NaN, limit };
+  }
+  return { page: offset / limit + 1, limit };
 }
 
 /** Throws 400 INVALID_QUERY (one error per offending parameter) on bad input. */
 export function parseListQuery<F = Record<string, unknown>>(query: RawQuery, spec: ListSpec, filterSchema?: z.ZodType<F>): ListQuery<F> {
   const errors: ApiErrorItem[] = [];
-  const page = parseInt1('page', query.page, 1, Number.MAX_SAFE_INTEGER, errors);
-  const limit = parseInt1('limit', query.limit, spec.defaultLimit ?? 20, 100, errors);
+  const { page, limit } = parsePaging(query, spec, errors);
   const sortRaw = first(query.sort);
   let sort: SortKey[] = [];
   if (sortRaw !== undefined && typeof sortRaw !== 'string') errors.push({ detail: 'sort must be a string', source: { parameter: 'sort' } });
@@ -106,6 +142,8 @@ export interface LinkRequest { protocol: string; host: string; url: string }
 
 export function pageLink(req: LinkRequest, page: number, limit: number): string {
   const u = new URL(req.url, `${req.protocol}://${req.host}`);
+  // links always carry page and limit: an alias the client sent would contradict them
+  for (const alias of PAGE_ALIASES) u.searchParams.delete(alias);
   u.searchParams.set('page', String(page));
   u.searchParams.set('limit', String(limit));
   return u.toString();

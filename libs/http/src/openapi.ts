@@ -2,12 +2,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { errorDocumentSchema } from './envelope';
+import { errorDocumentSchema, RESOURCE_TYPE_MARK, SCHEMA_NAME_MARK } from './envelope';
 import { RegisteredRoute, routeRegistry, toOpenApiPath } from './route';
 
 type Json = Record<string, unknown>;
 
-export interface OpenApiInfo { title?: string; version?: string; description?: string }
+export interface OpenApiInfo {
+  title?: string;
+  version?: string;
+  description?: string;
+  /** The public base URL clients call (PUBLIC_URL; default: the listening URL), the document's `servers`. */
+  serverUrl?: string;
+  /** Default: the project's licence (proprietary). */
+  license?: { name: string; url?: string; identifier?: string };
+}
 
 function schemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
   const j = z.toJSONSchema(s, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
@@ -15,7 +23,40 @@ function schemaOf(s: z.ZodType, io: 'input' | 'output'): Json {
   return j;
 }
 
-const ERROR_REF = { $ref: '#/components/responses/Error' };
+// ---------------------------------------------------------------- error responses
+/** Every error status an operation can answer, each a named response of the JSON:API error document. */
+const ERROR_RESPONSES: Record<string, { name: string; description: string; headers?: Json }> = {
+  400: { name: 'BadRequest', description: 'BAD_REQUEST (body, path or header), INVALID_QUERY (query parameters), or a malformed URL' },
+  401: { name: 'Unauthorized', description: 'UNAUTHORIZED: no credential, or an invalid, revoked or expired one' },
+  403: { name: 'Forbidden', description: "FORBIDDEN (the credential's role or kind may not do this) or HTTPS_REQUIRED (plain HTTP behind a TLS proxy)" },
+  404: { name: 'NotFound', description: 'NOT_FOUND: no such resource in the project (another project\'s resources are invisible)' },
+  409: { name: 'Conflict', description: 'INVALID_STATE (not allowed in the resource\'s status), CONFLICT, or IDEMPOTENCY_IN_PROGRESS' },
+  413: { name: 'PayloadTooLarge', description: 'PAYLOAD_TOO_LARGE: the body is over 1 MiB' },
+  414: { name: 'UriTooLong', description: 'URI_TOO_LONG: a path segment is over 1024 characters' },
+  415: { name: 'UnsupportedMediaType', description: 'UNSUPPORTED_MEDIA_TYPE: a body that is not application/json or application/vnd.api+json' },
+  422: { name: 'UnprocessableEntity', description: 'IDEMPOTENCY_KEY_REUSED (same key, other body), or a domain rule (INVALID_PLAN, INVALID_REGION, INVALID_OS, INSUFFICIENT_FUNDS)' },
+  429: {
+    name: 'TooManyRequests',
+    description: 'RATE_LIMITED: `Retry-After` (and `meta.retryAfter`) gives the seconds to wait',
+    headers: { 'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 0 } } },
+  },
+  431: { name: 'RequestHeaderFieldsTooLarge', description: 'HEADERS_TOO_LARGE: the request headers are over 16 KiB' },
+  500: { name: 'InternalError', description: 'INTERNAL_ERROR: the detail names the request id to report' },
+  503: { name: 'Unavailable', description: 'UNAVAILABLE: a dependency (store, identity provider) is down; retry later' },
+};
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The error statuses a route can answer, from what the pipeline does for it. */
+export function errorStatuses(r: RegisteredRoute): string[] {
+  const out = ['400', '403', '431', '500', '503']; // 403: HTTPS_REQUIRED behind a proxy, on any route
+  if (r.auth !== 'none') out.push('401');
+  if (r.routePath.includes(':')) out.push('404', '414');
+  if (MUTATING.has(r.method)) out.push('409', '413', '415');
+  if (r.body || r.idempotent) out.push('422');
+  if (r.rateLimit !== false) out.push('429');
+  return out.sort();
+}
 
 function objectProps(s: z.ZodType): { name: string; schema: Json; required: boolean }[] {
   const j = schemaOf(s, 'input');
@@ -30,9 +71,14 @@ function parameters(r: RegisteredRoute): Json[] {
   const declared = r.params ? objectProps(r.params) : [];
   for (const name of pathNames) out.push({ name, in: 'path', required: true, schema: declared.find((d) => d.name === name)?.schema ?? { type: 'string' } });
   if (r.list) {
+    const alias = (name: string, of: string) => ({ name, in: 'query', description: `JSON:API alias of \`${of}\` (give one or the other)`, schema: { type: 'integer', minimum: 1 } });
     out.push(
       { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
       { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+      alias('page[number]', 'page'),
+      { ...alias('page[size]', 'limit'), schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      { ...alias('page[limit]', 'limit'), schema: { type: 'integer', minimum: 1, maximum: 100 } },
+      { name: 'page[offset]', in: 'query', description: 'JSON:API alias of `page`: zero-based item offset, a multiple of the page size (`page` = offset / size + 1)', schema: { type: 'integer', minimum: 0 } },
       { name: 'sort', in: 'query', description: `Comma-separated; prefix '-' for descending. Fields: ${r.list.sortFields.join(', ')}`, schema: { type: 'string', default: r.list.defaultSort ?? '-createdAt' } },
       { name: `fields[${r.list.type}]`, in: 'query', description: 'Sparse fieldset: comma-separated attribute names', schema: { type: 'string' } },
     );
@@ -53,16 +99,17 @@ function requestBody(r: RegisteredRoute): Json | undefined {
   return { required: true, content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
 }
 
-function operation(r: RegisteredRoute): Json {
+function operation(r: RegisteredRoute, names: SchemaNamer): Json {
   const responses: Json = {};
   for (const [status, s] of Object.entries(r.responses)) {
-    responses[status] = s ? { description: `HTTP ${status}`, content: { 'application/json': { schema: schemaOf(s, 'output') }, 'application/vnd.api+json': { schema: schemaOf(s, 'output') } } } : { description: `HTTP ${status}` };
+    if (!s) {
+      responses[status] = { description: `HTTP ${status}` };
+      continue;
+    }
+    const schema = names.extract(schemaOf(s, 'output'), r);
+    responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
   }
-  const errors = ['400', '429', '500'];
-  if (r.auth !== 'none') errors.push('401', '403');
-  if (r.routePath.includes(':')) errors.push('404');
-  if (r.idempotent) errors.push('409', '422');
-  for (const e of errors) responses[e] ??= ERROR_REF;
+  for (const e of errorStatuses(r)) responses[e] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[e].name}` };
   const op: Json = {
     operationId: `${r.controller}.${r.handler}`,
     summary: r.summary,
@@ -79,13 +126,123 @@ function operation(r: RegisteredRoute): Json {
   return op;
 }
 
+// ---------------------------------------------------------------- named component schemas
+/** `api-keys` → `ApiKey`, `instances` → `Instance`, `cities` → `City`, `addresses` → `Address`. */
+export function schemaNameOf(type: string): string {
+  const words = type.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const last = words.pop() ?? 'Resource';
+  const singular = /ies$/.test(last) ? `${last.slice(0, -3)}y` : /(ss|x|ch|sh)es$/.test(last) ? last.slice(0, -2) : /[^su]s$/.test(last) ? last.slice(0, -1) : last;
+  return [...words, singular].map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+const pascal = (s: string) => s.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+
+/** The type of a resource object written by hand (`{id, type: const, attributes}`), not with `resourceSchema`. */
+function resourceTypeOf(node: Json): string | undefined {
+  const props = node.properties as Record<string, Json> | undefined;
+  const type = props?.type?.const;
+  return node.type === 'object' && props?.id && props.attributes && typeof type === 'string' ? type : undefined;
+}
+
+interface Variant { content: string; schema: Json; routes: RegisteredRoute[]; refs: Json[] }
+
+/**
+ * Moves the marked schemas (envelope.ts: resource objects, list meta and links) out of the
+ * responses into `components.schemas`. A resource type whose routes answer it with different
+ * attributes gets one schema per variant: the one of its shortest GET path is `<Type>`, the others
+ * `<Type><Handler>` (e.g. `ApiKeyCreate`, the create answer that carries the full key).
+ */
+class SchemaNamer {
+  private readonly resources = new Map<string, Variant[]>();
+  private readonly named = new Map<string, { content: string; schema: Json } | null>();
+
+  /** Replaces the marked sub-schemas of `schema` with `$ref`s (named later, in `components()`). */
+  extract(schema: Json, route: RegisteredRoute): Json {
+    const walk = (node: unknown): unknown => {
+      if (Array.isArray(node)) return node.map(walk);
+      if (!node || typeof node !== 'object') return node;
+      const out: Json = {};
+      for (const [k, v] of Object.entries(node as Json)) out[k] = walk(v);
+      const type = out[RESOURCE_TYPE_MARK] ?? resourceTypeOf(out);
+      const name = out[SCHEMA_NAME_MARK];
+      delete out[RESOURCE_TYPE_MARK];
+      delete out[SCHEMA_NAME_MARK];
+      if (typeof type === 'string') return this.resourceRef(type, out, route);
+      if (typeof name === 'string') return this.namedRef(name, out);
+      return out;
+    };
+    return walk(schema) as Json;
+  }
+
+  private resourceRef(type: string, schema: Json, route: RegisteredRoute): Json {
+    const content = JSON.stringify(schema);
+    const variants = this.resources.get(type) ?? this.resources.set(type, []).get(type)!;
+    let v = variants.find((x) => x.content === content);
+    if (!v) variants.push((v = { content, schema, routes: [], refs: [] }));
+    if (!v.routes.includes(route)) v.routes.push(route);
+    const ref: Json = { $ref: '' };
+    v.refs.push(ref);
+    return ref;
+  }
+
+  private namedRef(name: string, schema: Json): Json {
+    const content = JSON.stringify(schema);
+    const known = this.named.get(name);
+    if (known === undefined) this.named.set(name, { content, schema });
+    else if (known === null || known.content !== content) return schema; // an extended copy: stays inline
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
+  components(): Record<string, Json> {
+    const out: Record<string, Json> = {};
+    for (const [name, v] of this.named) if (v) out[name] = v.schema;
+    const rank = (v: Variant) => Math.min(...v.routes.map((r) => r.routePath.length + (r.method === 'GET' ? 0 : 10_000)));
+    for (const [type, variants] of this.resources) {
+      const base = schemaNameOf(type);
+      const ordered = [...variants].sort((a, b) => rank(a) - rank(b));
+      ordered.forEach((v, i) => {
+        let name = i === 0 ? base : `${base}${pascal(v.routes[0].handler)}`;
+        for (let n = 2; out[name]; n++) name = `${base}${n}`;
+        const { attributes, ...props } = (v.schema.properties ?? {}) as Json;
+        if (attributes) out[`${name}Attributes`] = attributes as Json;
+        out[name] = { ...v.schema, properties: { ...props, ...(attributes ? { attributes: { $ref: `#/components/schemas/${name}Attributes` } } : {}) } };
+        for (const ref of v.refs) ref.$ref = `#/components/schemas/${name}`;
+      });
+    }
+    return out;
+  }
+}
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Health: 'Liveness, readiness and metrics; no credential needed, never rate-limited',
+  Identity: 'Projects and API keys',
+  Admin: 'Platform administration (a platform-admin key)',
+};
+
 export function buildOpenApiDocument(info: OpenApiInfo = {}, routes: readonly RegisteredRoute[] = routeRegistry()): Json {
+  const names = new SchemaNamer();
   const paths: Record<string, Json> = {};
-  for (const r of routes) (paths[toOpenApiPath(r.routePath)] ??= {})[r.method.toLowerCase()] = operation(r);
-  const errorSchema = schemaOf(errorDocumentSchema, 'output');
+  for (const r of routes) (paths[toOpenApiPath(r.routePath)] ??= {})[r.method.toLowerCase()] = operation(r, names);
+  const tags = [...new Set(routes.map((r) => r.tag))].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? `${name} routes` }));
+  const errorContent = { schema: { $ref: '#/components/schemas/Errors' } };
+  const responses: Record<string, Json> = {};
+  for (const { name, description, headers } of Object.values(ERROR_RESPONSES)) {
+    responses[name] = {
+      description,
+      headers: { 'X-Request-Id': { description: 'The request id (echoed when the client sent a sane one)', schema: { type: 'string' } }, ...headers },
+      content: { 'application/json': errorContent, 'application/vnd.api+json': errorContent },
+    };
+  }
   return {
     openapi: '3.1.0',
-    info: { title: info.title ?? 'Cloud Provisioning API', version: info.version ?? '0.1.0', ...(info.description ? { description: info.description } : {}) },
+    info: {
+      title: info.title ?? 'Cloud Provisioning API',
+      version: info.version ?? '0.1.0',
+      ...(info.description ? { description: info.description } : {}),
+      license: info.license ?? { name: 'Proprietary', url: `${(info.serverUrl ?? 'https://127.0.0.1:8443').replace(/\/$/, '')}/docs` },
+    },
+    servers: [{ url: (info.serverUrl ?? 'https://127.0.0.1:8443').replace(/\/$/, ''), description: 'This deployment' }],
+    tags,
     paths,
     components: {
       securitySchemes: {
@@ -101,14 +258,8 @@ export function buildOpenApiDocument(info: OpenApiInfo = {}, routes: readonly Re
             'Platform-admin routes never accept a member token (403).',
         },
       },
-      schemas: { Errors: errorSchema },
-      responses: {
-        Error: {
-          description: 'JSON:API error document',
-          headers: { 'X-Request-Id': { schema: { type: 'string' } } },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Errors' } }, 'application/vnd.api+json': { schema: { $ref: '#/components/schemas/Errors' } } },
-        },
-      },
+      schemas: { Errors: schemaOf(errorDocumentSchema, 'output'), ...names.components() },
+      responses,
     },
   };
 }
@@ -126,7 +277,7 @@ export function readDocsAsset(name: (typeof DOCS_ASSETS)[number]): Buffer {
 }
 
 export const DOCS_INIT_JS = `window.onload = function () {
-  window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
+  window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', validatorUrl: null, dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
 };`;
 
 export const DOCS_HTML = `<!DOCTYPE html>

@@ -287,8 +287,9 @@ describe('openapi and docs', () => {
     const flat = create.requestBody.content['application/json'].schema.oneOf[0];
     expect(flat.properties.name).toMatchObject({ type: 'string', minLength: 1, maxLength: 64 });
     expect(flat.required).toEqual(['name']);
-    expect(create.responses['201'].content['application/json'].schema.properties.data.properties.type).toEqual({ type: 'string', const: 'widgets' });
-    for (const s of ['400', '401', '403', '409', '422', '429', '500']) expect(create.responses[s]).toEqual({ $ref: '#/components/responses/Error' });
+    expect(create.responses['201'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/Widget' });
+    expect(doc.components.schemas.Widget.properties.type).toEqual({ type: 'string', const: 'widgets' });
+    for (const s of ['400', '401', '403', '409', '422', '429', '500']) expect(create.responses[s]).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\/[A-Za-z]+$/) });
     expect(create.parameters.map((p: { name: string }) => p.name)).toContain('Idempotency-Key');
     const list = doc.paths['/v1/widgets'].get;
     expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['page', 'limit', 'sort', 'fields[widgets]', 'color']));
