@@ -10,6 +10,16 @@ if ! npx --no-install depcruise --config .dependency-cruiser.cjs --output-type e
   exit 1
 fi
 
+# The OpenAPI document of the real routes (built without starting anything), linted with Redocly's
+# recommended rules (redocly.yaml): an error fails the run, warnings are printed.
+openapi="$(mktemp -t openapi.XXXXXX.json)"
+if ! node scripts/openapi-document.cjs "$openapi" || ! npx --no-install redocly lint --config redocly.yaml "$openapi"; then
+  rm -f "$openapi"
+  echo "test: the OpenAPI document has lint errors (see above)" >&2
+  exit 1
+fi
+rm -f "$openapi"
+
 if ! bash scripts/engines.sh up; then
   echo "test: an engine could not be started (see the message above)." >&2
   echo "test: set PG_URL, REDIS_URL, KAFKA_BROKERS and/or MONGO_URL to use servers you already run." >&2
