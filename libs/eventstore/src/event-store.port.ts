@@ -122,6 +122,9 @@ export class WrongExpectedRevisionError extends Error {
 
 /** The append's Idempotency-Key was already written by another request: nothing was appended. */
 export class IdempotencyKeyCommittedError extends Error {
+  /** Answered 409 IDEMPOTENCY_IN_PROGRESS: the key's first request wrote; a retry gets its answer. */
+  readonly code = 'IDEMPOTENCY_IN_PROGRESS';
+
   constructor(
     readonly scope: string,
     readonly key: string,
