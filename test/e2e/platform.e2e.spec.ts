@@ -9,7 +9,7 @@ describe('server profile: conventions, health, metrics and the Kafka relay on th
   let srv: TestServer;
 
   beforeAll(async () => {
-    srv = await startTestServer('server', { HTTP_PORT: '0' });
+    srv = await startTestServer('server', { HTTP_PORT: '0', PUBLIC_URL: 'https://api.example.test/' });
   });
   afterAll(async () => {
     await srv?.stop();
@@ -59,6 +59,59 @@ describe('server profile: conventions, health, metrics and the Kafka relay on th
     const page = await srv.anonymous.get('/docs');
     expect(page.status).toBe(200);
     expect(page.text).toContain('<html');
+  });
+
+  it('describes the real API fully: servers from PUBLIC_URL, declared tags, a license, named resource schemas, every error status', async () => {
+    const doc = (await srv.anonymous.get('/v1/openapi.json')).body;
+    expect(doc.servers).toEqual([{ url: 'https://api.example.test', description: expect.any(String) }]);
+    expect(doc.info.license.name).toEqual(expect.any(String));
+    const declared = new Set(doc.tags.map((t: { name: string }) => t.name));
+    const schemas = doc.components.schemas;
+    for (const name of ['Instance', 'InstanceAttributes', 'ApiKey', 'ApiKeyCreate', 'Job', 'Provider', 'Volume', 'Database', 'ListMeta', 'Errors']) expect(schemas[name]).toBeDefined();
+    let operations = 0;
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const op of Object.values(ops)) {
+        operations += 1;
+        for (const t of op.tags) expect(declared.has(t)).toBe(true);
+        for (const s of ['400', '403', '431', '500', '503']) expect(op.responses[s]).toBeDefined();
+        if (path.includes('{')) expect(op.responses['414']).toBeDefined();
+        if (op.requestBody) for (const s of ['413', '415']) expect(op.responses[s]).toBeDefined();
+        // every JSON:API resource answered is a named schema, not an inline object
+        for (const r of Object.values(op.responses as Record<string, any>)) {
+          const data = r.content?.['application/json']?.schema?.properties?.data;
+          const item = data?.type === 'array' ? data.items : data;
+          if (item && !item.$ref) expect(item.properties?.attributes).toBeUndefined();
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(100);
+  });
+
+  it('sends security headers on every answer, a CSP that lets /docs load, and rejects an oversized URL in the JSON:API shape', async () => {
+    for (const path of ['/v1/health/health', '/v1/nope', '/v1/openapi.json']) {
+      const r = await srv.anonymous.get(path);
+      expect(r.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+      expect(r.headers['x-content-type-options']).toBe('nosniff');
+      expect(r.headers['content-security-policy']).toContain("default-src 'none'");
+    }
+    const docs = await srv.anonymous.get('/docs');
+    expect(docs.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    const long = await srv.as(srv.bootstrap.apiKey).get(`/v1/instances/${'i'.repeat(5000)}`);
+    expect(long.status).toBe(414);
+    expect(long.body.errors[0]).toMatchObject({ status: '414', code: 'URI_TOO_LONG' });
+    expect(long.text).not.toContain('iiiiiiiiii');
+  });
+
+  it('accepts the JSON:API page[size]/page[number] aliases on a real list', async () => {
+    const key = srv.as(srv.bootstrap.apiKey);
+    await key.post('/v1/api-keys', { name: 'alias-1' });
+    const r = await key.get('/v1/api-keys?page[size]=1&page[number]=2');
+    expect(r.status).toBe(200);
+    expect(r.body.meta).toMatchObject({ page: 2, limit: 1 });
+    expect(r.body.data).toHaveLength(1);
+    const bad = await key.get('/v1/api-keys?page[size]=101');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]).toMatchObject({ code: 'INVALID_QUERY', source: { parameter: 'page[size]' } });
   });
 
   it('relays identity events to cloud.<context>.events.v1 as CloudEvents, without key material', async () => {
