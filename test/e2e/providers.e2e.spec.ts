@@ -72,7 +72,8 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
 
   it('describes capabilities in /v1/openapi.json', async () => {
     const doc = (await owner.get('/v1/openapi.json')).body;
-    const attributes = doc.paths['/v1/providers/{id}'].get.responses['200'].content['application/json'].schema.properties.data.properties.attributes;
+    const deref = (s: any): any => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s); // named component schemas
+    const attributes = deref(deref(doc.paths['/v1/providers/{id}'].get.responses['200'].content['application/json'].schema.properties.data).properties.attributes);
     expect(attributes.required).toContain('capabilities');
     expect(attributes.properties.capabilities.type).toBe('array');
     expect(attributes.properties.capabilities.items.enum).toEqual(expect.arrayContaining(['elastic-ips', 'vlans', 'volumes', 'kubernetes', 'models']));

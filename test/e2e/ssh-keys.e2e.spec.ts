@@ -211,7 +211,8 @@ describe.each<Profile>(['embedded', 'server'])('SSH keys (%s profile)', (profile
     const doc = (await owner.get('/v1/openapi.json')).body;
     const post = doc.paths['/v1/ssh-keys'].post;
     expect(post.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'providerId', in: 'query', required: true })]));
-    expect(post.responses['201'].content['application/json'].schema.properties.data.properties.attributes.required).toEqual(
+    const deref = (s: any): any => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s); // named component schemas
+    expect(deref(deref(post.responses['201'].content['application/json'].schema.properties.data).properties.attributes).required).toEqual(
       expect.arrayContaining(['name', 'publicKey', 'fingerprint', 'providerId', 'createdAt']),
     );
     expect(doc.paths['/v1/ssh-keys/{keyId}'].delete.responses).toHaveProperty('204');

@@ -215,7 +215,8 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     const doc = (await owner.get('/v1/openapi.json')).body;
     expect(Object.keys(doc.paths['/v1/templates'])).toEqual(expect.arrayContaining(['get', 'post']));
     expect(Object.keys(doc.paths['/v1/templates/{id}'])).toEqual(expect.arrayContaining(['get', 'delete']));
-    const attrs = doc.paths['/v1/templates/{id}'].get.responses['200'].content['application/json'].schema.properties.data.properties.attributes;
+    const deref = (s: any): any => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s); // named component schemas
+    const attrs = deref(deref(doc.paths['/v1/templates/{id}'].get.responses['200'].content['application/json'].schema.properties.data).properties.attributes);
     expect(Object.keys(attrs.properties)).toEqual(
       expect.arrayContaining(['name', 'providerId', 'region', 'instanceType', 'image', 'diskSizeGb', 'sshKeyId', 'accelerators', 'workerCount', 'spot', 'tags', 'createdAt']),
     );
