@@ -60,8 +60,8 @@ describe('API key decider', () => {
         .then([{ type: 'identity.ApiKeyRevoked.v1', data: { keyId: 'k1', projectId: null, revokedAt: revoke.now } }]);
     });
 
-    it('changes nothing when revoked twice', () => {
-      given([issued, revoked]).when(revoke).thenNothingHappens();
+    it('answers NOT_FOUND for a key that is already revoked (DECISIONS 13)', () => {
+      given([issued, revoked]).when(revoke).thenThrows('NOT_FOUND');
     });
 
     it('answers NOT_FOUND for a missing key and for another project\'s key', () => {

@@ -52,7 +52,8 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
       case 'RevokeApiKey': {
         // Another project's key is indistinguishable from a missing one.
         if (state.status === 'none' || state.projectId !== command.projectId) throw new DomainError('NOT_FOUND', 'API key not found');
-        if (state.status === 'revoked') return []; // revoking twice changes nothing
+        // DECISIONS 13: a revoked key is gone for its DELETE (it stays listed with revoked: true).
+        if (state.status === 'revoked') throw new DomainError('NOT_FOUND', 'API key not found');
         return [{ type: 'identity.ApiKeyRevoked.v1', data: { keyId: command.keyId, projectId: command.projectId, revokedAt: command.now } }];
       }
       case 'RecordApiKeyUse': {

@@ -1,7 +1,9 @@
 /** Authentication port + the route-level authorization rules (DECISIONS §3). */
 import { forbidden, unauthorized } from './errors';
+import type { ProjectRole } from '../../domain/identity/events';
+import { isPermitted } from '../../domain/identity/roles';
 
-export type ProjectRole = 'owner' | 'admin' | 'developer' | 'viewer';
+export type { ProjectRole };
 
 /** A project API key (`svc_live_…` / `svc_test_…`). */
 export interface ProjectKeyPrincipal {
@@ -71,37 +73,17 @@ export function readCredential(headers: Record<string, string | string[] | undef
   return { apiKey: apiKey || undefined, bearer: m ? m[1] : undefined };
 }
 
-/** Resources a developer may read but not manage. */
-export const DEVELOPER_RESTRICTED = new Set([
-  'api-keys', 'members', 'roles', 'invitations', 'billing', 'wallets', 'payments', 'invoices', 'providers', 'provider-keys',
-]);
+/**
+ * Whether a project principal holds the permission a route declares: its custom role's list, else its
+ * built-in role's (libs/domain/identity/roles.ts, the one place roles are defined).
+ */
+export const isAllowed = (p: ProjectPrincipal, permission: string | undefined): boolean => isPermitted(p, permission);
 
-const READ_METHODS = new Set(['GET', 'HEAD']);
-
-/** Whether a project principal may call a route with this method and permission. */
-export function isAllowed(p: ProjectPrincipal, method: string, permission?: string): boolean {
-  const [resource, action = ''] = (permission ?? '').split(':');
-  const isRead = READ_METHODS.has(method) && (!permission || action === 'read');
-  if (p.permissions) {
-    if (!permission) return isRead || p.permissions.includes('*');
-    return p.permissions.some((g) => g === '*' || g === permission || g === `${resource}:*`);
-  }
-  switch (p.role) {
-    case 'owner':
-    case 'admin':
-      return true;
-    case 'developer':
-      return isRead || !DEVELOPER_RESTRICTED.has(resource);
-    case 'viewer':
-      return isRead;
-  }
-}
-
-/** Throws 401/403 when the principal may not call the route. */
 /** Who may call a route: a project credential, a platform admin, or anyone. */
 export type RouteAuth = 'project' | 'admin' | 'none';
 
-export function authorize(route: { auth: RouteAuth; permission?: string }, method: string, principal: Principal | null, credentialSent: boolean): void {
+/** The one permission check of every route: throws 401/403 when the principal may not call it. */
+export function authorize(route: { auth: RouteAuth; permission?: string }, _method: string, principal: Principal | null, credentialSent: boolean): void {
   if (route.auth === 'none') return;
   if (!principal) throw credentialSent ? unauthorized('Invalid credentials') : unauthorized('Missing credentials');
   if (route.auth === 'admin') {
@@ -109,7 +91,10 @@ export function authorize(route: { auth: RouteAuth; permission?: string }, metho
     return;
   }
   if (!isProjectPrincipal(principal)) throw forbidden('This route requires a project credential');
-  if (!isAllowed(principal, method, route.permission)) throw forbidden(`Role ${principal.role} may not ${route.permission ?? method}`);
+  if (!isAllowed(principal, route.permission)) {
+    const who = principal.permissions ? 'This custom role' : `Role ${principal.role}`;
+    throw forbidden(`${who} lacks the permission ${route.permission ?? '*:*'}`);
+  }
 }
 
 /** Project scope used by rate limits and idempotency. */

@@ -3,6 +3,8 @@ import { Delete, Get, HttpCode, Patch, Post, Put, applyDecorators, createParamDe
 import type { z } from 'zod';
 import type { ListQuery, ListSpec } from './list-query';
 import type { Principal } from './auth';
+import { PERMISSION_PATTERN, PROJECT_ROLES, roleAllows } from '../../domain/identity/roles';
+import type { ProjectRole } from '../../domain/identity/events';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type { RouteAuth } from './auth';
@@ -17,7 +19,10 @@ export interface ApiRouteOptions {
   tag: string;
   /** 'project': a project key/JWT; 'admin': the platform-admin credential; 'none': public. */
   auth: RouteAuth;
-  /** `resource:action`, e.g. 'api-keys:write' (see auth.ts for the role rules). */
+  /**
+   * `resource:action` (action `read` or `write`), e.g. 'api-keys:write': the one permission the caller
+   * needs (libs/domain/identity/roles.ts). Every `auth: 'project'` route declares one (a test walks the registry).
+   */
   permission?: string;
   /** JSON:API type of the request body resource (checked when the client sends `data.type`). */
   type?: string;
@@ -71,6 +76,33 @@ export function findRoute(method: string, routePattern: string | undefined): Reg
   if (!routePattern) return undefined;
   return byKey.get(key(method === 'HEAD' ? 'GET' : method, routePattern));
 }
+
+/** One permission of the catalogue (`GET /v1/iam/permissions`): the routes needing it, the built-in roles holding it. */
+export interface CataloguedPermission {
+  permission: string;
+  resource: string;
+  action: string;
+  routes: { method: HttpMethod; path: string; summary: string }[];
+  roles: ProjectRole[];
+}
+
+/** The permissions project routes declare, generated from the registry, ordered by permission. */
+export function permissionCatalogue(routes: readonly RegisteredRoute[] = routeRegistry()): CataloguedPermission[] {
+  const byPermission = new Map<string, CataloguedPermission>();
+  for (const r of routes) {
+    if (r.auth !== 'project' || !r.permission) continue;
+    const [resource, action] = r.permission.split(':');
+    const entry = byPermission.get(r.permission) ?? byPermission.set(r.permission, { permission: r.permission, resource, action, routes: [], roles: PROJECT_ROLES.filter((role) => roleAllows(role, r.permission!)) }).get(r.permission)!;
+    entry.routes.push({ method: r.method, path: toOpenApiPath(r.routePath), summary: r.summary });
+  }
+  const ordered = [...byPermission.values()].sort((a, b) => (a.permission < b.permission ? -1 : a.permission > b.permission ? 1 : 0));
+  for (const e of ordered) e.routes.sort((a, b) => (a.path === b.path ? (a.method < b.method ? -1 : 1) : a.path < b.path ? -1 : 1));
+  return ordered;
+}
+
+/** Project routes that declare no permission, or one not of the form `resource:read|write`: must be none. */
+export const routesLackingPermission = (routes: readonly RegisteredRoute[] = routeRegistry()): RegisteredRoute[] =>
+  routes.filter((r) => r.auth === 'project' && !(r.permission && PERMISSION_PATTERN.test(r.permission)));
 
 const MAPPERS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete } as const;
 

@@ -40,11 +40,26 @@ describe('principals', () => {
     expect(statusOf(() => authorize(project, 'POST', member('admin'), true))).toBe('ok');
     expect(statusOf(() => authorize(project, 'POST', member('developer'), true))).toBe(403);
     expect(statusOf(() => authorize(project, 'POST', member('viewer'), true))).toBe(403);
-    expect(statusOf(() => authorize({ auth: 'project' }, 'GET', member('viewer'), true))).toBe('ok');
+    expect(statusOf(() => authorize({ auth: 'project', permission: 'instances:read' }, 'GET', member('viewer'), true))).toBe('ok');
     expect(statusOf(() => authorize({ auth: 'admin' }, 'GET', member('owner'), true))).toBe(403);
     expect(statusOf(() => authorize({ auth: 'project' }, 'GET', admin, true))).toBe(403);
     expect(statusOf(() => authorize({ auth: 'project' }, 'GET', null, true))).toBe(401);
-    expect(isAllowed(member('developer'), 'POST', 'instances:write')).toBe(true);
+    expect(isAllowed(member('developer'), 'instances:write')).toBe(true);
+  });
+
+  it('checks the declared permission, not the method, against the role or the custom role list', () => {
+    const route = (permission?: string) => ({ auth: 'project' as const, permission });
+    // A route that forgot its permission fails closed below admin, even for a GET.
+    expect(statusOf(() => authorize(route(), 'GET', member('viewer'), true))).toBe(403);
+    expect(statusOf(() => authorize(route(), 'GET', member('developer'), true))).toBe(403);
+    expect(statusOf(() => authorize(route(), 'GET', member('admin'), true))).toBe('ok');
+    expect(statusOf(() => authorize(route('providers:write'), 'PATCH', member('developer'), true))).toBe(403);
+    expect(statusOf(() => authorize(route('servers:write'), 'PATCH', member('developer'), true))).toBe('ok');
+    const custom: Principal = { kind: 'project-key', projectId: 'p1', keyId: 'k2', role: 'viewer', permissions: ['instances:*', '*:read'] };
+    expect(statusOf(() => authorize(route('instances:write'), 'POST', custom, true))).toBe('ok');
+    expect(statusOf(() => authorize(route('servers:read'), 'GET', custom, true))).toBe('ok');
+    expect(statusOf(() => authorize(route('servers:write'), 'POST', custom, true))).toBe(403);
+    expect(() => authorize(route('servers:write'), 'POST', member('viewer'), true)).toThrow(/lacks the permission servers:write/);
   });
 
   it('reads a bearer JWT like any bearer token', () => {

@@ -66,6 +66,7 @@ const statusRoute = route({
   summary: 'Per-resource outcome of a batch',
   tag: 'Batch',
   auth: 'project',
+  permission: 'batch:read',
   query: z.object({ batchId: z.string().min(1).max(64) }),
   responses: { 200: batchDocument },
 });

@@ -69,6 +69,7 @@ const listRoute = route({
   summary: 'List instances (terminated ones only with status=terminated)',
   tag: 'Instances',
   auth: 'project',
+  permission: 'instances:read',
   query: listFilters,
   list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
   responses: { 200: collectionSchema('instances', instanceAttributes) },
@@ -79,11 +80,12 @@ const allRoute = route({
   summary: 'All active instances across enabled providers; refresh=true first syncs live statuses from the drivers and records the ones that changed',
   tag: 'Instances',
   auth: 'project',
+  permission: 'instances:read',
   query: allFilters,
   list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
   responses: { 200: allSchema },
 });
-const getRoute = route({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } });
+const getRoute = route({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', permission: 'instances:read', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } });
 const patchRoute = route({
   method: 'PATCH',
   path: '/v1/instances/{id}',
@@ -126,6 +128,7 @@ const eventsRoute = route({
   summary: "The instance's activity log: its recorded events, newest first",
   tag: 'Instances',
   auth: 'project',
+  permission: 'instances:read',
   params: idParams,
   list: { type: 'instance-events', sortFields: ['createdAt'] },
   responses: { 200: collectionSchema('instance-events', z.object({ event: z.string(), revision: z.number(), data: z.record(z.string(), z.unknown()), actor: z.string().nullable(), createdAt: z.string() })) },
@@ -136,6 +139,7 @@ const jobsRoute = route({
   summary: "The instance's job history",
   tag: 'Instances',
   auth: 'project',
+  permission: 'instances:read',
   params: idParams,
   list: { type: 'jobs', sortFields: ['createdAt', 'status'] },
   responses: { 200: collectionSchema('jobs', jobAttributes) },
@@ -146,6 +150,7 @@ const sshRoute = route({
   summary: 'SSH connection details',
   tag: 'Instances',
   auth: 'project',
+  permission: 'instances:read',
   params: idParams,
   responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('ssh-details'), attributes: z.object({ host: z.string().nullable(), port: z.number(), username: z.string(), keyFingerprint: z.string().nullable(), command: z.string().nullable() }) }) }) },
 });
@@ -155,6 +160,7 @@ const metricsRoute = route({
   summary: 'CPU, memory, GPU, network and disk utilization from the provider driver',
   tag: 'Instances',
   auth: 'project',
+  permission: 'instances:read',
   params: idParams,
   query: z.object({ points: z.coerce.number().int().min(1).max(1440).optional() }),
   responses: { 200: z.object({ data: z.object({ id: z.string(), type: z.literal('instance-metrics'), attributes: z.object({ samples: z.array(z.record(z.string(), z.unknown())) }) }) }) },

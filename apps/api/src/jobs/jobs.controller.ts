@@ -21,6 +21,7 @@ const listRoute = route({
   summary: 'List jobs',
   tag: 'Jobs',
   auth: 'project',
+  permission: 'jobs:read',
   query: filters,
   list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
   responses: { 200: collectionSchema('jobs', jobAttributes) },
@@ -31,10 +32,11 @@ const failedRoute = route({
   summary: 'List failed jobs',
   tag: 'Jobs',
   auth: 'project',
+  permission: 'jobs:read',
   list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
   responses: { 200: collectionSchema('jobs', jobAttributes) },
 });
-const getRoute = route({ method: 'GET', path: '/v1/jobs/{id}', summary: 'Get a job', tag: 'Jobs', auth: 'project', params: idParams, responses: { 200: resourceSchema('jobs', jobAttributes) } });
+const getRoute = route({ method: 'GET', path: '/v1/jobs/{id}', summary: 'Get a job', tag: 'Jobs', auth: 'project', permission: 'jobs:read', params: idParams, responses: { 200: resourceSchema('jobs', jobAttributes) } });
 const retryRoute = route({
   method: 'POST',
   path: '/v1/jobs/{id}/retry',

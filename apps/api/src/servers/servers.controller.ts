@@ -52,11 +52,12 @@ const listRoute = route({
   summary: 'List servers (terminated ones only with status=terminated)',
   tag: 'Servers',
   auth: 'project',
+  permission: 'servers:read',
   query: listFilters,
   list: { type: 'servers', sortFields: SERVER_SORT_FIELDS },
   responses: { 200: collectionSchema('servers', serverAttributes) },
 });
-const getRoute = route({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: serverDoc } });
+const getRoute = route({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', permission: 'servers:read', params: idParams, responses: { 200: serverDoc } });
 const createRoute = route({
   method: 'POST',
   path: '/v1/servers',
@@ -110,6 +111,7 @@ const serverBackupsRoute = route({
   summary: "The server's backups",
   tag: 'Servers',
   auth: 'project',
+  permission: 'servers:read',
   params: idParams,
   list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
   responses: { 200: collectionSchema('backups', backupAttributes) },
@@ -133,6 +135,7 @@ const instanceBackupsRoute = route({
   summary: "The instance's backups (the server backup resource, keyed by the instance id)",
   tag: 'Instances',
   auth: 'project',
+  permission: 'instances:read',
   params: instanceParams,
   list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
   responses: { 200: collectionSchema('backups', backupAttributes) },
@@ -150,7 +153,7 @@ const backupInstanceRoute = route({
   idempotent: true,
   responses: { 201: backupDoc },
 });
-const getBackupRoute = route({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', params: idParams, responses: { 200: backupDoc } });
+const getBackupRoute = route({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', permission: 'servers:read', params: idParams, responses: { 200: backupDoc } });
 const restoreRoute = route({
   method: 'POST',
   path: '/v1/backups/{id}/restore',
