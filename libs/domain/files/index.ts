@@ -1,0 +1,3 @@
+export * from './events';
+export * from './file-content';
+export * from './file.decider';
