@@ -1,0 +1,3 @@
+export * from './events';
+export * from './ticket.decider';
+export * from './ticket-number.decider';
