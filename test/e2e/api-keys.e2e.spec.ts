@@ -52,7 +52,7 @@ describe.each<Profile>(['embedded', 'server'])('project API keys and bootstrap (
     expect(viaBearer.body.data.map((k: { id: string }) => k.id)).toContain(id);
   });
 
-  it('revokes a key: 204, 401 on its next request, still listed with revoked: true', async () => {
+  it('revokes a key: 204, 401 on its next request, still listed with revoked: true, 404 for a second DELETE', async () => {
     const created = await owner.post('/v1/api-keys', { name: 'short-lived' });
     const key = created.body.data.attributes.key as string;
     expect((await srv.as(key).get('/v1/api-keys')).status).toBe(200);
@@ -66,6 +66,10 @@ describe.each<Profile>(['embedded', 'server'])('project API keys and bootstrap (
     expect(list.body.data.find((k: { id: string }) => k.id === created.body.data.id).attributes.revoked).toBe(true);
     const revokedOnly = await owner.get('/v1/api-keys?revoked=true');
     expect(revokedOnly.body.data.map((k: { id: string }) => k.id)).toEqual([created.body.data.id]);
+    // DECISIONS 13: a key that is already revoked is gone for DELETE.
+    const again = await owner.delete(`/v1/api-keys/${created.body.data.id}`);
+    expect(again.status).toBe(404);
+    expect(again.body.errors[0].code).toBe('NOT_FOUND');
   });
 
   it('rejects an expired key on the next request', async () => {
@@ -125,6 +129,28 @@ describe.each<Profile>(['embedded', 'server'])('project API keys and bootstrap (
     expect(devCreate.body.errors[0].code).toBe('FORBIDDEN');
     const viewer = await owner.post('/v1/api-keys', { name: 'viewer', role: 'viewer' });
     expect((await srv.as(viewer.body.data.attributes.key).delete(`/v1/api-keys/${dev.body.data.id}`)).status).toBe(403);
+  });
+
+  it('gives a key a role never above its creator\'s: an admin neither creates nor revokes owner keys (DECISIONS 15)', async () => {
+    const adminKey = await owner.post('/v1/api-keys', { name: 'an admin' });
+    expect(adminKey.body.data.attributes.role).toBe('admin');
+    const admin = srv.as(adminKey.body.data.attributes.key);
+    const escalate = await admin.post('/v1/api-keys', { name: 'would be owner', role: 'owner' });
+    expect(escalate.status).toBe(403);
+    expect(escalate.body.errors[0]).toMatchObject({ status: '403', code: 'FORBIDDEN' });
+    expect((await owner.get('/v1/api-keys?limit=100')).body.data.map((k: { attributes: { name: string } }) => k.attributes.name)).not.toContain('would be owner');
+    for (const role of ['admin', 'developer', 'viewer']) {
+      const made = await admin.post('/v1/api-keys', { name: `admin-made ${role}`, role });
+      expect(made.status).toBe(201);
+      expect(made.body.data.attributes.role).toBe(role);
+    }
+    const ownerKey = await owner.post('/v1/api-keys', { name: 'second owner', role: 'owner' });
+    expect(ownerKey.status).toBe(201);
+    const revoke = await admin.delete(`/v1/api-keys/${ownerKey.body.data.id}`);
+    expect(revoke.status).toBe(403);
+    expect(revoke.body.errors[0].code).toBe('FORBIDDEN');
+    expect((await srv.as(ownerKey.body.data.attributes.key).get('/v1/api-keys')).status).toBe(200);
+    expect((await owner.delete(`/v1/api-keys/${ownerKey.body.data.id}`)).status).toBe(204);
   });
 
   it('replays an idempotent create instead of issuing a second key', async () => {

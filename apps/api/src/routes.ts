@@ -8,6 +8,7 @@ import { CatalogQueryHandler } from './catalog/catalog.queries';
 import { HealthController } from './health/health.controller';
 import { AdminProjectsController } from './identity/admin-projects.controller';
 import { ApiKeysController } from './identity/api-keys.controller';
+import { IamPermissionsController } from './identity/iam-permissions.controller';
 import { IDENTITY_HANDLERS } from './identity/identity.handlers';
 import { InstancesController } from './instances/instances.controller';
 import { INSTANCE_HANDLERS } from './instances/instances.handlers';
@@ -51,7 +52,7 @@ export interface HttpModule {
  */
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   platform: { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
-  identity: { controllers: [ApiKeysController, AdminProjectsController], handlers: IDENTITY_HANDLERS },
+  identity: { controllers: [ApiKeysController, AdminProjectsController, IamPermissionsController], handlers: IDENTITY_HANDLERS },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },

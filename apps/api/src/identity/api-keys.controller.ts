@@ -3,7 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { isProjectPrincipal, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
@@ -50,6 +50,7 @@ export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = 
 }
 
 const projectOf = (p: Principal) => principalProjectId(p) ?? '';
+const grantee = (p: Principal) => (isProjectPrincipal(p) ? { role: p.role, permissions: p.permissions } : undefined);
 
 const listRoute = route({
   method: 'GET',
@@ -66,6 +67,7 @@ const createRoute = route({
   method: 'POST',
   path: '/v1/api-keys',
   summary: 'Create a project API key; the full key is in this response only',
+  description: "The key acts with `role` (default admin), never above the creating credential's own role: 403 FORBIDDEN (an admin cannot create an owner key).",
   tag: 'Identity',
   auth: 'project',
   permission: 'api-keys:write',
@@ -78,6 +80,7 @@ const revokeRoute = route({
   method: 'DELETE',
   path: '/v1/api-keys/{id}',
   summary: 'Revoke an API key immediately and permanently',
+  description: "A key that is already revoked answers 404. A key whose role is above the revoking credential's own: 403 FORBIDDEN.",
   tag: 'Identity',
   auth: 'project',
   permission: 'api-keys:write',
@@ -101,13 +104,13 @@ export class ApiKeysController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { projectId: projectOf(principal), name: body.name, role: body.role ?? 'admin', expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' } as const;
-    const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal)));
+    const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal), grantee(principal)));
     const r = apiKeyResource(issued.doc, { key: issued.key });
     return resource(r.type, r.id, r.attributes);
   }
 
   @ApiRoute(revokeRoute)
   async revoke(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof revokeRoute>['params']) {
-    await this.commands.execute(new RevokeApiKey(projectOf(principal), params.id, commandContext(req, principal)));
+    await this.commands.execute(new RevokeApiKey(projectOf(principal), params.id, commandContext(req, principal), grantee(principal)));
   }
 }

@@ -5,7 +5,10 @@ import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider'
 import { apiKeyStream, projectStream } from '../../../../libs/domain/identity/events';
 import { projectDecider } from '../../../../libs/domain/identity/project.decider';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { notFound } from '../../../../libs/http/src/errors';
+import { mayAssignRole, type Grantee } from '../../../../libs/domain/identity/roles';
+import type { ProjectRole } from '../../../../libs/domain/identity/events';
+import { forbidden, notFound } from '../../../../libs/http/src/errors';
+import { permissionCatalogue, type CataloguedPermission } from '../../../../libs/http/src/route';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
@@ -18,6 +21,8 @@ export class IssueApiKey extends Command<IssuedKey> {
   constructor(
     readonly input: KeyInput,
     readonly context: CommandContext,
+    /** The creating credential: the key's role is never above its own (DECISIONS 15). */
+    readonly issuer?: Grantee,
   ) {
     super();
   }
@@ -28,6 +33,8 @@ export class RevokeApiKey extends Command<void> {
     readonly projectId: string,
     readonly keyId: string,
     readonly context: CommandContext,
+    /** The revoking credential: it may revoke only keys whose role it could have issued. */
+    readonly revoker?: Grantee,
   ) {
     super();
   }
@@ -52,10 +59,23 @@ export class ListApiKeys extends Query<{ items: ApiKeyDoc[]; total: number }> {
   }
 }
 
+/** The permission catalogue (DECISIONS 15), generated from the route declarations. */
+export class ListPermissions extends Query<{ items: CataloguedPermission[]; total: number }> {
+  constructor(readonly list: ListQuery<{ resource?: string; role?: ProjectRole }>) {
+    super();
+  }
+}
+
 export class ListProjects extends Query<{ items: ProjectDoc[]; total: number }> {
   constructor(readonly list: ListQuery) {
     super();
   }
+}
+
+/** 403 unless `who` may hold a key of `role` (an admin neither creates nor revokes owner keys). */
+function mustOutrank(who: Grantee, role: ProjectRole, verb: 'create' | 'revoke'): void {
+  if (mayAssignRole(who, role, permissionCatalogue().map((p) => p.permission))) return;
+  throw forbidden(`A ${who.permissions ? 'custom-role' : who.role} credential may not ${verb} a key with role ${role}`);
 }
 
 @CommandHandler(IssueApiKey)
@@ -65,7 +85,8 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
-  execute({ input, context }: IssueApiKey): Promise<IssuedKey> {
+  execute({ input, context, issuer }: IssueApiKey): Promise<IssuedKey> {
+    if (issuer) mustOutrank(issuer, input.role, 'create');
     return issueApiKey(this.platform, this.identity.hasher, input, context);
   }
 }
@@ -74,9 +95,10 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
 export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  async execute({ projectId, keyId, context }: RevokeApiKey): Promise<void> {
+  async execute({ projectId, keyId, context, revoker }: RevokeApiKey): Promise<void> {
     const doc = await (await this.platform.projections.collection(apiKeysProjection)).get(keyId);
-    if (!doc || doc.projectId !== projectId || doc.scope !== 'project') throw notFound('API key not found');
+    if (!doc || doc.projectId !== projectId || doc.scope !== 'project' || doc.revoked) throw notFound('API key not found');
+    if (revoker) mustOutrank(revoker, doc.role, 'revoke');
     const result = await handleCommand(this.platform.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.platform.now() }, context);
     await this.platform.waitForProjections(result.position, [apiKeysProjection.name]);
   }
@@ -109,6 +131,23 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeys> {
   }
 }
 
+@QueryHandler(ListPermissions)
+export class ListPermissionsHandler implements IQueryHandler<ListPermissions> {
+  async execute({ list }: ListPermissions) {
+    const { resource, role } = list.filters;
+    const matching = permissionCatalogue().filter((p) => (!resource || p.resource === resource) && (!role || p.roles.includes(role)));
+    const field = (p: CataloguedPermission, f: string) => String(p[f as 'permission' | 'resource' | 'action']);
+    matching.sort((a, b) => {
+      for (const { field: f, direction } of [...list.sort, { field: 'permission', direction: 1 as const }]) {
+        const [x, y] = [field(a, f), field(b, f)];
+        if (x !== y) return x < y ? -direction : direction;
+      }
+      return 0;
+    });
+    return { items: matching.slice(list.skip, list.skip + list.limit), total: matching.length };
+  }
+}
+
 @QueryHandler(ListProjects)
 export class ListProjectsHandler implements IQueryHandler<ListProjects> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
@@ -118,4 +157,4 @@ export class ListProjectsHandler implements IQueryHandler<ListProjects> {
   }
 }
 
-export const IDENTITY_HANDLERS = [IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler];
+export const IDENTITY_HANDLERS = [IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler, ListPermissionsHandler];
