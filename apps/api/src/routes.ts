@@ -36,6 +36,7 @@ import { NETWORK_DATABASE_HANDLERS, NetworkDatabasesController } from './network
 import { ClustersController } from './kubernetes/clusters.routes';
 import { KUBERNETES_HANDLERS, KubernetesController } from './kubernetes/kubernetes.routes';
 import { DATABASE_HANDLERS, DatabasesController, DatabaseVersionsController } from './databases/databases.routes';
+import { FILE_HANDLERS, FilesController } from './files/files.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -60,5 +61,6 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   storage: { controllers: [VolumesController, SnapshotsController, FileSystemsController, BucketsController] },
   kubernetes: { controllers: [ClustersController, KubernetesController], handlers: KUBERNETES_HANDLERS },
   databases: { controllers: [DatabasesController, DatabaseVersionsController], handlers: DATABASE_HANDLERS },
+  files: { controllers: [FilesController], handlers: FILE_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
 };

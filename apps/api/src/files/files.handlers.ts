@@ -1,0 +1,209 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { fileStream } from '../../../../libs/domain/files/events';
+import { MAX_FILE_CONTENT_BYTES, storedContent } from '../../../../libs/domain/files/file-content';
+import { fileDecider, fileIdFor, type FileState } from '../../../../libs/domain/files/file.decider';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
+import type { Resource } from '../../../../libs/http/src/envelope';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
+import { filesProjection, type FileDoc } from '../../../../projections/files/files.projection';
+import { PLATFORM } from '../tokens';
+
+/** Where the request's content sits (`/content`, or under `/data/attributes`), for the 413's pointer. */
+export interface ContentInput {
+  content: unknown;
+  pointer: string;
+}
+
+export class CreateFile extends Command<FileDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly input: { path: string; name: string; mimeType: string; content?: ContentInput },
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class PutFileContent extends Command<FileDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly fileId: string,
+    readonly content: ContentInput,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class DeleteFile extends Command<void> {
+  constructor(
+    readonly projectId: string,
+    readonly fileId: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class GetFile extends Query<FileDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly fileId: string,
+  ) {
+    super();
+  }
+}
+
+export class ListFiles extends Query<ListResult<object>> {
+  constructor(
+    readonly projectId: string,
+    readonly list: ListQuery<unknown>,
+    readonly toItem: (doc: FileDoc) => object,
+  ) {
+    super();
+  }
+}
+
+export class ListFileVersions extends Query<ListResult<object>> {
+  constructor(
+    readonly projectId: string,
+    readonly fileId: string,
+    readonly list: ListQuery<unknown>,
+    readonly toItem: (doc: FileVersionDoc) => object,
+  ) {
+    super();
+  }
+}
+
+export class GetFileVersion extends Query<FileVersionDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly fileId: string,
+    readonly version: number,
+  ) {
+    super();
+  }
+}
+
+/** DECISIONS 1 and 13: content over 512 KiB is 413 PAYLOAD_TOO_LARGE (the domain refuses it too). */
+function checkSize({ content, pointer }: ContentInput): void {
+  const { size } = storedContent(content);
+  if (size > MAX_FILE_CONTENT_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE', `content is ${size} bytes stored; a file version holds at most ${MAX_FILE_CONTENT_BYTES} (512 KiB)`, { source: { pointer } });
+}
+
+/** The project's live file, else 404 (missing, another project's, or deleted: DECISIONS 13). */
+async function liveFile(platform: Platform, projectId: string, fileId: string): Promise<FileDoc> {
+  const doc = await (await platform.projections.collection(filesProjection)).get(fileId);
+  if (!doc || doc.projectId !== projectId || doc.deletedAt !== null) throw notFound('File not found');
+  return doc;
+}
+
+async function written(platform: Platform, fileId: string, position: number | null): Promise<FileDoc> {
+  await platform.waitForProjections(position, [filesProjection.name, fileVersionsProjection.name]);
+  return (await platform.readBack(filesProjection, fileStream(fileId), fileId, position))!;
+}
+
+@CommandHandler(CreateFile)
+export class CreateFileHandler implements ICommandHandler<CreateFile> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, input, context }: CreateFile): Promise<FileDoc> {
+    if (input.content) checkSize(input.content);
+    const files = await this.platform.projections.collection(filesProjection);
+    const same = { projectId, path: input.path, name: input.name };
+    if (await files.findOne({ ...same, deletedAt: null })) throw new ApiError('CONFLICT', `A file named "${input.name}" already exists at "${input.path}"`);
+    // The next generation of this path and name; one the model has not seen yet (a delete elsewhere) is skipped.
+    let generation = (await files.find({ filter: same, limit: 1 })).total;
+    for (;;) {
+      const fileId = fileIdFor(projectId, input.path, input.name, generation);
+      const stream = fileStream(fileId);
+      const previous = (await this.platform.events.readStream(stream)).reduce((s: FileState, e) => fileDecider.evolve(s, { type: e.type, data: e.data } as never), fileDecider.initialState());
+      if (previous.status === 'deleted') {
+        generation += 1;
+        continue;
+      }
+      const command = { type: 'CreateFile' as const, fileId, projectId, path: input.path, name: input.name, mimeType: input.mimeType, content: input.content?.content, now: this.platform.now() };
+      const { position } = await handleCommand(this.platform.events, stream, fileDecider, command, context);
+      return written(this.platform, fileId, position);
+    }
+  }
+}
+
+@CommandHandler(PutFileContent)
+export class PutFileContentHandler implements ICommandHandler<PutFileContent> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, fileId, content, context }: PutFileContent): Promise<FileDoc> {
+    await liveFile(this.platform, projectId, fileId);
+    checkSize(content);
+    const command = { type: 'AddFileVersion' as const, fileId, projectId, content: content.content, now: this.platform.now() };
+    const { position } = await handleCommand(this.platform.events, fileStream(fileId), fileDecider, command, context);
+    return written(this.platform, fileId, position);
+  }
+}
+
+@CommandHandler(DeleteFile)
+export class DeleteFileHandler implements ICommandHandler<DeleteFile> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, fileId, context }: DeleteFile): Promise<void> {
+    await liveFile(this.platform, projectId, fileId);
+    const command = { type: 'DeleteFile' as const, fileId, projectId, now: this.platform.now() };
+    const { position } = await handleCommand(this.platform.events, fileStream(fileId), fileDecider, command, context);
+    await this.platform.waitForProjections(position, [filesProjection.name]);
+  }
+}
+
+@QueryHandler(GetFile)
+export class GetFileHandler implements IQueryHandler<GetFile> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, fileId }: GetFile): Promise<FileDoc> {
+    return liveFile(this.platform, projectId, fileId);
+  }
+}
+
+// File records are flat (spec 2.7): the list envelope carries them as they are.
+const flat = (items: object[]) => items as Resource[];
+
+@QueryHandler(ListFiles)
+export class ListFilesHandler implements IQueryHandler<ListFiles> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, list, toItem }: ListFiles): Promise<ListResult<object>> {
+    const files = await this.platform.projections.collection(filesProjection);
+    const { items, total } = await files.find({ filter: { projectId, deletedAt: null }, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(flat(items.map(toItem)), total);
+  }
+}
+
+@QueryHandler(ListFileVersions)
+export class ListFileVersionsHandler implements IQueryHandler<ListFileVersions> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, fileId, list, toItem }: ListFileVersions): Promise<ListResult<object>> {
+    await liveFile(this.platform, projectId, fileId);
+    const versions = await this.platform.projections.collection(fileVersionsProjection);
+    const { items, total } = await versions.find({ filter: { fileId }, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(flat(items.map(toItem)), total);
+  }
+}
+
+@QueryHandler(GetFileVersion)
+export class GetFileVersionHandler implements IQueryHandler<GetFileVersion> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, fileId, version }: GetFileVersion): Promise<FileVersionDoc> {
+    await liveFile(this.platform, projectId, fileId);
+    const doc = await (await this.platform.projections.collection(fileVersionsProjection)).get(fileVersionDocId(fileId, version));
+    if (!doc) throw notFound('File version not found');
+    return doc;
+  }
+}
+
+export const FILE_HANDLERS = [CreateFileHandler, PutFileContentHandler, DeleteFileHandler, GetFileHandler, ListFilesHandler, ListFileVersionsHandler, GetFileVersionHandler];
