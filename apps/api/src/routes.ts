@@ -36,6 +36,8 @@ import { NETWORK_DATABASE_HANDLERS, NetworkDatabasesController } from './network
 import { ClustersController } from './kubernetes/clusters.routes';
 import { KUBERNETES_HANDLERS, KubernetesController } from './kubernetes/kubernetes.routes';
 import { DATABASE_HANDLERS, DatabasesController, DatabaseVersionsController } from './databases/databases.routes';
+import { SUPPORT_HANDLERS } from './support/support.handlers';
+import { SupportController } from './support/support.controller';
 import { FILE_HANDLERS, FilesController } from './files/files.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
@@ -62,5 +64,6 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   kubernetes: { controllers: [ClustersController, KubernetesController], handlers: KUBERNETES_HANDLERS },
   databases: { controllers: [DatabasesController, DatabaseVersionsController], handlers: DATABASE_HANDLERS },
   files: { controllers: [FilesController], handlers: FILE_HANDLERS },
+  support: { controllers: [SupportController], handlers: SUPPORT_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
 };
