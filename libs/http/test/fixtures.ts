@@ -72,7 +72,7 @@ export class SampleController {
   }
 
   @ApiRoute({
-    method: 'GET', path: '/v1/widgets', summary: 'List widgets', tag: 'Widgets', auth: 'project',
+    method: 'GET', path: '/v1/widgets', summary: 'List widgets', tag: 'Widgets', auth: 'project', permission: 'widgets:read',
     query: z.object({ color: z.enum(['red', 'blue']).optional() }),
     list: { type: 'widgets', sortFields: ['createdAt', 'name', 'size'] },
     responses: { 200: collectionSchema('widgets', WidgetAttrs) },
@@ -87,7 +87,7 @@ export class SampleController {
   }
 
   @ApiRoute({
-    method: 'GET', path: '/v1/empty-things', summary: 'Empty list', tag: 'Widgets', auth: 'project',
+    method: 'GET', path: '/v1/empty-things', summary: 'Empty list', tag: 'Widgets', auth: 'project', permission: 'widgets:read',
     list: { type: 'things', sortFields: ['createdAt'] }, responses: { 200: collectionSchema('things', z.object({})) },
   })
   empty() {
@@ -95,7 +95,7 @@ export class SampleController {
   }
 
   @ApiRoute({
-    method: 'GET', path: '/v1/widgets/{id}', summary: 'Get a widget', tag: 'Widgets', auth: 'project',
+    method: 'GET', path: '/v1/widgets/{id}', summary: 'Get a widget', tag: 'Widgets', auth: 'project', permission: 'widgets:read',
     params: z.object({ id: z.string().regex(/^w_\d+$/) }), responses: { 200: resourceSchema('widgets', WidgetAttrs) },
   })
   get(@ParsedParams() params: { id: string }) {
@@ -103,7 +103,7 @@ export class SampleController {
     return resource('widgets', params.id, { name: 'one', size: 3, color: 'red', createdAt: '2026-01-01T00:00:00.000Z' });
   }
 
-  @ApiRoute({ method: 'DELETE', path: '/v1/widgets/{id}', summary: 'Delete a widget', tag: 'Widgets', auth: 'project', permission: 'widgets:delete', responses: { 204: null } })
+  @ApiRoute({ method: 'DELETE', path: '/v1/widgets/{id}', summary: 'Delete a widget', tag: 'Widgets', auth: 'project', permission: 'widgets:write', responses: { 204: null } })
   remove() {
     return undefined;
   }
