@@ -57,7 +57,7 @@ describe('firewall rules', () => {
     [{ ...ssh, protocol: 'sctp' }, 'protocol', 'protocol must be tcp, udp, icmp or all'],
     [{ direction: 'inbound', port: 22, source: '0.0.0.0/0' }, 'protocol', 'protocol is required'],
     [{ ...ssh, source: '10.0.0.1/8' }, 'source', 'cidr must have zero host bits, e.g. 10.0.0.0/8'],
-    [{ ...ssh, source: '10.0.0.1' }, 'source', 'must be an IPv4 or IPv6 CIDR, e.g. 10.0.0.0/16 or fd00::/8'],
+    [{ ...ssh, source: '10.0.0.1' }, 'source', 'rules[0].source must be an IPv4 or IPv6 CIDR, e.g. 10.0.0.0/16 or fd00::/8'],
   ])('refuses %j at its %s', (rule, field, detail) => {
     expect(errors([rule])).toEqual([{ detail, pointer: `/rules/0/${field}` }]);
   });
