@@ -72,10 +72,15 @@ export async function benchCreate(opts: CreateBenchOptions): Promise<{ rows: Row
       await settle(server);
       const base = await runLoad({ ...load, url: `https://127.0.0.1:${basePort}/v1/instances`, headers: { accept: 'application/json' } });
       log(describe(`bare Fastify + 1-event PGlite append (${concurrency} conns)`, base));
-      (details.runs as unknown[]).push({ concurrency, api, baseline: base });
+      // The same load without Idempotency-Key: what the durable key record (begin, commit mark, stored answer) costs.
+      await settle(server);
+      const keyless = await runLoad({ ...load, url: `${server.url}/v1/instances`, headers, idempotencyKey: false });
+      log(describe(`API POST /v1/instances without Idempotency-Key (${concurrency} conns)`, keyless));
+      (details.runs as unknown[]).push({ concurrency, api, keyless, baseline: base });
       rows.push(
         row({ item: 'e1', metric: `POST /v1/instances, embedded, ${concurrency} conns`, unit: 'req/s', value: api.rps, baselineName: 'bare Fastify+PGlite append', baseline: base.rps, target: null, targetKind: null }),
         row({ item: 'e1', metric: `POST /v1/instances p99, embedded, ${concurrency} conns`, unit: 'ms', value: api.p99Ms, baselineName: 'bare Fastify+PGlite append', baseline: base.p99Ms, target: null, targetKind: null, lowerIsBetter: true }),
+        row({ item: 'e1', metric: `  same without Idempotency-Key, ${concurrency} conns`, unit: 'req/s', value: keyless.rps, baselineName: 'with the key', baseline: api.rps, target: null, targetKind: null }),
       );
     }
   } finally {

@@ -17,6 +17,8 @@ export interface LoadSpec {
   postApiKey?: boolean;
   /** For POST: this JSON body per request, with `name` set to `bench-<n>`, and a fresh Idempotency-Key. */
   postBody?: Record<string, unknown>;
+  /** false: POSTs carry no Idempotency-Key (to measure what the durable key record costs). */
+  idempotencyKey?: boolean;
   concurrency: number;
   durationMs: number;
   /** Requests before timing starts (connections opened, JIT warm). */
@@ -62,7 +64,7 @@ async function workerMain(spec: LoadSpec): Promise<LoadResult> {
         body = JSON.stringify({ ...spec.postBody, name: `bench-${process.pid}-${seq++}` });
         headers['content-type'] = 'application/json';
         headers['content-length'] = String(Buffer.byteLength(body));
-        headers['idempotency-key'] = randomUUID();
+        if (spec.idempotencyKey !== false) headers['idempotency-key'] = randomUUID();
       }
       const req = https.request({ agent, method: spec.method, hostname: url.hostname, port: url.port, path: url.pathname + url.search, headers }, (res) => {
         const chunks: Buffer[] = [];
