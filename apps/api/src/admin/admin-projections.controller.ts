@@ -1,11 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
-import { Command, CommandBus, CommandHandler, Query, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { z } from 'zod';
 import { ApiRoute, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { ApiError, notFound } from '../../../../libs/http/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import type { SubscriptionStatus } from '../../../../libs/subscriptions/src/subscription-runner';
 import { PLATFORM } from '../tokens';
+import { BusController } from '../common/bus-controller';
 
 type RebuildReport = Awaited<ReturnType<Platform['projections']['rebuild']>>;
 
@@ -78,12 +79,7 @@ const rebuildRoute = route({
 });
 
 @Controller()
-export class AdminProjectionsController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(QueryBus) private readonly queries: QueryBus,
-  ) {}
-
+export class AdminProjectionsController extends BusController {
   @ApiRoute(listRoute)
   async list() {
     const statuses = await this.queries.execute(new ListSubscriptions());

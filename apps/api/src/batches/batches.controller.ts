@@ -1,5 +1,4 @@
 import { Controller, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -7,6 +6,7 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf } from '../common/resource-lifecycle';
 import { GetBatch, RequestBatch, type BatchView } from './batches.handlers';
+import { BusController } from '../common/bus-controller';
 
 const resourceIds = z
   .array(z.string().min(1).max(64))
@@ -72,12 +72,7 @@ const statusRoute = route({
 });
 
 @Controller()
-export class BatchesController {
-  constructor(
-    private readonly commands: CommandBus,
-    private readonly queries: QueryBus,
-  ) {}
-
+export class BatchesController extends BusController {
   @ApiRoute(actionRoute)
   async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof actionRoute>['body']) {
     const batch = await this.commands.execute(new RequestBatch(projectIdOf(p), body.action, body.resourceType, body.resourceIds, commandContext(req, p)));

@@ -1,5 +1,5 @@
 import { Controller, Inject, Req, type Type } from '@nestjs/common';
-import { Command, CommandBus, CommandHandler, Query, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
@@ -25,6 +25,7 @@ import { findProjectProvider } from '../providers/find-provider';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
 import { PLATFORM } from '../tokens';
 import { pathId, projectIdOf } from './resource-lifecycle';
+import { BusController } from './bus-controller';
 
 type AnyObject = z.ZodObject;
 type Doc = JobResourceDoc<AnyObject>;
@@ -291,12 +292,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   const providerOf = (p: ParsedRequest) => (p.query as { providerId?: string } | undefined)?.providerId;
 
   @Controller()
-  class JobResourceController {
-    constructor(
-      @Inject(CommandBus) private readonly commands: CommandBus,
-      @Inject(QueryBus) private readonly queries: QueryBus,
-    ) {}
-
+  class JobResourceController extends BusController {
     list(principal: Principal, p: ParsedRequest) {
       return this.queries.execute(new ListJobResources(routes, { principal, list: p.list as ListQuery<{ providerId?: string }> }));
     }

@@ -1,5 +1,5 @@
 import { Controller, Inject, Req, type Type } from '@nestjs/common';
-import { Command, CommandBus, CommandHandler, Query, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
@@ -19,6 +19,7 @@ import type { SimpleResourceDoc } from '../../../../libs/subscriptions/src/simpl
 import { commandContext } from '../identity/request-context';
 import { PLATFORM } from '../tokens';
 import { pathId, projectIdOf } from './resource-lifecycle';
+import { BusController } from './bus-controller';
 
 type Op = 'list' | 'get' | 'create' | 'delete';
 type AnyObject = z.ZodObject;
@@ -193,12 +194,7 @@ export function simpleResourceController<S extends AnyObject, B extends z.ZodTyp
   const scopeOf = (p: ParsedRequest) => (decl.scope ? (p.query as Record<string, unknown>) : {});
 
   @Controller()
-  class SimpleResourceController {
-    constructor(
-      @Inject(CommandBus) private readonly commands: CommandBus,
-      @Inject(QueryBus) private readonly queries: QueryBus,
-    ) {}
-
+  class SimpleResourceController extends BusController {
     list(principal: Principal, p: ParsedRequest) {
       return this.queries.execute(new ListSimpleResources(routes, { principal, query: scopeOf(p), list: p.list! }));
     }

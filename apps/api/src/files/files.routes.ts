@@ -1,5 +1,4 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { canonicalJson, readContent } from '../../../../libs/domain/files/file-content';
@@ -13,6 +12,7 @@ import type { FileDoc } from '../../../../projections/files/files.projection';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent } from './files.handlers';
+import { BusController } from '../common/bus-controller';
 
 export { FILE_HANDLERS } from './files.handlers';
 
@@ -133,12 +133,7 @@ const contentPointer = (req: FastifyRequest) => `${unwrapBody(req.body, 'files')
 
 /** Files (spec 4.14, DECISIONS 17): records answered flat, versions listed in order and readable by number. */
 @Controller()
-export class FilesController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(QueryBus) private readonly queries: QueryBus,
-  ) {}
-
+export class FilesController extends BusController {
   @ApiRoute(listRoute)
   list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     return this.queries.execute(new ListFiles(projectOf(principal), list, fileItem));

@@ -1,5 +1,4 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -9,6 +8,7 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { CreateProject, ListProjects } from './identity.handlers';
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
+import { BusController } from '../common/bus-controller';
 
 const projectAttributes = z.object({ name: z.string(), createdAt: z.string() });
 const createBody = z.object({ name: z.string().min(1).max(64) });
@@ -41,12 +41,7 @@ const listRoute = route({
 });
 
 @Controller()
-export class AdminProjectsController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(QueryBus) private readonly queries: QueryBus,
-  ) {}
-
+export class AdminProjectsController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const { project, key } = await this.commands.execute(new CreateProject(body.name, commandContext(req, principal)));

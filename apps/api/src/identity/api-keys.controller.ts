@@ -1,5 +1,4 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -10,6 +9,7 @@ import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projec
 import { IssueApiKey, ListApiKeys, RevokeApiKey } from './identity.handlers';
 import { commandContext } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
+import { BusController } from '../common/bus-controller';
 
 const roles = ['owner', 'admin', 'developer', 'viewer'] as const;
 
@@ -89,12 +89,7 @@ const revokeRoute = route({
 });
 
 @Controller()
-export class ApiKeysController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(QueryBus) private readonly queries: QueryBus,
-  ) {}
-
+export class ApiKeysController extends BusController {
   @ApiRoute(listRoute)
   async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListApiKeys(projectOf(principal), list));

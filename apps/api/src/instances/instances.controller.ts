@@ -1,5 +1,4 @@
 import { Controller, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -13,6 +12,7 @@ import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './in
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
+import { BusController } from '../common/bus-controller';
 
 const createBody = z.object({
   name: z.string().min(1).max(64),
@@ -167,12 +167,7 @@ const metricsRoute = route({
 });
 
 @Controller()
-export class InstancesController {
-  constructor(
-    private readonly commands: CommandBus,
-    private readonly queries: QueryBus,
-  ) {}
-
+export class InstancesController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { ...body, tags: body.tags ?? [] };

@@ -1,5 +1,4 @@
 import { Controller, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -10,6 +9,7 @@ import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
 import { jobAttributes, jobResource } from './job-view';
 import { GetJob, ListJobs, RetryJob } from './jobs.handlers';
+import { BusController } from '../common/bus-controller';
 
 const idParams = z.object({ id: pathId });
 const filters = z.object({ status: z.enum(['pending', 'processing', 'completed', 'failed']).optional(), instanceId: z.string().max(64).optional() });
@@ -50,12 +50,7 @@ const retryRoute = route({
 });
 
 @Controller()
-export class JobsController {
-  constructor(
-    private readonly commands: CommandBus,
-    private readonly queries: QueryBus,
-  ) {}
-
+export class JobsController extends BusController {
   @ApiRoute(listRoute)
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListJobs(projectIdOf(p), list.filters, list));

@@ -21,6 +21,7 @@ import { commandContext } from '../identity/request-context';
 import { ownDoc } from '../jobs/job-writes';
 import { requireSameProvider } from '../providers/resolve-provider';
 import { PLATFORM } from '../tokens';
+import { BusController } from '../common/bus-controller';
 
 const NETWORK = 'Private network';
 /** Networks that take attachments: live, and not waiting for their create. */
@@ -142,12 +143,7 @@ const attachRoute = route({
 });
 
 @Controller()
-export class NetworkDatabasesController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(QueryBus) private readonly queries: QueryBus,
-  ) {}
-
+export class NetworkDatabasesController extends BusController {
   @ApiRoute(listRoute)
   list(@CurrentPrincipal() principal: Principal, @Parsed() p: RouteInput<typeof listRoute>) {
     return this.queries.execute(new ListNetworkDatabases({ principal, networkId: p.params.networkId, providerId: p.query.providerId, list: p.list }));

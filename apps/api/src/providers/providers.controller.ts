@@ -1,5 +1,4 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -11,6 +10,7 @@ import type { ProviderDoc } from '../../../../projections/providers/providers.pr
 import { commandContext } from '../identity/request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from './providers.handlers';
+import { BusController } from '../common/bus-controller';
 
 export const providerAttributes = z.object({
   name: z.enum(PROVIDER_KINDS),
@@ -127,12 +127,7 @@ const removeRoute = route({
 });
 
 @Controller()
-export class ProvidersController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(QueryBus) private readonly queries: QueryBus,
-  ) {}
-
+export class ProvidersController extends BusController {
   @ApiRoute(listRoute)
   list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     return this.queries.execute(new ListProviders(projectOf(principal), list, providerResource));

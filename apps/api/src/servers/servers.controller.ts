@@ -1,5 +1,4 @@
 import { Controller, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -13,6 +12,7 @@ import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
 import { CreateBackup, CreateServer, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
+import { BusController } from '../common/bus-controller';
 
 /** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat). */
 const createBody = z
@@ -168,12 +168,7 @@ const restoreRoute = route({
 const deleteBackupRoute = route({ method: 'DELETE', path: '/v1/backups/{id}', summary: 'Delete (archive) a backup', tag: 'Servers', auth: 'project', permission: 'servers:write', params: idParams, responses: { 204: null } });
 
 @Controller()
-export class ServersController {
-  constructor(
-    private readonly commands: CommandBus,
-    private readonly queries: QueryBus,
-  ) {}
-
+export class ServersController extends BusController {
   @ApiRoute(listRoute)
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListServers(projectIdOf(p), list.filters, list));

@@ -1,5 +1,4 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../../libs/domain/support/events';
@@ -11,6 +10,7 @@ import type { SupportTicketDoc } from '../../../../projections/support-tickets/s
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, type TicketView } from './support.handlers';
+import { BusController } from '../common/bus-controller';
 
 const TYPE = 'support-tickets';
 const text = (max: number) => z.string().min(1).max(max).refine((s) => s.trim().length > 0, { message: 'must not be blank' });
@@ -115,12 +115,7 @@ const messageRoute = route({
 });
 
 @Controller()
-export class SupportController {
-  constructor(
-    @Inject(CommandBus) private readonly commands: CommandBus,
-    @Inject(QueryBus) private readonly queries: QueryBus,
-  ) {}
-
+export class SupportController extends BusController {
   @ApiRoute(listRoute)
   list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     return this.queries.execute(new ListSupportTickets(projectIdOf(principal), list, ticketResource));
