@@ -47,11 +47,13 @@ describe('refused at the edge of every route', () => {
   });
 
   it('a path id: 404 NOT_FOUND, before the params schema', async () => {
-    for (const id of ['%00', 'w_1%00', '%ED%A0%80']) {
+    for (const id of ['%00', 'w_1%00']) {
       const r = await call(`${url}/v1/widgets/${id}`, { headers: owner });
-      expect(r.status).toBeLessThan(500);
-      if (id !== '%ED%A0%80') expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([404, 'NOT_FOUND', { parameter: 'id' }]);
+      expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([404, 'NOT_FOUND', { parameter: 'id' }]);
     }
+    // An encoded lone surrogate is not even a URL: the router refuses it, in the JSON:API shape.
+    const surrogate = await call(`${url}/v1/widgets/%ED%A0%80`, { headers: owner });
+    expect([surrogate.status, surrogate.json.errors[0].code]).toEqual([400, 'BAD_REQUEST']);
     const del = await call(`${url}/v1/widgets/%00`, { method: 'DELETE', headers: owner });
     expect(del.status).toBe(404);
   });
