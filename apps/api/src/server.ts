@@ -6,6 +6,7 @@ import { createHttpApp, type HttpApp } from '../../../libs/http/src/http-app';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../../libs/http/src/rate-limit';
 import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore, type StoredResponse } from '../../../libs/http/src/idempotency';
 import { SqlIdempotencyStore, type CommittedWrite } from '../../../libs/http/src/sql-idempotency-store';
+import { CredentialCipher } from '../../../libs/providers/src/credential-cipher';
 import { SqlEventStore } from '../../../libs/eventstore/src/sql/sql-event-store';
 import { instancesProjection } from '../../../projections/instances/instances.projection';
 import { instanceResource } from './instances/instance-view';
@@ -57,7 +58,7 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
   // Idempotency records live with the events wherever the event store is SQL (PostgreSQL, PGlite), so
   // that a key and its write survive a crash together (DECISIONS 5); else Redis, else memory.
   const sqlIdempotency = platform.events instanceof SqlEventStore
-    ? new SqlIdempotencyStore(platform.events.sqlClient, { schema: platform.events.schemaName, recover: (w) => recoverResponse(platform, w) }).start()
+    ? new SqlIdempotencyStore(platform.events.sqlClient, { schema: platform.events.schemaName, recover: (w) => recoverResponse(platform, w), seal: CredentialCipher.fromConfig(config.dataDir, config.credentialsKey) }).start()
     : null;
   const idempotencyStore: IdempotencyStore = sqlIdempotency ?? (redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore());
 

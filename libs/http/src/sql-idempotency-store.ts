@@ -34,6 +34,11 @@ export interface SqlIdempotencyStoreOptions {
   leaseMs?: number;
   /** Rebuilds the response of a write whose answer was lost; null: the generic answer. */
   recover?: (write: CommittedWrite) => Promise<StoredResponse | null>;
+  /**
+   * Seals stored bodies at rest: a create's answer may show a secret once (an API key, a database
+   * password) and must not sit in the database in the clear for 24 hours (DECISIONS 11).
+   */
+  seal?: { encrypt(plain: string, aad: string): string; decrypt(sealed: string, aad: string): string };
 }
 
 interface Row {
@@ -138,7 +143,7 @@ export class SqlIdempotencyStore implements IdempotencyStore {
           return { done: { state: 'acquired', token } };
         }
         if (row.state === 'completed') {
-          return { done: { state: 'completed', fingerprint: row.fingerprint, response: { status: row.status!, body: row.body ?? '', contentType: row.content_type ?? undefined } } };
+          return { done: { state: 'completed', fingerprint: row.fingerprint, response: { status: row.status!, body: this.opened(scope, key, row.body ?? ''), contentType: row.content_type ?? undefined } } };
         }
         if (row.state === 'in-progress') return { done: { state: 'in-progress', fingerprint: row.fingerprint } };
         return { committed: row }; // response lost: rebuilt below, outside the lock
@@ -165,14 +170,14 @@ export class SqlIdempotencyStore implements IdempotencyStore {
     const [stored] = await this.sql.query<{ status: number; body: string; content_type: string | null }>(
       `UPDATE ${this.table} SET state = 'completed', status = $3, body = $4, content_type = $5
        WHERE scope = $1 AND key = $2 AND state = 'committed' RETURNING status, body, content_type`,
-      [scope, key, response.status, response.body, response.contentType ?? null],
+      [scope, key, response.status, this.sealed(scope, key, response.body), response.contentType ?? null],
     );
     if (stored) return response;
     const [other] = await this.sql.query<{ status: number; body: string; content_type: string | null }>(
       `SELECT status, body, content_type FROM ${this.table} WHERE scope = $1 AND key = $2 AND state = 'completed'`,
       [scope, key],
     );
-    return other ? { status: other.status, body: other.body, contentType: other.content_type ?? undefined } : response;
+    return other ? { status: other.status, body: this.opened(scope, key, other.body), contentType: other.content_type ?? undefined } : response;
   }
 
   async complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number = IDEMPOTENCY_TTL_MS): Promise<void> {
@@ -181,8 +186,16 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       `UPDATE ${this.table} SET state = 'completed', fingerprint = $4, status = $5, body = $6, content_type = $7,
          expires_at = now() + $8::float8 * interval '1 millisecond', token = NULL, owner = NULL, lease_until = NULL
        WHERE scope = $1 AND key = $2 AND ((state = 'in-progress' AND token = $3) OR (state = 'committed' AND committed_token = $3))`,
-      [scope, key, token, fingerprint, response.status, response.body, response.contentType ?? null, ttlMs],
+      [scope, key, token, fingerprint, response.status, this.sealed(scope, key, response.body), response.contentType ?? null, ttlMs],
     );
+  }
+
+  private sealed(scope: string, key: string, body: string): string {
+    return this.options.seal ? this.options.seal.encrypt(body, `idempotency:${scope}:${key}`) : body;
+  }
+
+  private opened(scope: string, key: string, body: string): string {
+    return this.options.seal && body ? this.options.seal.decrypt(body, `idempotency:${scope}:${key}`) : body;
   }
 
   async release(scope: string, key: string, token: string): Promise<void> {

@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { CredentialCipher } from '../../providers/src/credential-cipher';
 import { IdempotencyStore, MemoryIdempotencyStore, RedisIdempotencyStore } from '../src';
 import { SqlIdempotencyStore } from '../src/sql-idempotency-store';
 import { SqlEventStore } from '../../eventstore/src/sql/sql-event-store';
@@ -195,5 +196,21 @@ describe('SqlIdempotencyStore: the record and the write survive together', () =>
     // Saga work (a causation) and appends without a reservation row are untouched.
     await handleCommand(es, `widget-${randomUUID()}`, decider as never, {}, { metadata: { ...ctx.metadata, requestId: 'req-11', causationId: 'e1' } });
     await handleCommand(es, `widget-${randomUUID()}`, decider as never, {}, { metadata: { ...ctx.metadata, requestId: 'req-12', idempotencyKey: randomUUID() } });
+  });
+
+  it('seals stored answers at rest (a create may show a secret once) and replays them in the clear', async () => {
+    const es = await eventStore();
+    const cipher = new CredentialCipher(randomBytes(32));
+    const store = new SqlIdempotencyStore(es.sqlClient, { schema: es.schemaName, seal: cipher }).start();
+    sqlStores.push(store);
+    const key = randomUUID();
+    const begun = await store.begin('project:p7', key, fp, 60_000);
+    if (begun.state !== 'acquired') throw new Error('not acquired');
+    const body = '{"data":{"attributes":{"password":"hunter2-secret"}}}';
+    await store.complete('project:p7', key, begun.token, fp, { status: 202, body }, 60_000);
+    const [row] = await es.sqlClient.query<{ body: string }>(`SELECT body FROM "idem_test".idempotency WHERE key = $1`, [key]);
+    expect(row.body).not.toContain('hunter2');
+    expect(row.body).toMatch(/^v1\./);
+    expect(await store.begin('project:p7', key, fp, 60_000)).toMatchObject({ state: 'completed', response: { status: 202, body } });
   });
 });
