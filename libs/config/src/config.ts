@@ -70,8 +70,29 @@ export const configSchema = z
     /** Claim carrying owner|admin|developer|viewer; a token without it acts as viewer (least privilege). */
     JWT_ROLE_CLAIM: z.string().regex(claimName, 'must be a claim name').default('role'),
     JWT_CLOCK_TOLERANCE_S: z.coerce.number().int().min(0).max(300).default(30),
+    /** Outbound mail (invitations, ticket forwarding, email endpoints). Unset: mail is written to the log, secrets left out. */
+    SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps:// URL' }).optional(),
+    MAIL_FROM: z.string().min(3).default('Cloud API <no-reply@cloud.invalid>'),
+    /** Where new support tickets and messages are forwarded by email (DECISIONS 17); unset: not forwarded by email. */
+    SUPPORT_FORWARD_EMAIL: z.email().optional(),
+    /** A GitHub-compatible issues API (base URL, `owner/repo`, token) that tickets are forwarded to; all three or none. */
+    TRACKER_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+    TRACKER_REPO: z.string().regex(/^[\w.-]+\/[\w.-]+$/, 'must be owner/repo').optional(),
+    TRACKER_TOKEN: z.string().min(1).optional(),
+    /** Operator setting: lets webhook endpoints and outbound calls reach loopback, link-local and private addresses (tests). */
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    /** Stripe (official SDK); STRIPE_API_URL points it elsewhere (stripe-mock in tests). */
+    STRIPE_SECRET_KEY: z.string().min(1).optional(),
+    STRIPE_API_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
+    STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+    PAYSTACK_SECRET_KEY: z.string().min(1).optional(),
+    PAYSTACK_API_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).default('https://api.paystack.co'),
+    /** Secret of inbound `POST /v1/webhooks/github` deliveries (X-Hub-Signature-256). */
+    GITHUB_WEBHOOK_SECRET: z.string().min(1).optional(),
   })
   .superRefine((c, ctx) => {
+    if ([c.TRACKER_URL, c.TRACKER_REPO, c.TRACKER_TOKEN].some((v) => v !== undefined) && ![c.TRACKER_URL, c.TRACKER_REPO, c.TRACKER_TOKEN].every((v) => v !== undefined))
+      ctx.addIssue({ code: 'custom', path: ['TRACKER_URL'], message: 'set TRACKER_URL, TRACKER_REPO and TRACKER_TOKEN together' });
     if (!c.JWT_ISSUER) {
       // Rejected rather than ignored: without an issuer JWT authentication is off.
       for (const k of ['JWT_JWKS_URL', 'JWT_JWKS_FILE', 'JWT_AUDIENCE'] as const)
@@ -113,6 +134,18 @@ export const configSchema = z
       credentialsKey: c.CREDENTIALS_KEY,
       simulatorLatency: c.SIMULATOR_LATENCY,
       jobConcurrency: c.JOB_CONCURRENCY,
+      mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
+      support: {
+        forwardEmail: c.SUPPORT_FORWARD_EMAIL,
+        tracker: c.TRACKER_URL && c.TRACKER_REPO && c.TRACKER_TOKEN ? { url: c.TRACKER_URL.replace(/\/+$/, ''), repo: c.TRACKER_REPO, token: c.TRACKER_TOKEN } : null,
+      },
+      webhooks: { allowPrivateTargets: c.WEBHOOKS_ALLOW_PRIVATE_TARGETS },
+      payments: {
+        stripe: c.STRIPE_SECRET_KEY ? { secretKey: c.STRIPE_SECRET_KEY, apiUrl: c.STRIPE_API_URL, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : null,
+        stripeWebhookSecret: c.STRIPE_WEBHOOK_SECRET,
+        paystack: c.PAYSTACK_SECRET_KEY ? { secretKey: c.PAYSTACK_SECRET_KEY, apiUrl: c.PAYSTACK_API_URL.replace(/\/+$/, '') } : null,
+      },
+      inboundWebhooks: { githubSecret: c.GITHUB_WEBHOOK_SECRET },
       /** null: bearer tokens are only accepted as API keys. */
       jwt: c.JWT_ISSUER
         ? {

@@ -9,6 +9,8 @@ import type { AnyJobBackedResource } from '../../../sagas/job-operations/job-ope
 import type { Clock } from './clock';
 import type { Consistency } from './consistency';
 import type { DriverRegistry } from './driver-registry';
+import type { Mailer } from './mailer';
+import type { CredentialVault } from '../../providers/src/credential-vault';
 
 /** What a context's process managers, job handlers and timers may use of the runtime. */
 export interface RuntimeServices {
@@ -19,6 +21,10 @@ export interface RuntimeServices {
   consistency: Consistency;
   drivers: DriverRegistry;
   clock: Clock;
+  /** Outbound mail (SMTP or the log); process managers send from the event stream. */
+  mailer: Mailer;
+  /** Credentials encrypted at rest (events carry only references). */
+  vault: CredentialVault;
   /** Every registered context's job-backed resources (the job dispatcher serves them all). */
   jobResources: readonly AnyJobBackedResource[];
 }

@@ -13,6 +13,7 @@ import { Consistency } from './consistency';
 import { openCredentialVault } from './credential-vault';
 import type { CredentialVault } from '../../providers/src/credential-vault';
 import { DriverRegistry } from './driver-registry';
+import { openMailer, type Mailer } from './mailer';
 import { openEngines } from './engines';
 import { ProcessManagers } from './process-managers';
 import { CONTEXT_MODULES, JOB_RESOURCES, PROJECTIONS } from './registrations';
@@ -63,6 +64,8 @@ export class Platform {
   /** Provider (and later cluster) credentials, encrypted at rest; events carry only references. */
   readonly vault: CredentialVault;
   readonly clock: Clock;
+  /** Outbound mail: SMTP (SMTP_URL) or the log. */
+  readonly mailer: Mailer;
   private started = false;
 
   private constructor(
@@ -77,13 +80,14 @@ export class Platform {
     this.projections = new ProjectionEngine(events, reads, checkpoints, PROJECTIONS, (name, err) => logger.error({ err, subscription: name }, 'subscription batch failed; retrying'));
     this.drivers = new DriverRegistry(config.simulatorLatency);
     this.vault = openCredentialVault(config, events);
+    this.mailer = openMailer(config, logger);
     this.consistency = new Consistency(events, reads, this.projections, {
       waitMs: config.consistencyWaitMs,
       remote: config.role === 'api',
       projections: PROJECTIONS,
       saga: (name) => this.processes.saga(name),
     });
-    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, jobResources: Object.values(JOB_RESOURCES) };
+    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, vault: this.vault, jobResources: Object.values(JOB_RESOURCES) };
     this.processes = new ProcessManagers(services, checkpoints, CONTEXT_MODULES);
     this.relays = new Relays(config, logger, events, checkpoints);
   }
@@ -115,6 +119,7 @@ export class Platform {
     await this.relays.stop();
     await this.events.close();
     await this.reads.close();
+    this.mailer.close();
   }
 
   allRunners(): SubscriptionRunner[] {
