@@ -22,10 +22,20 @@ export class DomainError extends Error {
   constructor(
     readonly code: DomainErrorCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'DomainError';
   }
+}
+
+/**
+ * A schema re-checked as an invariant refused the command's fields: BAD_REQUEST, keeping the zod
+ * error as the cause, so the HTTP layer answers the edge's per-field sentences and pointers rather
+ * than zod's own text.
+ */
+export function invalidFields(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): DomainError {
+  return new DomainError('BAD_REQUEST', error.issues.map((i) => `${i.path.map(String).join('.') || 'fields'}: ${i.message}`).join('; '), { cause: error });
 }
 
 /** An event as decided by the domain, before the application gives it an id and metadata. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DomainError, type Decider, type DomainEvent } from './domain-error';
+import { DomainError, invalidFields, type Decider, type DomainEvent } from './domain-error';
 import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand, type OperationTable } from './operations';
 
 /**
@@ -167,7 +167,7 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
           const reusable = r.reusableIds && state.status === r.operations[DELETE]?.final;
           if (state.status !== 'none' && !reusable) throw new DomainError('CONFLICT', r.conflict?.(command.fields) ?? `${r.label} ${command.id} already exists`);
           const checked = r.schema.safeParse(command.fields);
-          if (!checked.success) throw new DomainError('BAD_REQUEST', checked.error.issues.map((i) => `${i.path.join('.') || 'fields'}: ${i.message}`).join('; '));
+          if (!checked.success) throw invalidFields(checked.error);
           // What is recorded is the schema's output: defaults (`targets: []`) are in the first event.
           const fields = checked.data as F;
           const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.create?.(fields, {});

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DomainError, type Decider, type DomainEvent } from './domain-error';
+import { DomainError, invalidFields, type Decider, type DomainEvent } from './domain-error';
 
 /**
  * A simple resource: a project's named record with a create and a delete and no lifecycle of its
@@ -71,7 +71,7 @@ export function simpleResourceDecider<S extends z.ZodObject>(resource: SimpleRes
           }
           // The schema is the resource's invariant, whoever sends the command.
           const checked = resource.schema.safeParse(command.fields);
-          if (!checked.success) throw new DomainError('BAD_REQUEST', checked.error.issues.map((i) => `${i.path.join('.') || 'fields'}: ${i.message}`).join('; '));
+          if (!checked.success) throw invalidFields(checked.error);
           const refusal = resource.rules?.(command);
           if (refusal) throw refusal;
           return [{ type: resource.events.created, data: { ...command.fields, [resource.idField]: command.id, projectId: command.projectId, createdAt: command.now } }];

@@ -27,7 +27,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const allow = this.routes.allowedMethods(path);
       err = allow.length ? methodNotAllowed(req.method, allow) : notFound(`No route for ${req.method} ${path}`);
     } else {
-      err = toApiError(exception);
+      err = toApiError(exception, req.parsed?.bodyPointer);
     }
     if (!err) {
       req.log.error({ err: exception }, 'unhandled error');

@@ -85,13 +85,15 @@ function validate(req: FastifyRequest, route: RegisteredRoute): void {
     }
   }
   let body: unknown = req.body;
+  let bodyPointer: string | undefined;
   if (route.body) {
     const { value, pointerPrefix } = unwrapBody(req.body, route.type);
     const r = route.body.safeParse(value, BODY_PARSE);
     if (!r.success) throw zodBodyError(r.error, pointerPrefix);
     body = r.data;
+    bodyPointer = pointerPrefix;
   }
-  req.parsed = { body, query: parsedQuery, params, list };
+  req.parsed = { body, query: parsedQuery, params, list, bodyPointer };
 }
 
 /**

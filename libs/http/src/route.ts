@@ -132,6 +132,8 @@ export interface ParsedRequest<B = unknown, Q = unknown, P = unknown> {
   query: Q;
   params: P;
   list?: ListQuery<unknown>;
+  /** Where the body's fields are (`/data/attributes` for a JSON:API document, else ''): errors found later point there too. */
+  bodyPointer?: string;
 }
 
 /** The request fields this library adds (set by the hooks in pipeline.ts). */

@@ -17,11 +17,14 @@ export function isDomainErrorLike(e: unknown): e is DomainErrorLike {
 
 /**
  * Returns the ApiError for a known error, or `null` for an unexpected one (→ 500 INTERNAL_ERROR,
- * logged with its stack by the caller).
+ * logged with its stack by the caller). A ZodError thrown past the edge (a handler parsing what it
+ * derived, a decider re-checking its schema and keeping the ZodError as the DomainError's `cause`) is
+ * a 400 in the edge's sentences, its pointers under `bodyPointer` (where the request's fields were).
  */
-export function toApiError(e: unknown): ApiError | null {
+export function toApiError(e: unknown, bodyPointer = ''): ApiError | null {
   if (e instanceof ApiError) return e;
-  if (e instanceof z.ZodError) return zodBodyError(e);
+  if (e instanceof z.ZodError) return zodBodyError(e, bodyPointer);
+  if (e instanceof Error && e.cause instanceof z.ZodError && isDomainErrorLike(e) && e.code === 'BAD_REQUEST') return zodBodyError(e.cause, bodyPointer);
   if (e instanceof HttpException) {
     const status = e.getStatus();
     if (status >= 500 && status !== 503) return null;

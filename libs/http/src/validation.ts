@@ -149,9 +149,28 @@ function issuePaths(issue: z.core.$ZodIssue): PropertyKey[][] {
   return [issue.path];
 }
 
+/**
+ * zod's own English messages (`Invalid input: expected string, received undefined`, `Too small: …`):
+ * what an issue carries when it was parsed without `humanErrorMap`, e.g. by a command handler or a
+ * decider rather than at the edge. A schema's own message never looks like these.
+ */
+const ZOD_DEFAULT_MESSAGE = /^(Invalid input(: .*)?|Invalid option: .*|Too (big|small): .*|Invalid string: .*|Invalid number: .*|Invalid (key|value|element) in .*|Invalid discriminator value\. .*|Unrecognized keys?: .*|Invalid [a-zA-Z0-9 ]+)$/s;
+
+/** The sentence `humanErrorMap` would have given, rebuilt from a finished issue (which keeps no schema and no input). */
+function rebuiltDetail(issue: z.core.$ZodIssue, path: readonly PropertyKey[]): string {
+  const raw = { ...issue } as RawIssue;
+  if (issue.code === 'invalid_type') raw.input = /received undefined$/.test(issue.message) ? undefined : null;
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && (issue.origin === 'number' || issue.origin === 'int')) {
+    const bound = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum);
+    (raw as { schema?: unknown }).schema = issue.code === 'too_small' ? { minValue: bound } : { maxValue: bound };
+  }
+  return path.length ? `${fieldLabel(path)} ${rule(raw)}` : capitalize(`the value ${rule(raw)}`);
+}
+
 /** A schema's own message, completed with the field's name when it is a fragment (`must be a valid hostname`). */
 function issueDetail(issue: z.core.$ZodIssue, path: readonly PropertyKey[], unknownKey: string): string {
   if (issue.code === 'unrecognized_keys') return `Unknown field: ${unknownKey}`;
+  if (issue.code !== 'custom' && ZOD_DEFAULT_MESSAGE.test(issue.message)) return rebuiltDetail(issue, path);
   if (/^must /.test(issue.message)) return `${path.length ? fieldLabel(path) : 'The value'} ${issue.message}`;
   return issue.message;
 }

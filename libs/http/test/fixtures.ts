@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import { simpleResourceDecider } from '../../domain/shared/simple-resource';
+import { sshKeys } from '../../domain/ssh-keys';
 import {
   ApiRoute, Authenticator, Credential, CurrentPrincipal, HttpAppOptions, IdempotencyStore, ListParams, ListQuery, ParsedBody, ParsedParams,
   Principal, RateLimiter, MemoryRateLimitStore, MemoryIdempotencyStore, collectionSchema, createHttpApp, createLogger, invalidState, listResult,
@@ -67,6 +69,10 @@ export class SampleController {
     if (body.name === 'boom') throw new Error('kaboom: secret internals');
     if (body.name === 'taken') throw { code: 'CONFLICT', message: 'Name already taken' };
     if (body.name === 'locked') throw invalidState('Widget is locked (status locked)');
+    // A handler parsing what it derived, with no error map (as createFields does for networking creates).
+    if (body.name === 'derived') z.strictObject({ name: z.string(), size: z.number().int().min(5), region: z.string() }).parse({ name: body.name, size: body.size ?? 1, zone: 'x' });
+    // A decider re-checking its schema as the invariant (simple resources, job resources).
+    if (body.name === 'invariant') simpleResourceDecider(sshKeys).decide({ type: 'CreateResource', id: 'k', projectId: 'p1', now: '2026-01-01T00:00:00.000Z', fields: { providerId: '', name: body.name, bits: 1.5 } as never }, { status: 'none' });
     const id = `w_${calls.createWidget}`;
     return resource('widgets', id, { name: body.name, size: body.size ?? 1, createdAt: '2026-01-01T00:00:00.000Z', owner: principalProjectId(p) ?? '' }, { jobId: `job_${id}` });
   }

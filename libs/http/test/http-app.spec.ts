@@ -159,6 +159,28 @@ describe('body validation', () => {
     expect(s.json.errors[0].code).toBe('INVALID_STATE');
   });
 
+  it('answers a ZodError thrown by a handler or a decider with 400 and the edge\'s sentences, never zod\'s text or a 500', async () => {
+    const flat = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { name: 'derived', size: 2 } });
+    expect(flat.status).toBe(400);
+    expect(flat.json.errors).toEqual([
+      { status: '400', code: 'BAD_REQUEST', detail: 'size must be a number of at least 5', source: { pointer: '/size' } },
+      { status: '400', code: 'BAD_REQUEST', detail: 'region is required', source: { pointer: '/region' } },
+      { status: '400', code: 'BAD_REQUEST', detail: 'Unknown field: zone', source: { pointer: '/zone' } },
+    ]);
+    const doc = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { data: { type: 'widgets', attributes: { name: 'invariant' } } } });
+    expect(doc.status).toBe(400);
+    const details = Object.fromEntries(doc.json.errors.map((e: { detail: string; source: { pointer: string } }) => [e.source.pointer, e.detail]));
+    expect(details).toEqual({
+      '/data/attributes/providerId': 'providerId must not be empty',
+      '/data/attributes/publicKey': 'publicKey is required',
+      '/data/attributes/algorithm': expect.stringMatching(/^algorithm (is required|must be )/),
+      '/data/attributes/bits': 'bits must be an integer from -9007199254740991 to 9007199254740991',
+      '/data/attributes/fingerprint': 'fingerprint is required',
+      '/data/attributes/fingerprintMd5': 'fingerprintMd5 is required',
+    });
+    for (const r of [flat, doc]) expect(r.text).not.toMatch(/Invalid input|Too small|expected string|received/);
+  });
+
   it('rejects bad path params with 400 and source.parameter', async () => {
     const r = await call(`${url}/v1/widgets/nope`, { headers: owner });
     expect(r.status).toBe(400);
