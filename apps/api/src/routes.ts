@@ -39,6 +39,8 @@ import { DATABASE_HANDLERS, DatabasesController, DatabaseVersionsController } fr
 import { SUPPORT_HANDLERS } from './support/support.handlers';
 import { SupportController } from './support/support.controller';
 import { FILE_HANDLERS, FilesController } from './files/files.routes';
+import { WALLET_HANDLERS } from './billing/wallets.handlers';
+import { WalletsController } from './billing/wallets.controller';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -66,4 +68,5 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   files: { controllers: [FilesController], handlers: FILE_HANDLERS },
   support: { controllers: [SupportController], handlers: SUPPORT_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
+  billing: { controllers: [WalletsController], handlers: WALLET_HANDLERS },
 };

@@ -69,6 +69,10 @@ export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.free
   // billing
   wallet: 'billing',
   invoice: 'billing',
+  exchangerate: 'billing',
+  payment: 'billing',
+  checkout: 'billing',
+  promo: 'billing',
   // files
   file: 'files',
   // support
