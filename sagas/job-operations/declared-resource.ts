@@ -16,11 +16,12 @@ type Live = Exclude<JobResourceState<Record<string, unknown>>, { status: 'none' 
  */
 export function declaredJobResource(resource: AnyJobResource, readModel: string): JobBackedResource<string, Live & { status: string }, JobResourceResult> {
   const types = jobResourceEventTypes(resource);
+  const jobName = (operation: string): string => (resource.jobNames as Record<string, string> | undefined)?.[operation] ?? operation;
   const call =
     (operation: string): DriverCall<JobResourceResult> =>
     (driver: ProviderDriver, t) => {
       const spec = t.spec as unknown as ResourceCallSpec;
-      return driver.resourceOperation(t.token, { ...spec, operation, resourceId: t.externalId });
+      return driver.resourceOperation(t.token, { ...spec, operation: jobName(operation), resourceId: t.externalId });
     };
   return {
     resourceType: resource.kind,
@@ -34,7 +35,7 @@ export function declaredJobResource(resource: AnyJobResource, readModel: string)
       const job = (operation: string, payload: Record<string, unknown>, projectId: string | null) => ({
         jobId: String(d.jobId),
         projectId,
-        type: `${resource.kind}.${operation}` as JobType,
+        type: `${resource.kind}.${jobName(operation)}` as JobType,
         resourceType: resource.kind,
         resourceId: String(d.id),
         operation,

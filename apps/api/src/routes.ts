@@ -41,6 +41,7 @@ import { SupportController } from './support/support.controller';
 import { FILE_HANDLERS, FilesController } from './files/files.routes';
 import { WALLET_HANDLERS } from './billing/wallets.handlers';
 import { WalletsController } from './billing/wallets.controller';
+import { ModelsController } from './models/models.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -69,4 +70,5 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   support: { controllers: [SupportController], handlers: SUPPORT_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
   billing: { controllers: [WalletsController], handlers: WALLET_HANDLERS },
+  ai: { controllers: [ModelsController] },
 };

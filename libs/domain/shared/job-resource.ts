@@ -29,6 +29,10 @@ export interface JobResource<S extends z.ZodObject = z.ZodObject, Op extends str
   operations: OperationTable<Op, St>;
   /** Statuses a `live` operation cannot start from; `delete` ends in the first one. */
   gone: readonly St[];
+  /** The status a failed operation leaves (default `error`). */
+  failed?: St;
+  /** An operation's name in its job type and provider call where it differs (a model's create is its `deploy`: `model.deploy`). */
+  jobNames?: Partial<Record<Op, string>>;
   /** What an operation records about its request (its body and the lookups its rules need). */
   args?: Partial<Record<Op, z.ZodType>>;
   /** Pure rules of a request: a refusal, or null (the status rule is the table's). */
@@ -92,6 +96,7 @@ export function jobResourceLifecycle(r: JobResource): JobLifecycle<string, strin
   return {
     operations: r.operations,
     gone: r.gone,
+    failed: r.failed,
     events: {
       working: (operation, d) => ({ type: types.started, data: { ...d, operation } }),
       completed: (operation, d, result) => ({ type: types.completed, data: { ...d, operation, result: result ?? null } }),

@@ -34,6 +34,8 @@ export interface JobLifecycle<Op extends string, S extends string, E extends Dom
   operations: OperationTable<Op, S>;
   /** Statuses a `live` operation cannot start from. */
   gone: readonly S[];
+  /** The status a failed operation leaves (default `error`; an AI model's is `failed`, DECISIONS 17). */
+  failed?: S;
   /** The resource's own (stable, versioned) event for each step. */
   events: {
     working(op: Op, d: StepData): E;
@@ -68,7 +70,7 @@ export function startOperation<Op extends string, S extends string>(l: Pick<JobL
 }
 
 /** The status and job a lifecycle event leaves the resource in. */
-export function stepStatus<Op extends string, S extends string>(l: Pick<JobLifecycle<Op, S, never, unknown>, 'operations'>, step: LifecycleStep<Op>): S {
+export function stepStatus<Op extends string, S extends string>(l: Pick<JobLifecycle<Op, S, never, unknown>, 'operations' | 'failed'>, step: LifecycleStep<Op>): S {
   const rule = l.operations[step.operation];
   switch (step.step) {
     case 'requested':
@@ -79,9 +81,12 @@ export function stepStatus<Op extends string, S extends string>(l: Pick<JobLifec
     case 'completed':
       return rule.final;
     case 'failed':
-      return 'error' as S;
+      return failedStatus(l);
   }
 }
+
+/** The status a failed operation leaves the resource in. */
+export const failedStatus = <S extends string>(l: { failed?: S }): S => l.failed ?? ('error' as S);
 
 /** Folds a lifecycle event into `{status, currentJob}`; null for the resource's other events. */
 export function evolveLifecycle<Op extends string, S extends string, E extends DomainEvent>(
@@ -110,12 +115,13 @@ export function decideOperation<Op extends string, S extends string, E extends D
   const op = job.operation;
   const rule = l.operations[op];
   const d: StepData = { id: state.id, jobId: job.jobId, at: command.now };
+  const failed = failedStatus(l);
   switch (command.type) {
     case 'BeginOperation': {
       const out: E[] = [];
       // Still in `error`: the job was re-opened before its failure was recorded here; reset first.
-      const status = state.status === 'error' ? rule.transient : state.status;
-      if (state.status === 'error') out.push(l.events.retried(op, { ...d, status }));
+      const status = state.status === failed ? rule.transient : state.status;
+      if (state.status === failed) out.push(l.events.retried(op, { ...d, status }));
       if (rule.working && status === rule.transient) out.push(l.events.working(op, d));
       return out;
     }
@@ -123,10 +129,10 @@ export function decideOperation<Op extends string, S extends string, E extends D
       // From `error` too: a manually retried job that now succeeds brings the resource back.
       return [l.events.completed(op, d, command.result)];
     case 'FailOperation':
-      return state.status === 'error' ? [] : [l.events.failed(op, { ...d, error: command.error })];
+      return state.status === failed ? [] : [l.events.failed(op, { ...d, error: command.error })];
     case 'RetryOperation':
       // Only out of the `error` its failed job left (a repeated or concurrent retry changes nothing).
-      return state.status === 'error' ? [l.events.retried(op, { ...d, status: rule.transient })] : [];
+      return state.status === failed ? [l.events.retried(op, { ...d, status: rule.transient })] : [];
   }
 }
 

@@ -72,6 +72,13 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
   /** The create's lookups: the fields to record (by default the body with its region resolved in the provider's catalog). */
   prepare?: (input: LookupInput<Record<string, unknown>>) => Promise<z.output<S>>;
   actions?: Record<string, ActionRoute>;
+  /**
+   * `POST <path>/{id}/actions` whose body names the operation in `action` (AI models, spec 4.16:
+   * `stop`, `start`, `scale`); the rest of the body is the operation's args.
+   */
+  actionsRoute?: { summary: string; body: AnyObject };
+  /** The create's status: 202 (default), or 201 where DECISIONS 13 has it (AI models); the resource and its `jobId` either way. */
+  createStatus?: 201 | 202;
   /** `PATCH <path>/{id}`: the `update` operation, a job like the others (e.g. a firewall's rules). */
   update?: ActionRoute;
   /** A content-derived id (a bucket: provider and name), so a duplicate lands on the same stream and is refused (409). */
@@ -287,7 +294,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   const read = `${decl.permission}:read`;
   const write = `${decl.permission}:write`;
   const list = decl.projection.lists[0];
-  const statuses = [...new Set(Object.values(routes.resource.operations).flatMap((o) => [o.transient, o.final, ...(o.working ? [o.working] : [])]).concat('error'))] as [string, ...string[]];
+  const statuses = [...new Set(Object.values(routes.resource.operations).flatMap((o) => [o.transient, o.final, ...(o.working ? [o.working] : [])]).concat(routes.resource.failed ?? 'error'))] as [string, ...string[]];
   const listQuery = providerQuery.extend({ status: z.enum(statuses).optional(), region: z.string().min(1).max(64).optional() });
   const providerOf = (p: ParsedRequest) => (p.query as { providerId?: string } | undefined)?.providerId;
 
@@ -339,7 +346,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   };
   declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
-  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.records) {
     const recordAttributes = attributes.extend({ externalId: z.string().nullable() });
@@ -356,6 +363,17 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       configurable: true,
     });
     declare('update', { ...common, method: 'PATCH', path: item, summary: decl.update.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.update.body ?? z.object({}), idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+  }
+  if (decl.actionsRoute) {
+    Object.defineProperty(proto, 'actions', {
+      value: function (this: JobResourceController, req: FastifyRequest, principal: Principal, p: ParsedRequest) {
+        const { action, ...args } = p.body as { action: string } & Record<string, unknown>;
+        return this.action(action)(req, principal, { ...p, body: args });
+      },
+      writable: true,
+      configurable: true,
+    });
+    declare('actions', { ...common, method: 'POST', path: `${item}/actions`, summary: decl.actionsRoute.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.actionsRoute.body, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   }
   for (const [operation, action] of Object.entries(decl.actions ?? {})) {
     const method = `action_${operation.replace(/[^a-z0-9]/gi, '_')}`;

@@ -141,7 +141,11 @@ export class SimulatorDriver implements ProviderDriver {
   async resourceOperation(token: string, call: ResourceCall): Promise<ResourceResult> {
     await this.simulate(call.operation, token, call.tags, `${call.resourceType} ${call.resourceId}`);
     const externalId = this.resourceExternalIdFor(call.resourceType, call.resourceId);
-    return { externalId, attributes: call.operation === 'delete' ? {} : this.describeResource(call) };
+    if (call.operation === 'delete') return { externalId, attributes: {} };
+    const attributes = this.describeResource(call);
+    // A stopped model serves nothing: its endpoint is gone until it starts again.
+    if (call.resourceType === 'model' && call.operation === 'stop') attributes.endpointUrl = null;
+    return { externalId, attributes };
   }
 
   async kubernetesVersions(): Promise<string[]> {
@@ -195,7 +199,7 @@ export class SimulatorDriver implements ProviderDriver {
     const directives = parseSimulateTag(tags?.simulate);
     const attempt = attemptOf(token);
     const slow = directives.find((d): d is Extract<SimulateDirective, { kind: 'slow' }> => d.kind === 'slow');
-    const range = operation === 'create' ? this.latency.create : operation === 'delete' ? this.latency.delete : this.latency.action;
+    const range = operation === 'create' || operation === 'deploy' ? this.latency.create : operation === 'delete' ? this.latency.delete : this.latency.action;
     await this.sleep(slow ? slow.ms : this.jitter(range, token, operation));
     for (const d of directives) {
       if (d.kind === 'fail-permanent') throw new ProviderError(`Simulated permanent failure of ${operation} for ${subject}`, false);
@@ -234,6 +238,9 @@ export class SimulatorDriver implements ProviderDriver {
           endpoint: `https://${hex.slice(0, 12)}.k8s.${region}.sim.example:6443`,
           caData: Buffer.from(pseudoCertificate(h)).toString('base64'),
         };
+      case 'model':
+        // The multi-cloud provider's service for the model, and the URL it serves at.
+        return { multicloudServiceName: `svc-${name}-${hex.slice(0, 8)}`, endpointUrl: `https://${name}-${hex.slice(0, 12)}.models.${region}.sim.example` };
       case 'database': {
         const engine = typeof call.attributes.engine === 'string' ? call.attributes.engine : 'postgres';
         return { host: `${name}-${hex.slice(0, 8)}.db.${region}.sim.example`, port: DATABASE_PORTS[engine] ?? 5432 };

@@ -1,0 +1,11 @@
+import { models } from '../../libs/domain/models/model.resource';
+import { jobResourceListShape, jobResourceProjection, type JobResourceDoc } from '../../libs/subscriptions/src/job-resource-projection';
+
+export type ModelDoc = JobResourceDoc<typeof models.schema>;
+
+/** Serves the AI model routes (spec 4.16). */
+export const modelsProjection = jobResourceProjection(models, {
+  name: 'models',
+  version: 1,
+  list: jobResourceListShape('GET /v1/models'),
+});
