@@ -42,6 +42,7 @@ import { FILE_HANDLERS, FilesController } from './files/files.routes';
 import { WALLET_HANDLERS } from './billing/wallets.handlers';
 import { WalletsController } from './billing/wallets.controller';
 import { ModelsController } from './models/models.routes';
+import { AdminCustomersController, CUSTOMER_HANDLERS } from './admin/customers';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -71,4 +72,5 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
   billing: { controllers: [WalletsController], handlers: WALLET_HANDLERS },
   ai: { controllers: [ModelsController] },
+  admin: { controllers: [AdminCustomersController], handlers: [...CUSTOMER_HANDLERS] },
 };

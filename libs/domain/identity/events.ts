@@ -25,10 +25,21 @@ export type ApiKeyUsed = DomainEvent<'identity.ApiKeyUsed.v1', { keyId: string; 
 
 export type ApiKeyRevoked = DomainEvent<'identity.ApiKeyRevoked.v1', { keyId: string; projectId: string | null; revokedAt: string }>;
 
-export type IdentityEvent = ProjectCreated | ApiKeyIssued | ApiKeyUsed | ApiKeyRevoked;
+/** Platform administration (DECISIONS 18): a suspended project's credentials get 403, its data kept. */
+export type ProjectSuspended = DomainEvent<'identity.ProjectSuspended.v1', { projectId: string; reason: string; suspendedAt: string }>;
+export type ProjectReactivated = DomainEvent<'identity.ProjectReactivated.v1', { projectId: string; reason: string; reactivatedAt: string }>;
+/** Final: the project's credentials stop working (401) and its running resources are terminated by jobs; its history is kept. */
+export type ProjectClosed = DomainEvent<'identity.ProjectClosed.v1', { projectId: string; reason: string; closedAt: string }>;
+
+export type ProjectEvent = ProjectCreated | ProjectSuspended | ProjectReactivated | ProjectClosed;
+
+export type IdentityEvent = ProjectEvent | ApiKeyIssued | ApiKeyUsed | ApiKeyRevoked;
 
 export const IdentityEventTypes = {
   ProjectCreated: 'identity.ProjectCreated.v1',
+  ProjectSuspended: 'identity.ProjectSuspended.v1',
+  ProjectReactivated: 'identity.ProjectReactivated.v1',
+  ProjectClosed: 'identity.ProjectClosed.v1',
   ApiKeyIssued: 'identity.ApiKeyIssued.v1',
   ApiKeyUsed: 'identity.ApiKeyUsed.v1',
   ApiKeyRevoked: 'identity.ApiKeyRevoked.v1',

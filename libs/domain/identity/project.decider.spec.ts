@@ -16,3 +16,30 @@ describe('project decider', () => {
     given([created]).when({ ...create, name: 'Other' }).thenThrows('CONFLICT', /p1/);
   });
 });
+
+describe('project standing (DECISIONS 18)', () => {
+  const suspended = { type: 'identity.ProjectSuspended.v1', data: { projectId: 'p1', reason: 'unpaid', suspendedAt: now } } as const;
+  const closed = { type: 'identity.ProjectClosed.v1', data: { projectId: 'p1', reason: 'requested', closedAt: now } } as const;
+  const set = (status: 'active' | 'suspended') => ({ type: 'SetProjectStatus', projectId: 'p1', status, reason: 'unpaid', now }) as const;
+
+  it('suspends an active project and reactivates a suspended one', () => {
+    given([created]).when(set('suspended')).then([suspended]);
+    given([created, suspended]).when(set('active')).then([{ type: 'identity.ProjectReactivated.v1', data: { projectId: 'p1', reason: 'unpaid', reactivatedAt: now } }]);
+  });
+
+  it('records nothing when the project already has the asked status', () => {
+    given([created]).when(set('active')).then([]);
+    given([created, suspended]).when(set('suspended')).then([]);
+  });
+
+  it('closes an active or suspended project; closed is final', () => {
+    given([created]).when({ type: 'CloseProject', projectId: 'p1', reason: 'requested', now }).then([closed]);
+    given([created, suspended]).when({ type: 'CloseProject', projectId: 'p1', reason: 'requested', now }).then([closed]);
+    given([created, closed]).when(set('active')).thenThrows('INVALID_STATE', /closed/);
+    given([created, closed]).when({ type: 'CloseProject', projectId: 'p1', reason: 'again', now }).thenThrows('INVALID_STATE', /closed/);
+  });
+
+  it('refuses to change a project that does not exist', () => {
+    given([]).when(set('suspended')).thenThrows('NOT_FOUND', /p1/);
+  });
+});

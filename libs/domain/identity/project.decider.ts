@@ -1,24 +1,48 @@
 import { DomainError, type Decider } from '../shared/domain-error';
-import type { ProjectCreated } from './events';
+import type { ProjectEvent } from './events';
 
-export type ProjectState = { status: 'none' } | { status: 'active'; projectId: string; name: string };
+/** A project's standing with the platform (DECISIONS 18): `closed` is final. */
+export type ProjectStatus = 'active' | 'suspended' | 'closed';
+
+export type ProjectState = { status: 'none' } | { status: ProjectStatus; projectId: string; name: string };
 
 export type CreateProject = { type: 'CreateProject'; projectId: string; name: string; now: string };
+/** Suspend or reactivate (the admin's PATCH); asking for the status it already has records nothing. */
+export type SetProjectStatus = { type: 'SetProjectStatus'; projectId: string; status: 'active' | 'suspended'; reason: string; now: string };
+export type CloseProject = { type: 'CloseProject'; projectId: string; reason: string; now: string };
 
-export const projectDecider: Decider<CreateProject, ProjectCreated, ProjectState> = {
+export type ProjectCommand = CreateProject | SetProjectStatus | CloseProject;
+
+export const projectDecider: Decider<ProjectCommand, ProjectEvent, ProjectState> = {
   initialState: () => ({ status: 'none' }),
-  evolve: (_state, event) => {
+  evolve: (state, event) => {
     switch (event.type) {
       case 'identity.ProjectCreated.v1':
         return { status: 'active', projectId: event.data.projectId, name: event.data.name };
+      case 'identity.ProjectSuspended.v1':
+        return state.status === 'none' ? state : { ...state, status: 'suspended' };
+      case 'identity.ProjectReactivated.v1':
+        return state.status === 'none' ? state : { ...state, status: 'active' };
+      case 'identity.ProjectClosed.v1':
+        return state.status === 'none' ? state : { ...state, status: 'closed' };
       default: {
-        const never: never = event.type;
+        const never: never = event;
         return never;
       }
     }
   },
   decide: (command, state) => {
-    if (state.status !== 'none') throw new DomainError('CONFLICT', `Project ${command.projectId} already exists`);
-    return [{ type: 'identity.ProjectCreated.v1', data: { projectId: command.projectId, name: command.name, createdAt: command.now } }];
+    if (command.type === 'CreateProject') {
+      if (state.status !== 'none') throw new DomainError('CONFLICT', `Project ${command.projectId} already exists`);
+      return [{ type: 'identity.ProjectCreated.v1', data: { projectId: command.projectId, name: command.name, createdAt: command.now } }];
+    }
+    if (state.status === 'none') throw new DomainError('NOT_FOUND', `Customer ${command.projectId} not found`);
+    if (state.status === 'closed') throw new DomainError('INVALID_STATE', `Customer ${command.projectId} is closed; a closed project cannot be ${command.type === 'CloseProject' ? 'closed again' : 'changed'}`);
+    const { projectId, reason, now } = command;
+    if (command.type === 'CloseProject') return [{ type: 'identity.ProjectClosed.v1', data: { projectId, reason, closedAt: now } }];
+    if (command.status === state.status) return [];
+    return command.status === 'suspended'
+      ? [{ type: 'identity.ProjectSuspended.v1', data: { projectId, reason, suspendedAt: now } }]
+      : [{ type: 'identity.ProjectReactivated.v1', data: { projectId, reason, reactivatedAt: now } }];
   },
 };

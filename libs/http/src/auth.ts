@@ -13,6 +13,8 @@ export interface ProjectKeyPrincipal {
   role: ProjectRole;
   /** custom role: `resource:action` list */
   permissions?: string[];
+  /** The project is suspended by a platform admin (DECISIONS 18): every route answers 403. */
+  suspended?: boolean;
 }
 
 /** A project member signed in through the identity provider (a verified bearer JWT; DECISIONS §3). */
@@ -24,6 +26,8 @@ export interface ProjectMemberPrincipal {
   role: ProjectRole;
   /** custom role: `resource:action` list */
   permissions?: string[];
+  /** The project is suspended by a platform admin (DECISIONS 18): every route answers 403. */
+  suspended?: boolean;
 }
 
 /** Either kind of project credential: both are scoped to one project and act with a role. */
@@ -91,6 +95,7 @@ export function authorize(route: { auth: RouteAuth; permission?: string }, _meth
     return;
   }
   if (!isProjectPrincipal(principal)) throw forbidden('This route requires a project credential');
+  if (principal.suspended) throw forbidden('This project is suspended; contact the platform administrator');
   if (!isAllowed(principal, route.permission)) {
     const who = principal.permissions ? 'This custom role' : `Role ${principal.role}`;
     throw forbidden(`${who} lacks the permission ${route.permission ?? '*:*'}`);

@@ -14,9 +14,10 @@ import { supportModule } from './modules/support.module';
 import { filesModule } from './modules/files.module';
 import { billingModule } from './modules/billing.module';
 import { aiModule } from './modules/ai.module';
+import { adminModule } from './modules/admin.module';
 
 /** Every bounded context the runtime runs; each app is built from this list (one line per context). */
-export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule];
+export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule];
 
 /** Every job-backed resource, by the jobs' `resourceType`. */
 export const JOB_RESOURCES: Readonly<Record<string, AnyJobBackedResource>> = Object.fromEntries(CONTEXT_MODULES.flatMap((m) => m.jobResources ?? []).map((r) => [r.resourceType, r]));

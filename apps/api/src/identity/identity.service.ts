@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { WrongExpectedRevisionError } from '../../../../libs/eventstore/src/event-store.port';
 import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
-import { projectDecider } from '../../../../libs/domain/identity/project.decider';
+import { projectDecider, type ProjectState } from '../../../../libs/domain/identity/project.decider';
 import { apiKeyStream, projectStream } from '../../../../libs/domain/identity/events';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import type { Principal, Credential, Authenticator } from '../../../../libs/http/src/auth';
@@ -17,15 +17,14 @@ import { JwtVerifier, looksLikeJwt } from './jwt-verifier';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 
 const USE_RECORD_INTERVAL_MS = 60_000;
-/** Projects are never deleted, so a project once seen stays valid; bounded so it cannot grow without limit. */
-const KNOWN_PROJECTS_MAX = 10_000;
+
+type ProjectStanding = { status: ProjectState['status'] };
 
 /** Projects, project API keys and platform-admin keys (spec 2.5, 4.11; DECISIONS 3). */
 export class IdentityService implements Authenticator {
   readonly hasher: KeyHasher;
   /** Identity-provider JWTs; null when JWT_ISSUER is not configured. */
   private readonly jwt: JwtVerifier | null;
-  private readonly knownProjects = new Set<string>();
 
   constructor(private readonly platform: Platform) {
     this.hasher = KeyHasher.fromConfig(platform.config.dataDir, platform.config.apiKeyPepper);
@@ -68,31 +67,38 @@ export class IdentityService implements Authenticator {
     if (doc.expiresAt && Date.parse(doc.expiresAt) <= now) return null;
     if (!doc.lastUsedAt || now - Date.parse(doc.lastUsedAt) >= USE_RECORD_INTERVAL_MS) this.recordUse(doc.id);
     if (doc.scope === 'platform-admin') return { kind: 'platform-admin', keyId: doc.id };
-    return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role };
+    const status = await this.projectStatus(doc.projectId!);
+    if (status === 'closed') return null;
+    return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role, ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
   /** A project member signed in through the identity provider; the project must exist. No lastUsedAt (keys only). */
   private async authenticateJwt(verifier: JwtVerifier, token: string): Promise<Principal | null> {
     const identity = await verifier.verify(token);
     if (!identity) return null;
-    if (!(await this.projectExists(identity.projectId))) {
-      this.platform.logger.debug({ reason: 'unknown project' }, 'bearer JWT rejected');
+    const status = await this.projectStatus(identity.projectId);
+    if (status === 'none' || status === 'closed') {
+      this.platform.logger.debug({ reason: status === 'none' ? 'unknown project' : 'closed project' }, 'bearer JWT rejected');
       return null;
     }
-    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, role: identity.role };
+    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, role: identity.role, ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
-  /** The projects read model, else the project's stream (a project created a moment ago may not be projected yet). */
-  private async projectExists(projectId: string): Promise<boolean> {
-    if (this.knownProjects.has(projectId)) return true;
-    const exists =
-      !!(await (await this.projects()).get(projectId)) ||
-      (await this.platform.events.readStream(projectStream(projectId), { maxCount: 1 })).some((e) => e.type === 'identity.ProjectCreated.v1');
-    if (exists) {
-      if (this.knownProjects.size >= KNOWN_PROJECTS_MAX) this.knownProjects.clear();
-      this.knownProjects.add(projectId);
-    }
-    return exists;
+  /**
+   * The project's standing (DECISIONS 18), the one place every project credential's request reads it:
+   * the projects model through a cache dropped when this process's projector changes it (a suspend
+   * answers only after that, so the next request sees it) and after 1 s in any case (another API
+   * node); a project the model has not caught up with is folded from its stream.
+   */
+  async projectStatus(projectId: string): Promise<ProjectStanding['status']> {
+    const standing = await ProjectionCache.for<ProjectStanding>(this.platform, 'project-standing', projectsProjection as never).get(projectId, async () => {
+      const doc = await (await this.projects()).get(projectId);
+      if (doc) return { status: doc.status };
+      const history = await this.platform.events.readStream(projectStream(projectId));
+      const state = history.reduce((s, e) => projectDecider.evolve(s, { type: e.type, data: e.data } as never), projectDecider.initialState());
+      return state.status === 'none' ? null : { status: state.status };
+    });
+    return standing?.status ?? 'none';
   }
 
   /** Coarse lastUsedAt (at most once a minute per key), off the request's critical path. */

@@ -1,0 +1,181 @@
+import { Controller, Inject, Req } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { projectStream } from '../../../../libs/domain/identity/events';
+import { projectDecider, type ProjectCommand } from '../../../../libs/domain/identity/project.decider';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
+import { notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listResult } from '../../../../libs/http/src/list-result';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
+import { BusController } from '../common/bus-controller';
+import { pathId } from '../common/resource-lifecycle';
+import { commandContext } from '../identity/request-context';
+import { PLATFORM } from '../tokens';
+
+const TYPE = 'customers';
+const STATUSES = ['active', 'suspended', 'closed'] as const;
+const KYC_STATUSES = ['none', 'pending', 'approved', 'rejected'] as const;
+
+const customerAttributes = z.object({
+  name: z.string(),
+  status: z.enum(STATUSES),
+  statusReason: z.string().nullable().describe('The reason given with the last suspend, reactivate or close'),
+  statusChangedAt: z.string().nullable(),
+  ownerEmail: z.string().nullable().describe('Null until projects have a member registry; see createdBy'),
+  createdBy: z.string().describe('Who created the project: `admin:<keyId>` or `system:bootstrap`'),
+  kyc: z.object({ status: z.enum(KYC_STATUSES), requestId: z.string().nullable() }),
+  balances: z.array(z.object({ currency: z.string(), amountCents: z.number().int() })).describe('Wallet balances per currency (empty until billing records wallets)'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** A customer is a project as the platform admin sees it (DECISIONS 18). */
+export function customerAttributesOf(doc: ProjectDoc): z.infer<typeof customerAttributes> {
+  return {
+    name: doc.name,
+    status: doc.status,
+    statusReason: doc.statusReason,
+    statusChangedAt: doc.statusChangedAt,
+    ownerEmail: null,
+    createdBy: doc.createdBy,
+    kyc: { status: doc.kycStatus, requestId: doc.kycRequestId },
+    balances: [],
+    createdAt: doc.createdAt,
+    updatedAt: doc.updatedAt,
+  };
+}
+const customerResource = (doc: ProjectDoc) => ({ id: doc.id, type: TYPE, attributes: customerAttributesOf(doc) });
+
+export class ListCustomers extends Query<{ items: ProjectDoc[]; total: number }> {
+  constructor(readonly list: ListQuery<{ status?: (typeof STATUSES)[number]; kycStatus?: (typeof KYC_STATUSES)[number] }>) {
+    super();
+  }
+}
+
+export class GetCustomer extends Query<ProjectDoc> {
+  constructor(readonly projectId: string) {
+    super();
+  }
+}
+
+/** Suspend, reactivate (PATCH) or close (DELETE) a project: events on the project's own stream. */
+export class ChangeCustomerStanding extends Command<ProjectDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly change: { status: 'active' | 'suspended'; reason: string } | { status: 'closed'; reason: string },
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(ListCustomers)
+export class ListCustomersHandler implements IQueryHandler<ListCustomers> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ list }: ListCustomers) {
+    const filter: Record<string, string> = {};
+    if (list.filters.status) filter.status = list.filters.status;
+    if (list.filters.kycStatus) filter.kycStatus = list.filters.kycStatus;
+    return (await this.platform.projections.collection(projectsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+  }
+}
+
+@QueryHandler(GetCustomer)
+export class GetCustomerHandler implements IQueryHandler<GetCustomer> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId }: GetCustomer) {
+    const doc = await (await this.platform.projections.collection(projectsProjection)).get(projectId);
+    if (!doc) throw notFound(`Customer ${projectId} not found`);
+    return doc;
+  }
+}
+
+@CommandHandler(ChangeCustomerStanding)
+export class ChangeCustomerStandingHandler implements ICommandHandler<ChangeCustomerStanding> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, change, context }: ChangeCustomerStanding): Promise<ProjectDoc> {
+    const now = this.platform.now();
+    const command: ProjectCommand = change.status === 'closed' ? { type: 'CloseProject', projectId, reason: change.reason, now } : { type: 'SetProjectStatus', projectId, status: change.status, reason: change.reason, now };
+    const result = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, command, context);
+    // The auth pipeline's cache of the standing drops when this process's projector applies it: the
+    // project's next request, after this answer, sees the change (read-your-writes).
+    await this.platform.waitForProjections(result.position, [projectsProjection.name]);
+    const doc = await this.platform.readBack(projectsProjection, projectStream(projectId), projectId, result.position);
+    if (!doc) throw notFound(`Customer ${projectId} not found`);
+    return doc;
+  }
+}
+
+export const CUSTOMER_HANDLERS = [ListCustomersHandler, GetCustomerHandler, ChangeCustomerStandingHandler];
+
+const reason = z.string().trim().min(1).max(500);
+const idParams = z.object({ id: pathId });
+const common = { tag: 'Admin', auth: 'admin' } as const;
+
+const listRoute = route({
+  ...common,
+  method: 'GET',
+  path: '/v1/admin/customers',
+  summary: 'List customers (projects) with status, KYC status and balances (platform admin)',
+  list: { type: TYPE, sortFields: ['createdAt', 'name', 'updatedAt'] },
+  query: z.object({ status: z.enum(STATUSES).optional(), kycStatus: z.enum(KYC_STATUSES).optional() }),
+  responses: { 200: collectionSchema(TYPE, customerAttributes) },
+});
+const getRoute = route({ ...common, method: 'GET', path: '/v1/admin/customers/{id}', summary: 'Get a customer (platform admin)', params: idParams, responses: { 200: resourceSchema(TYPE, customerAttributes) } });
+const patchRoute = route({
+  ...common,
+  method: 'PATCH',
+  path: '/v1/admin/customers/{id}',
+  summary: 'Suspend or reactivate a customer (platform admin)',
+  description: "A suspended project's credentials get 403 FORBIDDEN on every route from the next request on; its data is kept. A closed customer takes no change (409 INVALID_STATE).",
+  type: TYPE,
+  params: idParams,
+  body: z.object({ status: z.enum(['active', 'suspended']), reason: reason.describe('Why (recorded in the event)') }).strict(),
+  responses: { 200: resourceSchema(TYPE, customerAttributes) },
+});
+const deleteRoute = route({
+  ...common,
+  method: 'DELETE',
+  path: '/v1/admin/customers/{id}',
+  summary: 'Close a customer (platform admin): its keys get 401, its running resources are terminated by jobs, its history is kept',
+  description: 'Answers the closed customer. Closing a closed customer is 409 INVALID_STATE.',
+  params: idParams,
+  query: z.object({ reason: reason.optional() }),
+  responses: { 200: resourceSchema(TYPE, customerAttributes) },
+});
+
+@Controller()
+export class AdminCustomersController extends BusController {
+  @ApiRoute(listRoute)
+  async list(@Parsed('list') list: RouteInput<typeof listRoute>['list']) {
+    const { items, total } = await this.queries.execute(new ListCustomers(list));
+    return listResult(items.map(customerResource), total);
+  }
+
+  @ApiRoute(getRoute)
+  async get(@Parsed('params') params: RouteInput<typeof getRoute>['params']) {
+    const doc = await this.queries.execute(new GetCustomer(params.id));
+    return resource(TYPE, doc.id, customerAttributesOf(doc));
+  }
+
+  @ApiRoute(patchRoute)
+  async patch(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof patchRoute>['params'], @Parsed('body') body: RouteInput<typeof patchRoute>['body']) {
+    const doc = await this.commands.execute(new ChangeCustomerStanding(params.id, body, commandContext(req, principal)));
+    return resource(TYPE, doc.id, customerAttributesOf(doc));
+  }
+
+  @ApiRoute(deleteRoute)
+  async close(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof deleteRoute>['params'], @Parsed('query') query: RouteInput<typeof deleteRoute>['query']) {
+    const doc = await this.commands.execute(new ChangeCustomerStanding(params.id, { status: 'closed', reason: query.reason ?? 'Closed by the platform administrator' }, commandContext(req, principal)));
+    return resource(TYPE, doc.id, customerAttributesOf(doc));
+  }
+}

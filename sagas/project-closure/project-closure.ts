@@ -1,0 +1,90 @@
+import { v5 as uuidv5 } from 'uuid';
+import type pino from 'pino';
+import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import type { ProjectClosed } from '../../libs/domain/identity/events';
+import { DomainError, type Decider } from '../../libs/domain/shared/domain-error';
+import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+import type { ProjectionEngine } from '../../libs/subscriptions/src/projection-engine';
+import type { AnyJobBackedResource } from '../job-operations/job-operations';
+
+const CLOSURE_NAMESPACE = '0d7c1f4e-52a9-4d7b-8f0e-6a2f3c9b1e75';
+
+/** One job per resource and closure: a replayed closure requests the same job, which every decider ignores. */
+export const closureJobId = (projectId: string, resourceType: string, resourceId: string) => uuidv5(`${projectId}/${resourceType}/${resourceId}`, CLOSURE_NAMESPACE);
+
+/** Statuses in which a resource needs no termination (already gone, or going). */
+const SETTLED = new Set(['terminating', 'terminated', 'deleting', 'deleted']);
+
+/** The delete request each resource's decider takes. */
+export function terminationCommand(resourceType: string, c: { resourceId: string; projectId: string; jobId: string; now: string; requestedBy: string }): unknown {
+  if (resourceType === 'instance') return { type: 'RequestInstanceAction', jobId: c.jobId, action: 'terminate', viaDelete: true, now: c.now, requestedBy: c.requestedBy };
+  if (resourceType === 'server') return { type: 'RequestServerDeletion', jobId: c.jobId, now: c.now, requestedBy: c.requestedBy };
+  // Declared job-backed resources (spec 4.8 to 4.10): the generic operation request.
+  return { type: 'RequestOperation', id: c.resourceId, jobId: c.jobId, projectId: c.projectId, operation: 'delete', args: {}, requestedBy: c.requestedBy, now: c.now };
+}
+
+export interface ProjectClosureDeps {
+  events: EventStore;
+  projections: ProjectionEngine;
+  /** Waits until the named read models have passed a position (false when the wait timed out). */
+  waitForProjections: (position: number, names: string[]) => Promise<boolean>;
+  resources: readonly AnyJobBackedResource[];
+  now: () => string;
+  logger: pino.Logger;
+}
+
+/**
+ * TerminateResourcesOnProjectClosed (DECISIONS 18): when a project is closed, every running resource it
+ * owns (instances, servers, and the declared job-backed resources: volumes, IPs, clusters, …) gets its
+ * delete requested under a job id derived from the project and the resource, so the existing job
+ * lifecycle terminates it (3 attempts, retries, the resource's `error` on failure) and a replay after a
+ * crash requests nothing twice. A resource whose decider refuses (mid-operation, or a rule such as a
+ * volume still attached) is logged and left; the project's history is never touched.
+ */
+export class ProjectClosure {
+  readonly name = 'saga:project-closure';
+  readonly batchSize = 100;
+
+  constructor(private readonly deps: ProjectClosureDeps) {}
+
+  async handle(batch: RecordedEvent[]): Promise<boolean> {
+    let handled = false;
+    for (const e of batch) {
+      if (e.type !== 'identity.ProjectClosed.v1') continue;
+      handled = true;
+      await this.terminateAll((e.data as ProjectClosed['data']).projectId, e);
+    }
+    return handled;
+  }
+
+  private async terminateAll(projectId: string, closed: RecordedEvent): Promise<void> {
+    const models = this.deps.resources.map((r) => ({ r, model: this.deps.projections.projections.find((p) => p.name === r.readModel) })).filter((x): x is { r: AnyJobBackedResource; model: DocumentProjection } => !!x.model);
+    // Everything created before the close must be in the read models before they are listed.
+    if (!(await this.deps.waitForProjections(closed.position, models.map((m) => m.model.name)))) throw new Error(`read models have not reached the closure of project ${projectId} yet`);
+    const ctx: CommandContext = { metadata: { projectId, actor: 'system:project-closure', correlationId: closed.metadata.correlationId ?? closed.id, causationId: closed.id } };
+    for (const { r, model } of models) {
+      for (const doc of await this.live(model, projectId)) {
+        const command = terminationCommand(r.resourceType, { resourceId: doc.id, projectId, jobId: closureJobId(projectId, r.resourceType, doc.id), now: this.deps.now(), requestedBy: 'system:project-closure' });
+        try {
+          await handleCommand(this.deps.events, r.stream(doc.id), r.decider as unknown as Decider<unknown, never, unknown>, command, ctx);
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err; // infrastructure: the runner hands the batch again
+          this.deps.logger.warn({ projectId, resourceType: r.resourceType, resourceId: doc.id, code: err.code, reason: err.message }, 'project closure: resource not terminated');
+        }
+      }
+    }
+  }
+
+  /** The project's documents of one model that are not gone or going, read page by page. */
+  private async live(model: DocumentProjection, projectId: string): Promise<ReadDoc[]> {
+    const collection = await this.deps.projections.collection(model);
+    const out: ReadDoc[] = [];
+    for (let skip = 0; ; skip += 500) {
+      const page = await collection.find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], skip, limit: 500, withTotal: false });
+      out.push(...page.items.filter((d) => !SETTLED.has(String((d as { status?: unknown }).status))));
+      if (page.items.length < 500) return out;
+    }
+  }
+}

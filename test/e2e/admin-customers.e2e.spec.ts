@@ -1,0 +1,119 @@
+import { projectStream } from '../../libs/domain/identity/events';
+import { instanceStream } from '../../libs/domain/compute/instance.events';
+import { instancesProjection } from '../../projections/instances/instances.projection';
+import { jobsProjection } from '../../projections/jobs/jobs.projection';
+import { eventually } from '../support/wait';
+import { startTestServer, type Profile, type TestServer } from '../support/test-server';
+
+type Api = ReturnType<TestServer['as']>;
+
+describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reactivate, close (%s profile)', (profile) => {
+  let srv: TestServer;
+  let admin: Api;
+  let acme: Api;
+  let other: Api;
+  let acmeId: string;
+  let otherId: string;
+  let instanceId: string;
+
+  const newProject = async (name: string) => {
+    const created = await admin.post('/v1/admin/projects', { name });
+    expect(created.status).toBe(201);
+    return { id: created.body.data.id as string, api: srv.as(created.body.included[0].attributes.key) };
+  };
+
+  beforeAll(async () => {
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    admin = srv.as(srv.bootstrap.adminKey);
+    ({ id: acmeId, api: acme } = await newProject('acme'));
+    ({ id: otherId, api: other } = await newProject('other'));
+    const provider = await acme.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-123' });
+    expect(provider.status).toBe(201);
+    const created = await acme.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'web-1', providerId: provider.body.data.id });
+    expect(created.status).toBe(202);
+    instanceId = created.body.data.id;
+    await eventually(() => acme.get(`/v1/instances/${instanceId}`), (r) => r.body.data.attributes.status === 'active');
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('lists customers (paginated, filtered by status) and gets one; a project key gets 403 on every admin route', async () => {
+    const listed = await admin.get('/v1/admin/customers?sort=createdAt&limit=2');
+    expect(listed.status).toBe(200);
+    expect(listed.body.meta).toMatchObject({ page: 1, limit: 2, total: 3 });
+    expect(listed.body.links.next).toContain('page=2');
+    const got = await admin.get(`/v1/admin/customers/${acmeId}`);
+    expect(got.status).toBe(200);
+    expect(got.body.data).toMatchObject({ id: acmeId, type: 'customers', attributes: { name: 'acme', status: 'active', kyc: { status: 'none', requestId: null }, balances: [], createdBy: expect.stringMatching(/^admin:/) } });
+    expect((await admin.get('/v1/admin/customers/nope')).status).toBe(404);
+    expect((await admin.get('/v1/admin/customers?status=frozen')).body.errors[0].code).toBe('INVALID_QUERY');
+    for (const [method, path] of [['GET', '/v1/admin/customers'], ['GET', `/v1/admin/customers/${acmeId}`], ['PATCH', `/v1/admin/customers/${otherId}`], ['DELETE', `/v1/admin/customers/${otherId}`]] as const) {
+      const r = await acme.send(method, path, method === 'PATCH' ? { status: 'suspended', reason: 'x' } : undefined);
+      expect([method, path, r.status, r.body.errors?.[0]?.code]).toEqual([method, path, 403, 'FORBIDDEN']);
+    }
+    expect((await admin.get(`/v1/admin/customers/${otherId}`)).body.data.attributes.status).toBe('active');
+  });
+
+  it('suspends: the project\'s key gets 403 on a GET and a POST from the next request on; another project is unaffected', async () => {
+    expect((await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'suspended' })).status).toBe(400);
+    expect((await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'closed', reason: 'x' })).status).toBe(400);
+    const suspended = await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'suspended', reason: 'unpaid invoice' });
+    expect(suspended.status).toBe(200);
+    expect(suspended.body.data.attributes).toMatchObject({ status: 'suspended', statusReason: 'unpaid invoice' });
+
+    const get = await acme.get('/v1/instances');
+    expect([get.status, get.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
+    expect(get.body.errors[0].detail).toContain('suspended');
+    const post = await acme.post('/v1/support', { subject: 'Why?', message: 'We are suspended' });
+    expect([post.status, post.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
+    expect((await other.get('/v1/instances')).status).toBe(200);
+    expect((await other.post('/v1/support', { subject: 'Hello', message: 'Still here' })).status).toBe(201);
+
+    // Its data is kept, and the list filters by status.
+    await expect((await srv.platform.projections.collection(instancesProjection)).get(instanceId)).resolves.toMatchObject({ status: 'active' });
+    const only = await admin.get('/v1/admin/customers?status=suspended');
+    expect(only.body.data.map((c: { id: string }) => c.id)).toEqual([acmeId]);
+    // Suspending again changes nothing.
+    const again = await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'suspended', reason: 'still unpaid' });
+    expect(again.body.data.attributes).toMatchObject({ status: 'suspended', statusReason: 'unpaid invoice' });
+  });
+
+  it('reactivates: the key answers 200 again', async () => {
+    const reactivated = await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'active', reason: 'paid' });
+    expect(reactivated.status).toBe(200);
+    expect(reactivated.body.data.attributes).toMatchObject({ status: 'active', statusReason: 'paid' });
+    expect((await acme.get('/v1/instances')).status).toBe(200);
+    expect((await acme.get(`/v1/instances/${instanceId}`)).body.data.attributes.status).toBe('active');
+  });
+
+  it('closes: the key gets 401, the running instance is terminated through its job, the history is kept; closed is final', async () => {
+    const closed = await admin.delete(`/v1/admin/customers/${acmeId}?reason=${encodeURIComponent('customer asked')}`);
+    expect(closed.status).toBe(200);
+    expect(closed.body.data.attributes).toMatchObject({ status: 'closed', statusReason: 'customer asked' });
+    const refused = await acme.get('/v1/instances');
+    expect([refused.status, refused.body.errors[0].code]).toEqual([401, 'UNAUTHORIZED']);
+    expect((await acme.post('/v1/support', { subject: 'x', message: 'y' })).status).toBe(401);
+    expect((await other.get('/v1/instances')).status).toBe(200);
+
+    const instances = await srv.platform.projections.collection(instancesProjection);
+    const terminated = await eventually(() => instances.get(instanceId), (d) => d?.status === 'terminated');
+    const jobs = await srv.platform.projections.collection(jobsProjection);
+    // The outcome is recorded on the resource first, then on its job.
+    const job = await eventually(() => jobs.get(terminated!.jobId!), (j) => j?.status === 'completed');
+    expect(job).toMatchObject({ type: 'instance.delete', status: 'completed', projectId: acmeId });
+
+    const history = (await srv.platform.events.readStream(instanceStream(instanceId))).map((e) => e.type);
+    expect(history[0]).toBe('compute.InstanceRequested.v1');
+    expect(history).toContain('compute.InstanceTerminated.v1');
+    const requested = (await srv.platform.events.readStream(instanceStream(instanceId))).find((e) => e.type === 'compute.InstanceActionRequested.v1');
+    expect(requested?.metadata).toMatchObject({ actor: 'system:project-closure', projectId: acmeId });
+    expect((await srv.platform.events.readStream(projectStream(acmeId))).map((e) => e.type)).toEqual(['identity.ProjectCreated.v1', 'identity.ProjectSuspended.v1', 'identity.ProjectReactivated.v1', 'identity.ProjectClosed.v1']);
+
+    for (const r of [await admin.delete(`/v1/admin/customers/${acmeId}`), await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'active', reason: 'oops' })]) {
+      expect([r.status, r.body.errors[0].code]).toEqual([409, 'INVALID_STATE']);
+    }
+    expect((await admin.get(`/v1/admin/customers/${acmeId}`)).body.data.attributes.status).toBe('closed');
+    expect((await admin.delete('/v1/admin/customers/unknown-project')).status).toBe(404);
+  });
+});
