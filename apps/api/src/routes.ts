@@ -43,6 +43,7 @@ import { WALLET_HANDLERS } from './billing/wallets.handlers';
 import { WalletsController } from './billing/wallets.controller';
 import { ModelsController } from './models/models.routes';
 import { AdminCustomersController, CUSTOMER_HANDLERS } from './admin/customers';
+import { KYC_HANDLERS, KycController } from './admin/kyc';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -72,5 +73,5 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
   billing: { controllers: [WalletsController], handlers: WALLET_HANDLERS },
   ai: { controllers: [ModelsController] },
-  admin: { controllers: [AdminCustomersController], handlers: [...CUSTOMER_HANDLERS] },
+  admin: { controllers: [AdminCustomersController, KycController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS] },
 };
