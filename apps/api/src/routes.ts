@@ -44,6 +44,7 @@ import { WalletsController } from './billing/wallets.controller';
 import { ModelsController } from './models/models.routes';
 import { AdminCustomersController, CUSTOMER_HANDLERS } from './admin/customers';
 import { KYC_HANDLERS, KycController } from './admin/kyc';
+import { NOTIFICATION_HANDLERS, NotificationsController } from './notifications/notifications.routes';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -70,6 +71,7 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   databases: { controllers: [DatabasesController, DatabaseVersionsController], handlers: DATABASE_HANDLERS },
   files: { controllers: [FilesController], handlers: FILE_HANDLERS },
   support: { controllers: [SupportController], handlers: SUPPORT_HANDLERS },
+  notifications: { controllers: [NotificationsController], handlers: NOTIFICATION_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
   billing: { controllers: [WalletsController], handlers: WALLET_HANDLERS },
   ai: { controllers: [ModelsController] },

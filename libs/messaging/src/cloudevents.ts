@@ -79,6 +79,8 @@ export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.free
   ticket: 'support',
   // notifications
   notification: 'notifications',
+  nendpoint: 'notifications',
+  ndelivery: 'notifications',
   webhook: 'notifications',
   // ai
   model: 'ai',

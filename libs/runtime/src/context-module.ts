@@ -11,6 +11,7 @@ import type { Consistency } from './consistency';
 import type { DriverRegistry } from './driver-registry';
 import type { Mailer } from './mailer';
 import type { CredentialVault } from '../../providers/src/credential-vault';
+import type { EventNameCatalogue } from '../../domain/notifications/event-names';
 
 /** What a context's process managers, job handlers and timers may use of the runtime. */
 export interface RuntimeServices {
@@ -27,6 +28,8 @@ export interface RuntimeServices {
   vault: CredentialVault;
   /** Every registered context's job-backed resources (the job dispatcher serves them all). */
   jobResources: readonly AnyJobBackedResource[];
+  /** The published event names (`instance.created`, …) of every registered context's event types. */
+  eventNames: EventNameCatalogue;
 }
 
 /** A poller over a due-time index of a read model (job attempts, auto-stop). */
@@ -53,4 +56,6 @@ export interface ContextModule {
   timers?: (rt: RuntimeServices) => Timer[];
   /** The event types this context records, its topic's content. */
   eventTypes: readonly string[];
+  /** Those of them notification endpoints cannot subscribe to (its own bookkeeping); the rest are published by name. */
+  unpublished?: readonly string[];
 }

@@ -16,7 +16,7 @@ import { DriverRegistry } from './driver-registry';
 import { openMailer, type Mailer } from './mailer';
 import { openEngines } from './engines';
 import { ProcessManagers } from './process-managers';
-import { CONTEXT_MODULES, JOB_RESOURCES, PROJECTIONS } from './registrations';
+import { CONTEXT_MODULES, EVENT_NAMES, JOB_RESOURCES, PROJECTIONS } from './registrations';
 import { Relays } from './relays';
 
 export { PROJECTIONS };
@@ -87,7 +87,7 @@ export class Platform {
       projections: PROJECTIONS,
       saga: (name) => this.processes.saga(name),
     });
-    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, vault: this.vault, jobResources: Object.values(JOB_RESOURCES) };
+    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, vault: this.vault, jobResources: Object.values(JOB_RESOURCES), eventNames: EVENT_NAMES };
     this.processes = new ProcessManagers(services, checkpoints, CONTEXT_MODULES);
     this.relays = new Relays(config, logger, events, checkpoints);
   }

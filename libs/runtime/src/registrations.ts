@@ -15,12 +15,20 @@ import { filesModule } from './modules/files.module';
 import { billingModule } from './modules/billing.module';
 import { aiModule } from './modules/ai.module';
 import { adminModule } from './modules/admin.module';
+import { notificationsModule } from './modules/notifications.module';
+import { eventNameCatalogue } from '../../domain/notifications/event-names';
 
 /** Every bounded context the runtime runs; each app is built from this list (one line per context). */
-export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule];
+export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule];
 
 /** Every job-backed resource, by the jobs' `resourceType`. */
 export const JOB_RESOURCES: Readonly<Record<string, AnyJobBackedResource>> = Object.fromEntries(CONTEXT_MODULES.flatMap((m) => m.jobResources ?? []).map((r) => [r.resourceType, r]));
 
 /** Every read model, in registration order. */
 export const PROJECTIONS: DocumentProjection[] = CONTEXT_MODULES.flatMap((m) => m.projections as DocumentProjection[]);
+
+/** The event names notification endpoints subscribe to, generated from every context's event types (DECISIONS 10). */
+export const EVENT_NAMES = eventNameCatalogue(
+  CONTEXT_MODULES.flatMap((m) => m.eventTypes),
+  CONTEXT_MODULES.flatMap((m) => m.unpublished ?? []),
+);

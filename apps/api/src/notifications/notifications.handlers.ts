@@ -1,0 +1,359 @@
+import { randomBytes } from 'node:crypto';
+import * as dns from 'node:dns/promises';
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { deliveryDecider } from '../../../../libs/domain/notifications/delivery.decider';
+import { endpointDecider, type EndpointFields } from '../../../../libs/domain/notifications/endpoint.decider';
+import { deliveryStream, endpointStream, notificationStream, type EndpointType } from '../../../../libs/domain/notifications/events';
+import { notificationDecider, type NotificationFields } from '../../../../libs/domain/notifications/notification.decider';
+import { addressRefusal, checkWebhookUrl } from '../../../../libs/domain/notifications/webhook-target';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { badRequest, notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { EVENT_NAMES } from '../../../../libs/runtime/src/registrations';
+import { notificationDeliveriesProjection, type DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
+import { notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
+import { notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
+import { EndpointSender, type SendResult } from '../../../../sagas/notification-delivery/endpoint-sender';
+import { ownDoc, written } from '../jobs/job-writes';
+import { PLATFORM } from '../tokens';
+
+type Found<D> = { items: D[]; total: number };
+
+// ---------------------------------------------------------------- notifications
+export class CreateNotification extends Command<NotificationDoc> {
+  constructor(readonly projectId: string, readonly fields: NotificationFields, readonly context: CommandContext) {
+    super();
+  }
+}
+export class MarkNotificationRead extends Command<NotificationDoc> {
+  constructor(readonly projectId: string, readonly notificationId: string, readonly read: boolean, readonly context: CommandContext) {
+    super();
+  }
+}
+/** Marks every unread notification read (`read: true`), or deletes every notification (`delete`); answers how many. */
+export class ForAllNotifications extends Command<number> {
+  constructor(readonly projectId: string, readonly action: 'read' | 'delete', readonly context: CommandContext) {
+    super();
+  }
+}
+export class DeleteNotification extends Command<void> {
+  constructor(readonly projectId: string, readonly notificationId: string, readonly context: CommandContext) {
+    super();
+  }
+}
+export class GetNotification extends Query<NotificationDoc> {
+  constructor(readonly projectId: string, readonly notificationId: string) {
+    super();
+  }
+}
+export class ListNotifications extends Query<Found<NotificationDoc>> {
+  constructor(readonly projectId: string, readonly list: ListQuery<{ read?: 'true' | 'false'; type?: string }>) {
+    super();
+  }
+}
+
+const decideNotification = (platform: Platform, id: string, command: Parameters<typeof notificationDecider.decide>[0], context: CommandContext) =>
+  handleCommand(platform.events, notificationStream(id), notificationDecider, command, context);
+
+@CommandHandler(CreateNotification)
+export class CreateNotificationHandler implements ICommandHandler<CreateNotification> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, fields, context }: CreateNotification): Promise<NotificationDoc> {
+    const id = uuidv7();
+    const { position } = await decideNotification(this.platform, id, { type: 'CreateNotification', notificationId: id, projectId, fields, now: this.platform.now() }, context);
+    await this.platform.waitForProjections(position, [notificationsProjection.name]);
+    return written(this.platform, notificationsProjection, notificationStream(id), id, projectId, position, 'Notification');
+  }
+}
+
+@CommandHandler(MarkNotificationRead)
+export class MarkNotificationReadHandler implements ICommandHandler<MarkNotificationRead> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, notificationId, read, context }: MarkNotificationRead): Promise<NotificationDoc> {
+    await ownDoc(this.platform, notificationsProjection, projectId, notificationId, 'Notification');
+    const { position } = await decideNotification(this.platform, notificationId, { type: 'MarkNotificationRead', notificationId, projectId, read, now: this.platform.now() }, context);
+    await this.platform.waitForProjections(position, [notificationsProjection.name]);
+    return written(this.platform, notificationsProjection, notificationStream(notificationId), notificationId, projectId, position, 'Notification');
+  }
+}
+
+@CommandHandler(DeleteNotification)
+export class DeleteNotificationHandler implements ICommandHandler<DeleteNotification> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, notificationId, context }: DeleteNotification): Promise<void> {
+    await ownDoc(this.platform, notificationsProjection, projectId, notificationId, 'Notification');
+    const { position } = await decideNotification(this.platform, notificationId, { type: 'DeleteNotification', notificationId, projectId, now: this.platform.now() }, context);
+    await this.platform.waitForProjections(position, [notificationsProjection.name]);
+  }
+}
+
+/**
+ * One event per notification (each is its own stream), 16 at a time, page after page of the
+ * model until none is left that the request covers; then the answer waits for the model.
+ */
+@CommandHandler(ForAllNotifications)
+export class ForAllNotificationsHandler implements ICommandHandler<ForAllNotifications> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, action, context }: ForAllNotifications): Promise<number> {
+    const collection = await this.platform.projections.collection(notificationsProjection);
+    const filter: Record<string, string | boolean> = action === 'read' ? { projectId, read: false } : { projectId };
+    const done = new Set<string>();
+    let last: number | null = null;
+    for (;;) {
+      const page = (await collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }], limit: 200, withTotal: false })).items.filter((d) => !done.has(d.id));
+      if (page.length === 0) break;
+      for (let i = 0; i < page.length; i += 16) {
+        const results = await Promise.all(
+          page.slice(i, i + 16).map((d) => {
+            done.add(d.id);
+            const now = this.platform.now();
+            const command = action === 'read' ? { type: 'MarkNotificationRead' as const, notificationId: d.id, projectId, read: true, now } : { type: 'DeleteNotification' as const, notificationId: d.id, projectId, now };
+            return decideNotification(this.platform, d.id, command, context).catch((err) => (err?.code === 'NOT_FOUND' ? { position: null } : Promise.reject(err)));
+          }),
+        );
+        for (const r of results) if (r.position !== null) last = Math.max(last ?? 0, r.position);
+      }
+      await this.platform.waitForProjections(last, [notificationsProjection.name]);
+    }
+    return done.size;
+  }
+}
+
+@QueryHandler(GetNotification)
+export class GetNotificationHandler implements IQueryHandler<GetNotification> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, notificationId }: GetNotification): Promise<NotificationDoc> {
+    return ownDoc(this.platform, notificationsProjection, projectId, notificationId, 'Notification');
+  }
+}
+
+@QueryHandler(ListNotifications)
+export class ListNotificationsHandler implements IQueryHandler<ListNotifications> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, list }: ListNotifications): Promise<Found<NotificationDoc>> {
+    const { read, type } = list.filters;
+    const filter = { projectId, ...(read === undefined ? {} : { read: read === 'true' }), ...(type ? { type } : {}) };
+    return (await this.platform.projections.collection(notificationsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+  }
+}
+
+// ---------------------------------------------------------------- endpoints
+export interface EndpointInput {
+  type: EndpointType;
+  url?: string;
+  email?: string;
+  events: string[];
+  secret?: string;
+  enabled: boolean;
+}
+
+export class CreateEndpoint extends Command<{ doc: EndpointDoc; secret: string | null }> {
+  constructor(readonly projectId: string, readonly input: EndpointInput, readonly pointerPrefix: string, readonly context: CommandContext) {
+    super();
+  }
+}
+export class DeleteEndpoint extends Command<void> {
+  constructor(readonly projectId: string, readonly endpointId: string, readonly context: CommandContext) {
+    super();
+  }
+}
+export class GetEndpoint extends Query<EndpointDoc> {
+  constructor(readonly projectId: string, readonly endpointId: string) {
+    super();
+  }
+}
+export class ListEndpoints extends Query<Found<EndpointDoc>> {
+  constructor(readonly projectId: string, readonly list: ListQuery<{ type?: EndpointType; enabled?: 'true' | 'false' }>) {
+    super();
+  }
+}
+export class ListDeliveries extends Query<Found<DeliveryDoc>> {
+  constructor(readonly projectId: string, readonly endpointId: string, readonly list: ListQuery<{ status?: string }>) {
+    super();
+  }
+}
+export class ResendDelivery extends Command<DeliveryDoc> {
+  constructor(readonly projectId: string, readonly endpointId: string, readonly deliveryId: string, readonly context: CommandContext) {
+    super();
+  }
+}
+export interface TestResult {
+  endpointId: string;
+  type: EndpointType;
+  success: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+export class TestEndpoints extends Command<TestResult[]> {
+  constructor(readonly projectId: string) {
+    super();
+  }
+}
+
+/** A secret in the form Standard Webhooks libraries take: `whsec_` and base64 of 24 to 64 random bytes. */
+const SECRET = /^whsec_([A-Za-z0-9+/]+={0,2})$/;
+export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+/**
+ * The webhook target rules at create (DECISIONS 10): the URL's form, then where its name resolves
+ * now (a name that does not resolve yet is accepted: its deliveries fail and retry).
+ */
+async function targetRefusal(raw: string, allowPrivate: boolean): Promise<string | null> {
+  const checked = checkWebhookUrl(raw, allowPrivate);
+  if (!checked.ok) return checked.reason;
+  if (allowPrivate) return null;
+  const host = checked.url.hostname.replace(/^\[|\]$/g, '');
+  const addresses = await dns.lookup(host, { all: true }).catch(() => []);
+  return addresses.map((a) => addressRefusal(a.address, false)).find((r) => r !== null) ?? null;
+}
+
+@CommandHandler(CreateEndpoint)
+export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, input, pointerPrefix, context }: CreateEndpoint): Promise<{ doc: EndpointDoc; secret: string | null }> {
+    const problems: { detail: string; source: { pointer: string } }[] = [];
+    input.events.forEach((name, i) => {
+      if (!EVENT_NAMES.isPublished(name)) problems.push({ detail: `events[${i}]: unknown event name "${name}" (the names are listed at GET /v1/notifications/events; "*" subscribes to all)`, source: { pointer: `${pointerPrefix}/events/${i}` } });
+    });
+    if (input.type === 'webhook') {
+      const refusal = await targetRefusal(input.url!, this.platform.config.webhooks.allowPrivateTargets);
+      if (refusal) problems.push({ detail: `url: ${refusal}`, source: { pointer: `${pointerPrefix}/url` } });
+      if (input.secret !== undefined) {
+        const m = SECRET.exec(input.secret);
+        const bytes = m ? Buffer.from(m[1], 'base64').length : 0;
+        if (bytes < 24 || bytes > 64) problems.push({ detail: 'secret: must be "whsec_" followed by the base64 of 24 to 64 random bytes (Standard Webhooks); omit it to have one generated', source: { pointer: `${pointerPrefix}/secret` } });
+      }
+    } else if (input.secret !== undefined) {
+      problems.push({ detail: 'secret: only webhook endpoints are signed', source: { pointer: `${pointerPrefix}/secret` } });
+    }
+    if (problems.length) throw badRequest(problems);
+
+    const endpointId = uuidv7();
+    const secret = input.type === 'webhook' ? input.secret ?? newSigningSecret() : null;
+    // The secret goes to the vault; the event holds its reference (DECISIONS 11).
+    const secretRef = secret ? await this.platform.vault.put(projectId, { secret }) : null;
+    const fields: EndpointFields = { type: input.type, url: input.url ?? null, email: input.email ?? null, events: [...new Set(input.events)], enabled: input.enabled, secretRef };
+    try {
+      const { position } = await handleCommand(this.platform.events, endpointStream(endpointId), endpointDecider, { type: 'CreateEndpoint', endpointId, projectId, fields, now: this.platform.now() }, context);
+      await this.platform.waitForProjections(position, [notificationEndpointsProjection.name]);
+      return { doc: await written(this.platform, notificationEndpointsProjection, endpointStream(endpointId), endpointId, projectId, position, 'Notification endpoint'), secret };
+    } catch (err) {
+      if (secretRef) await this.platform.vault.delete(secretRef).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
+@CommandHandler(DeleteEndpoint)
+export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, endpointId, context }: DeleteEndpoint): Promise<void> {
+    const doc = await ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+    const { position } = await handleCommand(this.platform.events, endpointStream(endpointId), endpointDecider, { type: 'DeleteEndpoint', endpointId, projectId, now: this.platform.now() }, context);
+    // Crypto-shredding: the secret is forgotten with the endpoint.
+    if (doc.secretRef) await this.platform.vault.delete(doc.secretRef);
+    await this.platform.waitForProjections(position, [notificationEndpointsProjection.name]);
+  }
+}
+
+@QueryHandler(GetEndpoint)
+export class GetEndpointHandler implements IQueryHandler<GetEndpoint> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, endpointId }: GetEndpoint): Promise<EndpointDoc> {
+    return ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+  }
+}
+
+@QueryHandler(ListEndpoints)
+export class ListEndpointsHandler implements IQueryHandler<ListEndpoints> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, list }: ListEndpoints): Promise<Found<EndpointDoc>> {
+    const { type, enabled } = list.filters;
+    const filter = { projectId, ...(type ? { type } : {}), ...(enabled === undefined ? {} : { enabled: enabled === 'true' }) };
+    return (await this.platform.projections.collection(notificationEndpointsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+  }
+}
+
+@QueryHandler(ListDeliveries)
+export class ListDeliveriesHandler implements IQueryHandler<ListDeliveries> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, endpointId, list }: ListDeliveries): Promise<Found<DeliveryDoc>> {
+    await ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+    const filter = { endpointId, ...(list.filters.status ? { status: list.filters.status } : {}) };
+    return (await this.platform.projections.collection(notificationDeliveriesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+  }
+}
+
+@CommandHandler(ResendDelivery)
+export class ResendDeliveryHandler implements ICommandHandler<ResendDelivery> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, endpointId, deliveryId, context }: ResendDelivery): Promise<DeliveryDoc> {
+    await ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+    const stream = deliveryStream(deliveryId);
+    const { position } = await handleCommand(this.platform.events, stream, deliveryDecider, { type: 'ResendDelivery', deliveryId, projectId, endpointId, now: this.platform.now() }, context);
+    await this.platform.waitForProjections(position, [notificationDeliveriesProjection.name]);
+    const doc = await this.platform.readBack(notificationDeliveriesProjection, stream, deliveryId, position);
+    if (!doc) throw notFound('Delivery not found');
+    return doc;
+  }
+}
+
+/**
+ * Sends a `notification.test` message to each enabled endpoint of the project, as a delivery
+ * would (signed webhook or email), and reports each one's real result. Nothing is recorded.
+ */
+@CommandHandler(TestEndpoints)
+export class TestEndpointsHandler implements ICommandHandler<TestEndpoints> {
+  private sender: EndpointSender | null = null;
+
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId }: TestEndpoints): Promise<TestResult[]> {
+    this.sender ??= new EndpointSender(this.platform.mailer, this.platform.config.webhooks.allowPrivateTargets, () => this.platform.clock.now(), 32);
+    const endpoints = (await (await this.platform.projections.collection(notificationEndpointsProjection)).find({ filter: { projectId, enabled: true }, sort: [{ field: 'createdAt', direction: 1 }], limit: 1000, withTotal: false })).items;
+    const results: TestResult[] = [];
+    for (let i = 0; i < endpoints.length; i += 16) {
+      results.push(...(await Promise.all(endpoints.slice(i, i + 16).map((ep) => this.test(projectId, ep)))));
+    }
+    return results;
+  }
+
+  private async test(projectId: string, ep: EndpointDoc): Promise<TestResult> {
+    const secret = ep.secretRef ? ((await this.platform.vault.get(ep.secretRef))?.secret ?? null) : null;
+    const webhookId = `msg_test_${uuidv7()}`;
+    const body = JSON.stringify({ type: 'notification.test', timestamp: this.platform.now(), data: { projectId, endpointId: ep.id, message: 'A test notification: this endpoint receives deliveries.' } });
+    const r: SendResult = await this.sender!.send({ type: ep.type, url: ep.url, email: ep.email, secret }, { webhookId, name: 'notification.test', body });
+    return { endpointId: ep.id, type: ep.type, success: r.success, statusCode: r.statusCode, error: r.error };
+  }
+}
+
+export const NOTIFICATION_HANDLERS = [
+  CreateNotificationHandler,
+  MarkNotificationReadHandler,
+  DeleteNotificationHandler,
+  ForAllNotificationsHandler,
+  GetNotificationHandler,
+  ListNotificationsHandler,
+  CreateEndpointHandler,
+  DeleteEndpointHandler,
+  GetEndpointHandler,
+  ListEndpointsHandler,
+  ListDeliveriesHandler,
+  ResendDeliveryHandler,
+  TestEndpointsHandler,
+];

@@ -1,0 +1,81 @@
+import { v5 as uuidv5 } from 'uuid';
+import { DomainError, type Decider } from '../shared/domain-error';
+import type { AttemptOutcome, DeliveryEvent } from './events';
+
+const DELIVERY_IDS = '6f1d2b1e-8a3c-5d47-9e0b-3c2a71f4d5e8';
+
+/** One delivery per (event, endpoint): a replayed fan-out finds it already scheduled. */
+export const deliveryIdFor = (eventId: string, endpointId: string): string => uuidv5(`${eventId}/${endpointId}`, DELIVERY_IDS);
+/** The Standard Webhooks message id: the same on every attempt and re-send, so receivers can dedupe. */
+export const webhookIdOf = (deliveryId: string): string => `msg_${deliveryId}`;
+
+/**
+ * Waits after each failed attempt (the Standard Webhooks reference schedule): 5 s, 5 min, 30 min,
+ * 2 h, 5 h, 10 h, 10 h. Eight attempts over 27 h 35 min: retried for at least 24 hours (DECISIONS 10).
+ */
+export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
+export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export type DeliveryCommand =
+  | { type: 'ScheduleDelivery'; deliveryId: string; endpointId: string; projectId: string; eventId: string; eventPosition: number; eventName: string; now: string }
+  | { type: 'RecordAttempt'; deliveryId: string; attempt: number; outcome: Omit<AttemptOutcome, 'attempt'> & { success: boolean; /** No retry: the endpoint is gone or disabled. */ final?: boolean } }
+  | { type: 'ResendDelivery'; deliveryId: string; projectId: string; endpointId: string; now: string };
+
+export type DeliveryState =
+  | { status: 'none' }
+  | { status: DeliveryStatus; endpointId: string; projectId: string; eventName: string; eventPosition: number; eventId: string; attempts: number; budgetFrom: number; dueAt: string | null };
+
+/**
+ * One event's delivery to one endpoint. Attempts are numbered over the delivery's life (a re-send
+ * continues the numbering and gets a fresh budget of MAX_DELIVERY_ATTEMPTS); an outcome is only
+ * recorded for the attempt the delivery is waiting for, so a duplicate report changes nothing.
+ */
+export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = {
+  initialState: () => ({ status: 'none' }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'notifications.DeliveryScheduled.v1': {
+        const d = event.data;
+        return { status: 'pending', endpointId: d.endpointId, projectId: d.projectId, eventName: d.eventName, eventPosition: d.eventPosition, eventId: d.eventId, attempts: 0, budgetFrom: 0, dueAt: d.scheduledAt };
+      }
+      case 'notifications.DeliveryAttemptSucceeded.v1':
+        return state.status === 'none' ? state : { ...state, status: 'delivered', attempts: event.data.attempt, dueAt: null };
+      case 'notifications.DeliveryAttemptFailed.v1':
+        return state.status === 'none' ? state : { ...state, status: event.data.retryAt ? 'pending' : 'failed', attempts: event.data.attempt, dueAt: event.data.retryAt };
+      case 'notifications.DeliveryResent.v1':
+        return state.status === 'none' ? state : { ...state, status: 'pending', budgetFrom: state.attempts, dueAt: event.data.resentAt };
+      default:
+        return state;
+    }
+  },
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'ScheduleDelivery': {
+        if (state.status !== 'none') return [];
+        const { type: _t, now, ...data } = command;
+        return [{ type: 'notifications.DeliveryScheduled.v1', data: { ...data, scheduledAt: now } }];
+      }
+      case 'RecordAttempt': {
+        if (state.status !== 'pending' || command.attempt !== state.attempts + 1) return [];
+        const { success, final, ...outcome } = command.outcome;
+        const base = { deliveryId: command.deliveryId, endpointId: state.endpointId, projectId: state.projectId, attempt: command.attempt, ...outcome };
+        if (success) return [{ type: 'notifications.DeliveryAttemptSucceeded.v1', data: base }];
+        const delay = final ? undefined : RETRY_DELAYS_MS[command.attempt - state.budgetFrom - 1];
+        const retryAt = delay === undefined ? null : new Date(Date.parse(outcome.at) + delay).toISOString();
+        return [{ type: 'notifications.DeliveryAttemptFailed.v1', data: { ...base, retryAt } }];
+      }
+      case 'ResendDelivery': {
+        if (state.status === 'none' || state.projectId !== command.projectId || state.endpointId !== command.endpointId) throw new DomainError('NOT_FOUND', 'Delivery not found');
+        if (state.status !== 'failed') throw new DomainError('INVALID_STATE', `Only a failed delivery can be re-sent; this one is ${state.status}`);
+        return [{ type: 'notifications.DeliveryResent.v1', data: { deliveryId: command.deliveryId, endpointId: state.endpointId, projectId: state.projectId, resentAt: command.now } }];
+      }
+      default: {
+        const never: never = command;
+        return never;
+      }
+    }
+  },
+};

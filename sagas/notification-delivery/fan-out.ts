@@ -1,0 +1,76 @@
+import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { WrongExpectedRevisionError } from '../../libs/eventstore/src/event-store.port';
+import { toNewEvent } from '../../libs/eventstore/src/handle-command';
+import { deliveryDecider, deliveryIdFor } from '../../libs/domain/notifications/delivery.decider';
+import { subscribes, type EventNameCatalogue } from '../../libs/domain/notifications/event-names';
+import { deliveryStream } from '../../libs/domain/notifications/events';
+import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
+import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
+import type { EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
+
+/** The project a recorded event belongs to (its metadata, else its data), or null. */
+export function projectOfEvent(e: RecordedEvent): string | null {
+  const p = e.metadata?.projectId ?? (e.data as { projectId?: unknown }).projectId;
+  return typeof p === 'string' && p ? p : null;
+}
+
+export interface FanOutDeps {
+  events: EventStore;
+  names: EventNameCatalogue;
+  endpoints: () => Promise<ReadCollection<EndpointDoc>>;
+  /** Resolves once the endpoints model has passed `position` (false: it did not in time). */
+  endpointsAt: (position: number) => Promise<boolean>;
+  now: () => string;
+}
+
+/**
+ * ScheduleDeliveryOn<published event>: each event with a published name becomes one delivery per
+ * enabled endpoint of its project that subscribes to the name and existed before the event. The
+ * delivery's id is derived from (event, endpoint) and its stream is created with `no_stream`, so a
+ * replay after a crash schedules nothing twice; the checkpoint moves only after the appends.
+ */
+export class DeliveryFanOut implements SubscriptionHandler {
+  readonly name = 'saga:notification-fanout';
+  readonly batchSize = 500;
+
+  constructor(private readonly deps: FanOutDeps) {}
+
+  async handle(batch: RecordedEvent[]): Promise<boolean> {
+    const named = batch.flatMap((e) => {
+      const name = this.deps.names.nameOf(e.type);
+      const projectId = projectOfEvent(e);
+      return name && projectId ? [{ e, name, projectId }] : [];
+    });
+    if (named.length === 0) return false;
+    // Endpoints created before an event must be seen when it is handled.
+    if (!(await this.deps.endpointsAt(named[named.length - 1].e.position))) throw new Error('notification_endpoints model is behind; retrying the batch');
+    const endpoints = await this.deps.endpoints();
+    const byProject = new Map<string, Promise<EndpointDoc[]>>();
+    const of = (projectId: string) => {
+      let found = byProject.get(projectId);
+      if (!found) byProject.set(projectId, (found = endpoints.find({ filter: { projectId, enabled: true }, limit: 10_000, withTotal: false }).then((r) => r.items)));
+      return found;
+    };
+    const now = this.deps.now();
+    const work: Promise<unknown>[] = [];
+    for (const { e, name, projectId } of named) {
+      for (const ep of await of(projectId)) {
+        if (ep.createdPosition >= e.position || !subscribes(ep.events, name)) continue;
+        work.push(this.schedule(e, ep, name, now));
+      }
+    }
+    await Promise.all(work);
+    return work.length > 0;
+  }
+
+  private async schedule(e: RecordedEvent, ep: EndpointDoc, name: string, now: string): Promise<void> {
+    const deliveryId = deliveryIdFor(e.id, ep.id);
+    const decided = deliveryDecider.decide({ type: 'ScheduleDelivery', deliveryId, endpointId: ep.id, projectId: ep.projectId, eventId: e.id, eventPosition: e.position, eventName: name, now }, deliveryDecider.initialState());
+    const metadata = { projectId: ep.projectId, actor: 'system:notifications', correlationId: (e.metadata?.correlationId as string | undefined) ?? e.id, causationId: e.id };
+    try {
+      await this.deps.events.append(deliveryStream(deliveryId), decided.map((d) => toNewEvent(d, { metadata })), { expectedRevision: 'no_stream' });
+    } catch (err) {
+      if (!(err instanceof WrongExpectedRevisionError)) throw err; // scheduled before a crash: done
+    }
+  }
+}
