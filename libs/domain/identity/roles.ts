@@ -82,3 +82,12 @@ export function mayAssignRole(who: Grantee, role: ProjectRole, catalogue: readon
   if (role === 'owner') return false;
   return rolePermissions(role, catalogue).every((p) => grantsAllow(who.permissions!, p));
 }
+
+/**
+ * Whether `who` may hand out what `target` grants (a member's or key's role, a custom role's list):
+ * a built-in role by rank, a permission list only with catalogue permissions `who` holds itself.
+ */
+export function mayGrant(who: Grantee, target: Grantee, catalogue: readonly string[]): boolean {
+  if (!target.permissions) return mayAssignRole(who, target.role, catalogue);
+  return catalogue.filter((p) => grantsAllow(target.permissions!, p)).every((p) => isPermitted(who, p));
+}

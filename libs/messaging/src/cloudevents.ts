@@ -28,6 +28,8 @@ export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.free
   apikey: 'identity',
   user: 'identity',
   member: 'identity',
+  role: 'identity',
+  providerkey: 'identity',
   organization: 'identity',
   // compute
   instance: 'compute',
@@ -132,6 +134,7 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set(
     'credentials',
     'token',
     'keyHash',
+    'tokenHash',
     'accessToken',
     'refreshToken',
     'clientSecret',

@@ -1,11 +1,24 @@
 import { IdentityEventTypes } from '../../../domain/identity/events';
+import { CustomRoleEventTypes } from '../../../domain/identity/custom-roles';
+import { MembershipEventTypes } from '../../../domain/identity/membership';
+import { ProviderKeyEventTypes } from '../../../domain/identity/provider-keys';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
+import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
+import { membersProjection } from '../../../../projections/members/members.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
+import { providerKeysProjection } from '../../../../projections/provider-keys/provider-keys.projection';
+import { InvitationMailer } from '../../../../sagas/invitation-mail/invitation-mailer';
+import { KeyHasher } from '../key-hasher';
 import type { ContextModule } from '../context-module';
 
-/** Projects and API keys (spec 4.11 so far). */
+/** Projects, API keys, members and invitations, custom roles and provider API keys (spec 4.11). */
 export const identityModule: ContextModule = {
   name: 'identity',
-  projections: [apiKeysProjection, projectsProjection],
-  eventTypes: Object.values(IdentityEventTypes),
+  projections: [apiKeysProjection, projectsProjection, membersProjection, customRolesProjection, providerKeysProjection],
+  processManagers: (rt) => {
+    const hasher = KeyHasher.fromConfig(rt.config.dataDir, rt.config.apiKeyPepper);
+    const publicUrl = rt.config.publicUrl ?? `https://localhost:${rt.config.port}`;
+    return [new InvitationMailer({ events: rt.events, send: (m) => rt.mailer.send(m), keyed: (t) => hasher.hash(t), publicUrl, now: () => new Date(rt.clock.now()).toISOString() })];
+  },
+  eventTypes: [...Object.values(IdentityEventTypes), ...Object.values(MembershipEventTypes), ...Object.values(CustomRoleEventTypes), ...Object.values(ProviderKeyEventTypes)],
 };

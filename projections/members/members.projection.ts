@@ -1,0 +1,87 @@
+import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { emailKey, MembershipEventTypes, type MemberRole, type MemberScope, type MemberStatus, type MembershipEvent } from '../../libs/domain/identity/membership';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
+import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+
+export interface MemberDoc extends ReadDoc {
+  projectId: string;
+  scope: MemberScope;
+  email: string;
+  /** The email lower-cased: how members are compared and how a JWT's `email` claim finds its member. */
+  emailKey: string;
+  role: MemberRole;
+  /** `removed`: kept so a project that ever had members keeps judging JWTs by its registry (Identity in docs/DESIGN.md). */
+  status: MemberStatus | 'removed';
+  /** Invitations: when the link stops working (7 days after the last send). */
+  expiresAt: string | null;
+  lastSentAt: string | null;
+  /** Invitations: the last mail's outcome (`pending` until the process manager sent it). */
+  mail: 'pending' | 'sent' | 'failed' | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * Every member list is one shape: `status` is an equality (`$in` of invited and active for the member
+ * views, `invited` for invitations), since removed members stay as documents (see `removed`).
+ */
+const LISTS: ListShape[] = [
+  { query: 'GET /v1/iam/members, /v1/iam/team/members, /v1/projects/{projectId}/members and /invites, /v1/workspaces/members', equal: ['projectId', 'scope', 'status'], sortable: ['createdAt', 'email', 'role', 'expiresAt'] },
+];
+
+/** Members and invitations of every project (an invitation is a member in status `invited`). */
+export const membersProjection: DocumentProjection<MemberDoc> = {
+  name: 'members',
+  version: 1,
+  eventTypes: Object.values(MembershipEventTypes),
+  creates: [MembershipEventTypes.MemberAdded, MembershipEventTypes.MemberInvited],
+  lists: LISTS,
+  indexes: [...indexesFor(LISTS), { fields: [{ field: 'projectId', direction: 1 }, { field: 'emailKey', direction: 1 }] }, { fields: [{ field: 'projectId', direction: 1 }, { field: 'role', direction: 1 }] }],
+  documentId: (event) => (event.data as { memberId: string }).memberId,
+  evolve: (current, recorded: RecordedEvent) => {
+    const event = { type: recorded.type, data: recorded.data } as MembershipEvent;
+    const touch = (at: string, change: Partial<MemberDoc>) => current && { ...current, ...change, _position: recorded.position, updatedAt: at };
+    switch (event.type) {
+      case 'identity.MemberAdded.v1':
+      case 'identity.MemberInvited.v1': {
+        const d = event.data;
+        const invited = event.type === 'identity.MemberInvited.v1' ? event.data : null;
+        const at = invited ? invited.invitedAt : (d as { addedAt: string }).addedAt;
+        return {
+          id: d.memberId,
+          _position: recorded.position,
+          projectId: d.projectId,
+          scope: d.scope,
+          email: d.email,
+          emailKey: emailKey(d.email),
+          role: d.role,
+          status: invited ? 'invited' : 'active',
+          expiresAt: invited?.expiresAt ?? null,
+          lastSentAt: invited?.invitedAt ?? null,
+          mail: invited ? 'pending' : null,
+          createdAt: at,
+          updatedAt: at,
+        };
+      }
+      case 'identity.InvitationResent.v1':
+        return touch(event.data.resentAt, { lastSentAt: event.data.resentAt, expiresAt: event.data.expiresAt, mail: 'pending' });
+      case 'identity.InvitationEmailSent.v1':
+        return touch(event.data.sentAt, { mail: 'sent' });
+      case 'identity.InvitationEmailFailed.v1':
+        return touch(event.data.failedAt, { mail: 'failed' });
+      case 'identity.InvitationAccepted.v1':
+        return touch(event.data.acceptedAt, { status: 'active', expiresAt: null });
+      case 'identity.MemberRoleChanged.v1':
+        return touch(event.data.changedAt, { role: event.data.to });
+      case 'identity.InvitationCancelled.v1':
+        return null;
+      case 'identity.MemberRemoved.v1':
+        return touch(event.data.removedAt, { status: 'removed', expiresAt: null });
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+};
