@@ -10,6 +10,11 @@ import { AdminProjectsController } from './identity/admin-projects.controller';
 import { ApiKeysController } from './identity/api-keys.controller';
 import { IamPermissionsController } from './identity/iam-permissions.controller';
 import { IDENTITY_HANDLERS } from './identity/identity.handlers';
+import { MEMBER_HANDLERS } from './identity/members.handlers';
+import { InvitationsController, MEMBER_VIEW_CONTROLLERS } from './identity/members.routes';
+import { ROLE_HANDLERS } from './identity/roles.handlers';
+import { RolesController } from './identity/roles.routes';
+import { PROVIDER_KEY_HANDLERS, ProviderKeysController } from './identity/provider-keys.routes';
 import { InstancesController } from './instances/instances.controller';
 import { INSTANCE_HANDLERS } from './instances/instances.handlers';
 import { JobsController } from './jobs/jobs.controller';
@@ -61,7 +66,10 @@ export interface HttpModule {
  */
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   platform: { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
-  identity: { controllers: [ApiKeysController, AdminProjectsController, IamPermissionsController], handlers: IDENTITY_HANDLERS },
+  identity: {
+    controllers: [ApiKeysController, AdminProjectsController, IamPermissionsController, ...MEMBER_VIEW_CONTROLLERS, InvitationsController, RolesController, ProviderKeysController],
+    handlers: [...IDENTITY_HANDLERS, ...MEMBER_HANDLERS, ...ROLE_HANDLERS, ...PROVIDER_KEY_HANDLERS],
+  },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
   catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },

@@ -27,8 +27,12 @@ export function createLogger(options: LoggerOptions = {}): pino.Logger {
 
 const SECRET_PARAM = /(key|token|secret|password|signature|credential)/i;
 
-/** The URL with the values of secret-looking query parameters replaced. */
-export function scrubUrl(url: string): string {
+/** Path segments that are credentials themselves: an invitation link's token (`/v1/invites/{token}/accept`). */
+const SECRET_PATH = /^(\/v1\/invites\/)[^/?]+/;
+
+/** The URL with the values of secret-looking query parameters, and secret path segments, replaced. */
+export function scrubUrl(raw: string): string {
+  const url = raw.replace(SECRET_PATH, '$1[REDACTED]');
   const q = url.indexOf('?');
   if (q < 0) return url;
   const params = new URLSearchParams(url.slice(q + 1));

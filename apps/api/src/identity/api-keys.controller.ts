@@ -2,12 +2,12 @@ import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { isProjectPrincipal, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { IssueApiKey, ListApiKeys, RevokeApiKey } from './identity.handlers';
-import { commandContext } from './request-context';
+import { commandContext, granteeOf } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { BusController } from '../common/bus-controller';
 
@@ -50,7 +50,6 @@ export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = 
 }
 
 const projectOf = (p: Principal) => principalProjectId(p) ?? '';
-const grantee = (p: Principal) => (isProjectPrincipal(p) ? { role: p.role, permissions: p.permissions } : undefined);
 
 const listRoute = route({
   method: 'GET',
@@ -99,13 +98,13 @@ export class ApiKeysController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { projectId: projectOf(principal), name: body.name, role: body.role ?? 'admin', expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' } as const;
-    const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal), grantee(principal)));
+    const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal), granteeOf(principal)));
     const r = apiKeyResource(issued.doc, { key: issued.key });
     return resource(r.type, r.id, r.attributes);
   }
 
   @ApiRoute(revokeRoute)
   async revoke(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof revokeRoute>['params']) {
-    await this.commands.execute(new RevokeApiKey(projectOf(principal), params.id, commandContext(req, principal), grantee(principal)));
+    await this.commands.execute(new RevokeApiKey(projectOf(principal), params.id, commandContext(req, principal), granteeOf(principal)));
   }
 }

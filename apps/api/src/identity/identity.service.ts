@@ -13,7 +13,12 @@ import { projectsProjection } from '../../../../projections/projects/projects.pr
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { ProjectionCache } from '../common/projection-cache';
 import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN } from './api-key-secrets';
-import { JwtVerifier, looksLikeJwt } from './jwt-verifier';
+import { JwtVerifier, looksLikeJwt, type JwtIdentity } from './jwt-verifier';
+import { emailKey } from '../../../../libs/domain/identity/membership';
+import { PROJECT_ROLES, WORKSPACE_ROLE_AS_PROJECT_ROLE } from '../../../../libs/domain/identity/roles';
+import type { ProjectRole } from '../../../../libs/domain/identity/events';
+import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
+import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 
 const USE_RECORD_INTERVAL_MS = 60_000;
@@ -81,7 +86,38 @@ export class IdentityService implements Authenticator {
       this.platform.logger.debug({ reason: status === 'none' ? 'unknown project' : 'closed project' }, 'bearer JWT rejected');
       return null;
     }
-    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, role: identity.role, ...(status === 'suspended' ? { suspended: true } : {}) };
+    const registered = await this.registeredMember(identity);
+    if (registered === 'unknown') {
+      this.platform.logger.debug({ reason: 'not a member of the project' }, 'bearer JWT rejected');
+      return null;
+    }
+    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, ...(registered ?? { role: identity.role }), ...(status === 'suspended' ? { suspended: true } : {}) };
+  }
+
+  /**
+   * The membership registry decides who a JWT's holder is (DECISIONS 15): the active member whose
+   * email is the token's `email` claim (case-insensitively), or whose id is its `sub`, acts with the
+   * registry's role (a custom role: its permission list). A project that has never had a member in
+   * its registry keeps judging by the token's role claim (`null`); once it has, a token naming no
+   * active member is refused (`'unknown'`: 401), so a removed member is out at once.
+   */
+  private async registeredMember(identity: JwtIdentity): Promise<{ role: ProjectRole; permissions?: string[] } | null | 'unknown'> {
+    const { projectId } = identity;
+    const cache = ProjectionCache.for<{ doc: MemberDoc | null; registry: boolean }>(this.platform, 'members', membersProjection as never);
+    const found = await cache.get(`${projectId}\u0000${identity.email ?? ''}\u0000${identity.memberId}`, async () => {
+      const members = await this.platform.projections.collection(membersProjection);
+      const byEmail = identity.email ? await members.findOne({ projectId, emailKey: emailKey(identity.email), status: 'active' }) : null;
+      const bySub = byEmail ? null : await members.get(identity.memberId);
+      const doc = byEmail ?? (bySub && bySub.projectId === projectId && bySub.status === 'active' ? bySub : null);
+      return { doc, registry: !!doc || !!(await members.findOne({ projectId })) };
+    });
+    if (!found?.registry) return null;
+    if (!found.doc) return 'unknown';
+    const role = found.doc.role;
+    if ((PROJECT_ROLES as readonly string[]).includes(role)) return { role: role as ProjectRole };
+    if (role === 'member') return { role: WORKSPACE_ROLE_AS_PROJECT_ROLE.member };
+    const custom = await (await this.platform.projections.collection(customRolesProjection)).get(role);
+    return custom && custom.projectId === projectId ? { role: 'viewer', permissions: custom.permissions } : 'unknown';
   }
 
   /**

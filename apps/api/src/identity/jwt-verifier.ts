@@ -10,6 +10,8 @@ export interface JwtIdentity {
   projectId: string;
   memberId: string;
   role: ProjectRole;
+  /** The `email` claim when it is a string (how a member of the registry is found). */
+  email?: string;
 }
 
 /** Three base64url segments (header.payload.signature); API keys (`svc_…`, `adm_…`) never match. */
@@ -112,11 +114,12 @@ export class JwtVerifier {
     const sub = payload.sub;
     if (typeof projectId !== 'string' || !CLAIM_VALUE.test(projectId)) return this.reject(`malformed ${s.projectClaim} claim`);
     if (typeof sub !== 'string' || !CLAIM_VALUE.test(sub)) return this.reject('malformed sub claim');
+    const email = typeof payload.email === 'string' && payload.email.length <= 254 ? { email: payload.email } : {};
     const rawRole = payload[s.roleClaim];
-    if (rawRole === undefined) return { projectId, memberId: sub, role: DEFAULT_JWT_ROLE };
+    if (rawRole === undefined) return { projectId, memberId: sub, role: DEFAULT_JWT_ROLE, ...email };
     // A role claim that is present but not one of ours is a malformed token, not a quiet downgrade.
     if (typeof rawRole !== 'string' || !(ROLES as readonly string[]).includes(rawRole)) return this.reject(`unknown ${s.roleClaim} claim value`);
-    return { projectId, memberId: sub, role: rawRole as ProjectRole };
+    return { projectId, memberId: sub, role: rawRole as ProjectRole, ...email };
   }
 
   private reject(reason: string): null {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { principalActor, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { isProjectPrincipal, principalActor, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 
 /** Event metadata for a command issued by an HTTP request. */
 export function commandContext(req: FastifyRequest, principal: Principal | null): CommandContext {
@@ -16,3 +16,6 @@ export function commandContext(req: FastifyRequest, principal: Principal | null)
     },
   };
 }
+
+/** The caller as a grantee (its role, or its custom role's permissions), for the never-above-your-own rules. */
+export const granteeOf = (p: Principal) => (isProjectPrincipal(p) ? { role: p.role, permissions: p.permissions } : undefined);

@@ -1,0 +1,195 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { invitationToken, invitationTokenHash, parseInvitationToken } from '../../../../libs/domain/identity/invitation-token';
+import { membershipDecider, membershipStream, ResendTooSoon, type MemberScope, type MembershipCommand } from '../../../../libs/domain/identity/membership';
+import { WORKSPACE_ROLE_AS_PROJECT_ROLE, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
+import type { ProjectRole } from '../../../../libs/domain/identity/events';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { badRequest, forbidden, notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { rateLimited } from '../../../../libs/http/src/rate-limit';
+import { permissionCatalogue } from '../../../../libs/http/src/route';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
+import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
+import { IDENTITY, PLATFORM } from '../tokens';
+import type { KeyHasher } from './api-key-secrets';
+
+/** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
+export type MembershipChange =
+  | { type: 'AddMember'; scope: MemberScope; email: string; role: string }
+  | { type: 'InviteMember'; email: string; role: string }
+  | { type: 'ResendInvitation'; memberId: string }
+  | { type: 'CancelInvitation'; memberId: string }
+  | { type: 'ChangeMemberRole'; memberId: string; scope: MemberScope; role: string }
+  | { type: 'RemoveMember'; memberId: string; scope: MemberScope };
+
+export class ChangeMembership extends Command<MemberDoc | null> {
+  constructor(
+    readonly projectId: string,
+    readonly change: MembershipChange,
+    /** The calling credential: it never hands out, changes or removes a role above its own. */
+    readonly actor: Grantee | undefined,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class AcceptInvitation extends Command<MemberDoc> {
+  constructor(
+    readonly token: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+/** `now`: the platform clock's, for what is computed at read time (an invitation's `expired`). */
+export class ListMembers extends Query<{ items: MemberDoc[]; total: number; now: number }> {
+  constructor(
+    readonly projectId: string,
+    readonly scope: MemberScope,
+    readonly statuses: ('invited' | 'active')[],
+    readonly list: ListQuery<unknown>,
+  ) {
+    super();
+  }
+}
+
+export class GetMember extends Query<MemberDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly scope: MemberScope,
+    readonly memberId: string,
+  ) {
+    super();
+  }
+}
+
+const catalogue = () => permissionCatalogue().map((p) => p.permission);
+
+/**
+ * What a member role grants: a built-in name (project roles, or `member`, which acts as developer),
+ * else a custom role of the project (its permission list). Anything else: 400.
+ */
+export async function roleGrantee(platform: Platform, projectId: string, role: string, builtIns: readonly string[]): Promise<Grantee> {
+  if (builtIns.includes(role)) return { role: (WORKSPACE_ROLE_AS_PROJECT_ROLE as Record<string, ProjectRole>)[role] ?? (role as ProjectRole) };
+  const custom = await (await platform.projections.collection(customRolesProjection)).get(role);
+  if (!custom || custom.projectId !== projectId) throw badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/data/attributes/role' } }]);
+  return { role: 'viewer', permissions: custom.permissions };
+}
+
+const ROLE_NAMES: Record<'project' | 'workspace' | 'invitation', readonly string[]> = {
+  project: ['owner', 'admin', 'developer', 'viewer'],
+  workspace: ['owner', 'admin', 'member', 'viewer'],
+  invitation: ['owner', 'admin', 'member', 'viewer'],
+};
+const namesFor = (scope: MemberScope) => ROLE_NAMES[scope];
+/** Any role a member may hold already (what it has is judged, not re-validated). */
+const ANY_ROLE = [...ROLE_NAMES.project, 'member'];
+
+/** 403 unless the actor may hand out (or take away) what `role` grants (DECISIONS 3 and 15). */
+async function mustGrant(platform: Platform, projectId: string, actor: Grantee | undefined, role: string, builtIns: readonly string[], verb: string): Promise<void> {
+  const target = await roleGrantee(platform, projectId, role, builtIns);
+  if (actor && !mayGrant(actor, target, catalogue())) throw forbidden(`A ${actor.permissions ? 'custom-role' : actor.role} credential may not ${verb} a member with role ${role}`);
+}
+
+async function liveMember(platform: Platform, projectId: string, scope: MemberScope, memberId: string): Promise<MemberDoc> {
+  const doc = await (await platform.projections.collection(membersProjection)).get(memberId);
+  if (!doc || doc.projectId !== projectId || doc.scope !== scope || doc.status === 'removed') throw notFound('Member not found');
+  return doc;
+}
+
+@CommandHandler(ChangeMembership)
+export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership> {
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
+  ) {}
+
+  async execute({ projectId, change, actor, context }: ChangeMembership): Promise<MemberDoc | null> {
+    const p = this.platform;
+    const memberId = 'memberId' in change ? change.memberId : uuidv7();
+    let command: MembershipCommand;
+    const now = p.now();
+    switch (change.type) {
+      case 'AddMember':
+        await mustGrant(p, projectId, actor, change.role, namesFor(change.scope), 'add');
+        command = { ...change, memberId, projectId, now };
+        break;
+      case 'InviteMember': {
+        await mustGrant(p, projectId, actor, change.role, ROLE_NAMES.invitation, 'invite');
+        const keyed = (t: string) => this.identity.hasher.hash(t);
+        command = { ...change, memberId, projectId, now, tokenHash: invitationTokenHash(keyed, invitationToken(keyed, projectId, memberId)) };
+        break;
+      }
+      case 'ChangeMemberRole': {
+        const current = await liveMember(p, projectId, change.scope, memberId);
+        await mustGrant(p, projectId, actor, current.role, ANY_ROLE, 'change');
+        await mustGrant(p, projectId, actor, change.role, namesFor(change.scope), 'give');
+        command = { ...change, memberId, projectId, now };
+        break;
+      }
+      case 'RemoveMember':
+        // DECISIONS 3: an admin may do everything but remove an owner.
+        await mustGrant(p, projectId, actor, (await liveMember(p, projectId, change.scope, memberId)).role, ANY_ROLE, 'remove');
+        command = { ...change, memberId, projectId, now };
+        break;
+      default:
+        command = { ...change, memberId, projectId, now };
+    }
+    let position: number | null;
+    try {
+      ({ position } = await handleCommand(p.events, membershipStream(projectId), membershipDecider, command, context));
+    } catch (err) {
+      if (err instanceof ResendTooSoon) throw rateLimited(err.retryAfterSeconds);
+      throw err;
+    }
+    await p.waitForProjections(position, [membersProjection.name]);
+    if (change.type === 'RemoveMember' || change.type === 'CancelInvitation') return null;
+    return p.readBack(membersProjection, membershipStream(projectId), memberId, position);
+  }
+}
+
+@CommandHandler(AcceptInvitation)
+export class AcceptInvitationHandler implements ICommandHandler<AcceptInvitation> {
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
+  ) {}
+
+  async execute({ token, context }: AcceptInvitation): Promise<MemberDoc> {
+    const ids = parseInvitationToken(token);
+    if (!ids) throw notFound('Invitation not found');
+    const { projectId, invitationId: memberId } = ids;
+    const tokenHash = invitationTokenHash((t) => this.identity.hasher.hash(t), token);
+    const ctx = { metadata: { ...context.metadata, projectId, actor: `invitee:${memberId}`, idempotencyKey: undefined } };
+    const { position } = await handleCommand(this.platform.events, membershipStream(projectId), membershipDecider, { type: 'AcceptInvitation', projectId, memberId, tokenHash, now: this.platform.now() }, ctx);
+    await this.platform.waitForProjections(position, [membersProjection.name]);
+    return (await this.platform.readBack(membersProjection, membershipStream(projectId), memberId, position))!;
+  }
+}
+
+@QueryHandler(ListMembers)
+export class ListMembersHandler implements IQueryHandler<ListMembers> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, scope, statuses, list }: ListMembers) {
+    const status = statuses.length === 1 ? statuses[0] : { $in: statuses };
+    const page = await (await this.platform.projections.collection(membersProjection)).find({ filter: { projectId, scope, status }, sort: list.sort, skip: list.skip, limit: list.limit });
+    return { ...page, now: this.platform.clock.now() };
+  }
+}
+
+@QueryHandler(GetMember)
+export class GetMemberHandler implements IQueryHandler<GetMember> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, scope, memberId }: GetMember): Promise<MemberDoc> {
+    return liveMember(this.platform, projectId, scope, memberId);
+  }
+}
+
+export const MEMBER_HANDLERS = [ChangeMembershipHandler, AcceptInvitationHandler, ListMembersHandler, GetMemberHandler];

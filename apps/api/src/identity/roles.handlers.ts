@@ -1,0 +1,158 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../../../libs/domain/identity/custom-roles';
+import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee } from '../../../../libs/domain/identity/roles';
+import type { ProjectRole } from '../../../../libs/domain/identity/events';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { forbidden, invalidState, notFound } from '../../../../libs/http/src/errors';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { permissionCatalogue } from '../../../../libs/http/src/route';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
+import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
+import { membersProjection } from '../../../../projections/members/members.projection';
+import { PLATFORM } from '../tokens';
+
+/** A role as the routes show it: a built-in (immutable, its permissions expanded over the catalogue) or a custom one. */
+export interface RoleView {
+  id: string;
+  name: string;
+  description: string | null;
+  builtIn: boolean;
+  permissions: string[];
+  createdAt: string | null;
+  updatedAt: string | null;
+}
+
+export type RoleFields = { name: string; description: string | null; permissions: string[] };
+
+export class CreateRole extends Command<RoleView> {
+  constructor(readonly projectId: string, readonly fields: RoleFields, readonly actor: Grantee | undefined, readonly context: CommandContext) {
+    super();
+  }
+}
+export class UpdateRole extends Command<RoleView> {
+  constructor(readonly projectId: string, readonly roleId: string, readonly changes: Partial<RoleFields>, readonly actor: Grantee | undefined, readonly context: CommandContext) {
+    super();
+  }
+}
+export class DeleteRole extends Command<void> {
+  constructor(readonly projectId: string, readonly roleId: string, readonly context: CommandContext) {
+    super();
+  }
+}
+export class ListRoles extends Query<{ items: RoleView[]; total: number }> {
+  constructor(readonly projectId: string, readonly list: ListQuery<{ builtIn?: 'true' | 'false' }>) {
+    super();
+  }
+}
+export class GetRole extends Query<RoleView> {
+  constructor(readonly projectId: string, readonly roleId: string) {
+    super();
+  }
+}
+
+const catalogue = () => permissionCatalogue().map((p) => p.permission);
+const isBuiltIn = (id: string): id is ProjectRole => (PROJECT_ROLES as readonly string[]).includes(id);
+const builtInView = (role: ProjectRole): RoleView => ({ id: role, name: role, description: BUILT_IN_ROLES[role].description, builtIn: true, permissions: rolePermissions(role, catalogue()), createdAt: null, updatedAt: null });
+
+/** DECISIONS 15: a custom role grants only what its author holds (403). */
+function mustHold(actor: Grantee | undefined, permissions: string[] | undefined): void {
+  if (!actor || !permissions) return;
+  if (!mayGrant(actor, { role: 'viewer', permissions }, catalogue())) throw forbidden('A custom role may grant only permissions the creating credential holds');
+}
+
+function refuseBuiltIn(roleId: string, verb: string): void {
+  if (isBuiltIn(roleId)) throw invalidState(`The built-in role ${roleId} cannot be ${verb}`);
+}
+
+async function customRoles(platform: Platform, projectId: string): Promise<RoleView[]> {
+  const { items } = await (await platform.projections.collection(customRolesProjection)).find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], limit: MAX_CUSTOM_ROLES, withTotal: false });
+  return items.map((d) => ({ id: d.id, name: d.name, description: d.description, builtIn: false, permissions: d.permissions, createdAt: d.createdAt, updatedAt: d.updatedAt }));
+}
+
+async function roleView(platform: Platform, projectId: string, roleId: string, position: number | null = null): Promise<RoleView> {
+  if (isBuiltIn(roleId)) return builtInView(roleId);
+  const d =
+    position === null
+      ? await (await platform.projections.collection(customRolesProjection)).get(roleId)
+      : await platform.readBack(customRolesProjection, customRolesStream(projectId), roleId, position);
+  if (!d || d.projectId !== projectId) throw notFound('Role not found');
+  return { id: d.id, name: d.name, description: d.description, builtIn: false, permissions: d.permissions, createdAt: d.createdAt, updatedAt: d.updatedAt };
+}
+
+async function decideRole(platform: Platform, projectId: string, command: Parameters<typeof customRolesDecider.decide>[0], context: CommandContext): Promise<number | null> {
+  const { position } = await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, command, context);
+  await platform.waitForProjections(position, [customRolesProjection.name]);
+  return position;
+}
+
+@CommandHandler(CreateRole)
+export class CreateRoleHandler implements ICommandHandler<CreateRole> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, fields, actor, context }: CreateRole): Promise<RoleView> {
+    mustHold(actor, fields.permissions);
+    const roleId = uuidv7();
+    const position = await decideRole(this.platform, projectId, { type: 'CreateRole', roleId, projectId, ...fields, now: this.platform.now() }, context);
+    return roleView(this.platform, projectId, roleId, position);
+  }
+}
+
+@CommandHandler(UpdateRole)
+export class UpdateRoleHandler implements ICommandHandler<UpdateRole> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, roleId, changes, actor, context }: UpdateRole): Promise<RoleView> {
+    refuseBuiltIn(roleId, 'changed');
+    mustHold(actor, changes.permissions);
+    const position = await decideRole(this.platform, projectId, { type: 'UpdateRole', roleId, projectId, ...changes, now: this.platform.now() }, context);
+    return roleView(this.platform, projectId, roleId, position);
+  }
+}
+
+@CommandHandler(DeleteRole)
+export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, roleId, context }: DeleteRole): Promise<void> {
+    refuseBuiltIn(roleId, 'deleted');
+    // In use: a member (invited or active) or an unrevoked API key acting with it. Checked from the
+    // read models just before the append (a member given the role in that instant is not seen).
+    const members = await (await this.platform.projections.collection(membersProjection)).find({ filter: { projectId, role: roleId, status: { $in: ['invited', 'active'] } }, limit: 1 });
+    const keys = await (await this.platform.projections.collection(apiKeysProjection)).find({ filter: { projectId, customRoleId: roleId, revoked: false }, limit: 1 });
+    await decideRole(this.platform, projectId, { type: 'DeleteRole', roleId, projectId, inUse: members.total + keys.total, now: this.platform.now() }, context);
+  }
+}
+
+@QueryHandler(ListRoles)
+export class ListRolesHandler implements IQueryHandler<ListRoles> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  /** Built-ins and the project's custom roles (at most 100) merged, sorted and paged here. */
+  async execute({ projectId, list }: ListRoles) {
+    const builtIn = list.filters.builtIn;
+    const all = [...(builtIn === 'false' ? [] : PROJECT_ROLES.map(builtInView)), ...(builtIn === 'true' ? [] : await customRoles(this.platform, projectId))];
+    const key = (r: RoleView, f: string) => String(r[f as 'name' | 'createdAt'] ?? '');
+    all.sort((a, b) => {
+      for (const { field, direction } of [...list.sort, { field: 'id', direction: 1 as const }]) {
+        const [x, y] = [key(a, field), key(b, field)];
+        if (x !== y) return x < y ? -direction : direction;
+      }
+      return 0;
+    });
+    return { items: all.slice(list.skip, list.skip + list.limit), total: all.length };
+  }
+}
+
+@QueryHandler(GetRole)
+export class GetRoleHandler implements IQueryHandler<GetRole> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, roleId }: GetRole): Promise<RoleView> {
+    return roleView(this.platform, projectId, roleId);
+  }
+}
+
+export const ROLE_HANDLERS = [CreateRoleHandler, UpdateRoleHandler, DeleteRoleHandler, ListRolesHandler, GetRoleHandler];
