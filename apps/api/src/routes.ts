@@ -50,6 +50,8 @@ import { ModelsController } from './models/models.routes';
 import { AdminCustomersController, CUSTOMER_HANDLERS } from './admin/customers';
 import { KYC_HANDLERS, KycController } from './admin/kyc';
 import { NOTIFICATION_HANDLERS, NotificationsController } from './notifications/notifications.routes';
+import { AdminSettingsController, SETTINGS_HANDLERS } from './admin/settings';
+import { ADMIN_CATALOG_HANDLERS, AdminCatalogController } from './admin/admin-catalog';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -83,5 +85,5 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
   billing: { controllers: [WalletsController], handlers: WALLET_HANDLERS },
   ai: { controllers: [ModelsController] },
-  admin: { controllers: [AdminCustomersController, KycController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS] },
+  admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS] },
 };

@@ -2,6 +2,8 @@ import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/provi
 import { catalogProjection, type CatalogDoc } from '../../../../projections/catalog/catalog.projection';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { ProjectionCache } from '../common/projection-cache';
+import { customerSnapshot } from '../../../../libs/domain/admin/catalog-overlay';
+import { loadSettings } from '../admin/platform-settings';
 
 export { seedCatalog, snapshotHash, syncCatalog } from '../../../../sagas/catalog-sync/catalog-sync';
 
@@ -13,8 +15,26 @@ export { seedCatalog, snapshotHash, syncCatalog } from '../../../../sagas/catalo
  */
 export const CATALOG_CACHE_MS = 1000;
 
-/** The projected catalog documents, in provider-kind order (shared objects: do not mutate). */
+/**
+ * The catalog as customers see it (DECISIONS 18): every customer view and every create's validation
+ * reads this, so disabled entries are refused and the prices recorded and quoted carry the margin.
+ */
 export async function loadCatalog(platform: Platform, kinds: readonly ProviderKind[] = PROVIDER_KINDS): Promise<CatalogDoc[]> {
+  const [docs, settings] = await Promise.all([loadProviderCatalog(platform, kinds), loadSettings(platform)]);
+  return docs.map((doc) => {
+    const seen = overlaid.get(doc);
+    if (seen && seen.settings === settings) return seen.doc;
+    const out = { ...doc, snapshot: customerSnapshot(doc.snapshot, settings) };
+    overlaid.set(doc, { settings, doc: out });
+    return out;
+  });
+}
+
+/** Each cached provider document's customer view, computed once per settings document. */
+const overlaid = new WeakMap<CatalogDoc, { settings: object; doc: CatalogDoc }>();
+
+/** The projected catalog documents as the providers reported them (admin views), in provider-kind order (shared objects: do not mutate). */
+export async function loadProviderCatalog(platform: Platform, kinds: readonly ProviderKind[] = PROVIDER_KINDS): Promise<CatalogDoc[]> {
   const cache = ProjectionCache.for<CatalogDoc>(platform, 'catalog', catalogProjection as never, { ttlMs: CATALOG_CACHE_MS, cacheMisses: true });
   const collection = await platform.projections.collection(catalogProjection);
   const found = new Map<ProviderKind, CatalogDoc | null>();

@@ -22,11 +22,11 @@ const idParams = z.object({ id: pathId });
 const earliest = (times: string[]) => times.reduce((a, b) => (b < a ? b : a));
 
 type Item = Resource<Record<string, unknown>>;
-const matches = (x: { id: string; slug: string }, ref: string) => x.id === ref || x.slug === ref || x.slug.toLowerCase() === ref.toLowerCase();
+export const matches = (x: { id: string; slug: string }, ref: string) => x.id === ref || x.slug === ref || x.slug.toLowerCase() === ref.toLowerCase();
 const projectOf = (p: Principal) => principalProjectId(p) ?? '';
 
-/** Sorts and pages catalog records in memory (the whole catalog is small; see CatalogDoc). */
-function page(items: Item[], q: ListQuery<unknown>) {
+/** Sorts and pages catalog records in memory (the whole catalog is small; see CatalogDoc); the admin catalog views too. */
+export function page(items: Item[], q: ListQuery<unknown>) {
   const sorted = [...items].sort((a, b) => {
     for (const k of q.sort) {
       const av = String(a.attributes[k.field] ?? '');
