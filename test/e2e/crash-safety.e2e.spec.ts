@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -7,29 +6,8 @@ import { Client } from 'pg';
 import { MongoClient } from 'mongodb';
 import { client } from '../support/http-client';
 import { eventually } from '../support/wait';
+import { crashableServer, spawnServer, waitUp } from '../support/spawn-server';
 import { requireEngine } from '../engines';
-import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
-
-const ROOT = path.resolve(__dirname, '../..');
-
-/** The real server in its own process, so the test can SIGKILL it mid-flight. */
-function spawnServer(env: Record<string, string>, port: number): { proc: ChildProcess; output: () => string } {
-  let out = '';
-  const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'apps/api/src/main.ts')], {
-    cwd: ROOT,
-    // An empty value removes the variable (the embedded profile must not see the engines' URLs).
-    env: Object.fromEntries(Object.entries({ ...process.env, NODE_OPTIONS: '', ...env, PORT: String(port) }).filter(([, v]) => v !== '')),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  proc.stdout!.on('data', (d) => (out += d.toString()));
-  proc.stderr!.on('data', (d) => (out += d.toString()));
-  return { proc, output: () => out };
-}
-
-async function waitUp(url: string, timeoutMs = 60000): Promise<void> {
-  const health = () => client(url).get('/v1/health/health').then((r) => r.status, () => 0); // 0: not listening yet
-  if ((await eventually(health, (status) => status === 200, timeoutMs, 200)) !== 200) throw new Error(`server at ${url} did not come up`);
-}
 
 describe('crash safety: SIGKILL while 200 creations are in flight', () => {
   const id = randomUUID().replace(/-/g, '').slice(0, 12);
@@ -160,71 +138,22 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
  * process was killed) must not get a second instance, and a key answered before the crash replays.
  */
 describe.each(['embedded', 'server'] as const)('crash safety (%s profile): Idempotency-Key survives a SIGKILL', (profile) => {
-  const id = randomUUID().replace(/-/g, '').slice(0, 12);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-api-idem-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const url = `https://127.0.0.1:${port}`;
-  const schema = `idem_${id}`;
-  const common = { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PROJECT_PER_MIN: '1000000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', SIMULATOR_LATENCY: 'realistic' };
-  const env: Record<string, string> =
-    profile === 'server'
-      ? { ...common, PROFILE: 'server', PG_URL: requireEngine('PG_URL'), PG_SCHEMA: schema, MONGO_URL: requireEngine('MONGO_URL'), MONGO_DB: schema, REDIS_URL: requireEngine('REDIS_URL'), KAFKA_BROKERS: requireEngine('KAFKA_BROKERS'), KAFKA_TOPIC_PREFIX: `idem${id}` }
-      : { ...common, PROFILE: '', EVENT_STORE: 'pglite', READ_STORE: 'memory', PG_URL: '', PG_SCHEMA: '', MONGO_URL: '', REDIS_URL: '', KAFKA_BROKERS: '', ESDB_URL: '' };
-  let server: ReturnType<typeof spawnServer> | null = null;
-  const kill = async () => {
-    const s = server;
-    server = null;
-    if (!s || s.proc.exitCode !== null) return;
-    const exited = new Promise((r) => s.proc.once('exit', r));
-    s.proc.kill('SIGKILL');
-    await exited;
-  };
-
-  afterAll(async () => {
-    await kill();
-    if (profile === 'server') {
-      const pg = new Client({ connectionString: env.PG_URL });
-      await pg.connect();
-      await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await pg.end();
-      const mongo = await MongoClient.connect(env.MONGO_URL);
-      await mongo.db(schema).dropDatabase();
-      await mongo.close();
-    }
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const server = crashableServer(profile, 'idem');
+  afterAll(() => server.cleanup());
 
   /** Instance names requested more than once, and how many were requested, from the event store itself. */
   async function requestedInStore(): Promise<{ duplicates: unknown[]; names: number; idempotencyRows: number }> {
-    const q = `SELECT data->>'name' AS name, count(*)::int AS n FROM "${profile === 'server' ? schema : 'eventstore'}".events WHERE type = 'compute.InstanceRequested.v1' AND data->>'name' LIKE 'idem-%' GROUP BY 1`;
-    const rowsQ = `SELECT count(*)::int AS n FROM "${profile === 'server' ? schema : 'eventstore'}".idempotency WHERE state IN ('committed', 'completed')`;
-    if (profile === 'server') {
-      const pg = new Client({ connectionString: env.PG_URL });
-      await pg.connect();
-      try {
-        const rows = (await pg.query(q)).rows as Array<{ name: string; n: number }>;
-        return { duplicates: rows.filter((r) => r.n > 1), names: rows.length, idempotencyRows: (await pg.query(rowsQ)).rows[0].n };
-      } finally {
-        await pg.end();
-      }
-    }
-    // PGlite is one process's database: read it once the server is gone.
-    await kill();
-    const es = await SqlEventStore.pglite(path.join(dataDir, 'eventstore'), { schema: 'eventstore' });
-    try {
-      const rows = await es.sqlClient.query<{ name: string; n: number }>(q);
-      const [idem] = await es.sqlClient.query<{ n: number }>(rowsQ);
-      return { duplicates: rows.filter((r) => r.n > 1), names: rows.length, idempotencyRows: idem.n };
-    } finally {
-      await es.close();
-    }
+    const rows = await server.query<{ name: string; n: number }>(
+      `SELECT data->>'name' AS name, count(*)::int AS n FROM "${server.storeSchema}".events WHERE type = 'compute.InstanceRequested.v1' AND data->>'name' LIKE 'idem-%' GROUP BY 1`,
+    );
+    const [idem] = await server.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${server.storeSchema}".idempotency WHERE state IN ('committed', 'completed')`);
+    return { duplicates: rows.filter((r) => r.n > 1), names: rows.length, idempotencyRows: idem.n };
   }
 
   it('retries of unanswered keyed creates after a SIGKILL create nothing twice; answered keys replay byte for byte', async () => {
-    server = spawnServer(env, port);
-    await waitUp(url);
-    const { apiKey } = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
-    const api = client(url, { 'X-Service-API-Key': apiKey });
+    await server.start();
+    const apiKey = server.apiKey();
+    const api = client(server.url, { 'X-Service-API-Key': apiKey });
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-idem' });
     expect(provider.status).toBe(201);
 
@@ -241,7 +170,7 @@ describe.each(['embedded', 'server'] as const)('crash safety (%s profile): Idemp
         .catch(() => undefined), // connections cut by the kill
     );
     await eventually(async () => answered.size, (n) => n >= 10, 60000, 5);
-    await kill();
+    await server.kill();
     await Promise.all(requests);
     const unanswered = keys.map((_k, i) => i).filter((i) => !answered.has(i));
     expect(unanswered.length).toBeGreaterThan(0); // the kill really cut requests off
@@ -250,9 +179,8 @@ describe.each(['embedded', 'server'] as const)('crash safety (%s profile): Idemp
       return requestedInStore();
     })();
 
-    server = spawnServer(env, port);
-    await waitUp(url);
-    const api2 = client(url, { 'X-Service-API-Key': apiKey });
+    await server.start();
+    const api2 = client(server.url, { 'X-Service-API-Key': apiKey });
     // Every unanswered request, and a few answered ones, again with their keys. A reservation left in
     // progress by the crash lapses with its lease (409 IDEMPOTENCY_IN_PROGRESS until then).
     const retried = [...unanswered, ...[...answered.keys()].slice(0, 5)];

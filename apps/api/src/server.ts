@@ -4,13 +4,10 @@ import type pino from 'pino';
 import type { AppConfig } from '../../../libs/config/src/config';
 import { createHttpApp, type HttpApp } from '../../../libs/http/src/http-app';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../../libs/http/src/rate-limit';
-import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore, type StoredResponse } from '../../../libs/http/src/idempotency';
-import { SqlIdempotencyStore, type CommittedWrite } from '../../../libs/http/src/sql-idempotency-store';
+import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from '../../../libs/http/src/idempotency';
+import { SqlIdempotencyStore } from '../../../libs/http/src/sql-idempotency-store';
 import { CredentialCipher } from '../../../libs/providers/src/credential-cipher';
 import { SqlEventStore } from '../../../libs/eventstore/src/sql/sql-event-store';
-import { instancesProjection } from '../../../projections/instances/instances.projection';
-import { instanceResource } from './instances/instance-view';
-import { written } from './jobs/job-writes';
 import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
 import { Platform, type PlatformOptions } from '../../../libs/runtime/src/platform';
@@ -58,7 +55,7 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
   // Idempotency records live with the events wherever the event store is SQL (PostgreSQL, PGlite), so
   // that a key and its write survive a crash together (DECISIONS 5); else Redis, else memory.
   const sqlIdempotency = platform.events instanceof SqlEventStore
-    ? new SqlIdempotencyStore(platform.events.sqlClient, { schema: platform.events.schemaName, recover: (w) => recoverResponse(platform, w), seal: CredentialCipher.fromConfig(config.dataDir, config.credentialsKey) }).start()
+    ? new SqlIdempotencyStore(platform.events.sqlClient, { schema: platform.events.schemaName, seal: CredentialCipher.fromConfig(config.dataDir, config.credentialsKey) }).start()
     : null;
   const idempotencyStore: IdempotencyStore = sqlIdempotency ?? (redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore());
 
@@ -90,19 +87,4 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
       redis?.disconnect();
     },
   };
-}
-
-/**
- * The response of a keyed write whose answer was lost in a crash (committed, never answered), rebuilt
- * from what was written: the resource as the read model has it now. Instance creation (202 with the
- * instance and its job) is rebuilt here; other writes get the store's generic answer (stream, position).
- */
-async function recoverResponse(platform: Platform, w: CommittedWrite): Promise<StoredResponse | null> {
-  const instance = /^instance-(.+)$/.exec(w.streamId);
-  if (!instance || !w.scope.startsWith('project:')) return null;
-  const events = await platform.events.readStream(w.streamId);
-  const requested = events.find((e) => e.type === 'compute.InstanceRequested.v1' && e.position <= w.position && e.metadata.requestId === w.requestId);
-  if (!requested) return null;
-  const doc = await written(platform, instancesProjection, w.streamId, instance[1], w.scope.slice('project:'.length), w.position, 'Instance');
-  return { status: 202, contentType: 'application/json; charset=utf-8', body: JSON.stringify({ data: instanceResource(doc, { expandPlan: true }), jobId: requested.data.jobId }) };
 }

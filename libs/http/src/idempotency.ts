@@ -4,10 +4,23 @@ import type Redis from 'ioredis';
 
 export interface StoredResponse { status: number; body: string; contentType?: string }
 
+/** A write committed under a key whose response was never stored (the process died between the two). */
+export interface CommittedWrite {
+  scope: string;
+  key: string;
+  /** The request that wrote (its events carry it as `metadata.requestId`). */
+  requestId: string | null;
+  /** The first stream the request appended to under the key, and the position of its last event. */
+  streamId: string;
+  position: number;
+}
+
 export type BeginResult =
   | { state: 'acquired'; token: string }
   | { state: 'in-progress'; fingerprint: string }
-  | { state: 'completed'; fingerprint: string; response: StoredResponse };
+  | { state: 'completed'; fingerprint: string; response: StoredResponse }
+  /** Written, never answered: the caller rebuilds the answer (the route's `recover`) and stores it with `recovered`. */
+  | { state: 'committed'; fingerprint: string; write: CommittedWrite };
 
 export interface IdempotencyStore {
   /** Atomically takes the key for a first attempt, or reports what is already there. */
@@ -16,6 +29,28 @@ export interface IdempotencyStore {
   complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number): Promise<void>;
   /** Frees the key after a failed (5xx / thrown) first attempt so that a retry can run. */
   release(scope: string, key: string, token: string): Promise<void>;
+  /**
+   * Stores the answer rebuilt for a `committed` key, unless another retry stored one first: returns
+   * the answer every retry replays from then on. Only stores that report `committed` need it.
+   */
+  recovered?(scope: string, key: string, response: StoredResponse): Promise<StoredResponse>;
+}
+
+/** The answer of a write whose own answer was lost, when its route cannot rebuild it: what was written, where. */
+export function genericRecoveredResponse(w: CommittedWrite): StoredResponse {
+  return {
+    status: 200,
+    contentType: 'application/json; charset=utf-8',
+    body: JSON.stringify({
+      meta: {
+        idempotentRecovery: {
+          detail: 'The request with this Idempotency-Key was carried out, but the service stopped before it answered',
+          stream: w.streamId,
+          position: w.position,
+        },
+      },
+    }),
+  };
 }
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

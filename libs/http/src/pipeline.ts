@@ -5,7 +5,7 @@ import type pino from 'pino';
 import { Authenticator, authorize, principalScope, readCredential } from './auth';
 import { applySparseFields } from './envelope';
 import { ApiError, badRequest, httpsRequired, invalidQuery, unauthorized, unavailable, ApiErrorItem } from './errors';
-import { IDEMPOTENCY_TTL_MS, IdempotencyStore, MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint } from './idempotency';
+import { genericRecoveredResponse, IDEMPOTENCY_TTL_MS, IdempotencyStore, MAX_IDEMPOTENCY_KEY_LENGTH, requestFingerprint, type CommittedWrite, type StoredResponse } from './idempotency';
 import { listResponse, parseFields, parseListQuery, stripListParams } from './list-query';
 import { ListResult } from './list-result';
 import { scrubUrl } from './logging';
@@ -25,6 +25,8 @@ export interface PipelineOptions {
   trustProxy: boolean;
   tlsEnabled: boolean;
   idempotencyLockMs?: number;
+  /** The application's providers (set once the Nest app exists): what a route's `recover` may use. */
+  resolve?: <T>(token: abstract new (...args: never[]) => T) => T;
 }
 
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -132,9 +134,37 @@ async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: Pip
   }
   if (res.fingerprint !== fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
   if (res.state === 'in-progress') throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed');
-  reply.code(res.response.status).header('Idempotent-Replayed', 'true');
-  if (res.response.contentType) reply.header('content-type', res.response.contentType);
-  return reply.send(res.response.body);
+  const response = res.state === 'completed' ? res.response : await recoverAnswer(req, res.write, o);
+  reply.code(response.status).header('Idempotent-Replayed', 'true');
+  if (response.contentType) reply.header('content-type', response.contentType);
+  return reply.send(response.body);
+}
+
+/**
+ * The answer of a keyed write that committed but was never answered, rebuilt by its route's
+ * `recover` (the generic answer when it has none, finds nothing or fails), stored so that every later
+ * retry replays the same bytes. The retry is the same request (same fingerprint), so its route is the
+ * writer's.
+ */
+async function recoverAnswer(req: FastifyRequest, write: CommittedWrite, o: PipelineOptions): Promise<StoredResponse> {
+  const route = req.apiRoute!;
+  const status = Object.keys(route.responses).map(Number).filter((s) => s >= 200 && s < 300).sort()[0] ?? 200;
+  let response: StoredResponse | null = status === 204 ? { status, body: '' } : null;
+  if (!response && route.recover && o.resolve && req.principal) {
+    try {
+      const body = await route.recover(write, { principal: req.principal, get: o.resolve });
+      if (body != null) response = { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
+    } catch (e) {
+      req.log.warn({ err: e, stream: write.streamId }, 'idempotent answer could not be rebuilt; answering the generic one');
+    }
+  }
+  response ??= genericRecoveredResponse(write);
+  try {
+    return o.idempotencyStore.recovered ? await o.idempotencyStore.recovered(write.scope, write.key, response) : response;
+  } catch (e) {
+    req.log.error({ err: e }, 'idempotency store failed');
+    throw unavailable('Idempotency store unavailable');
+  }
 }
 
 async function settleIdempotency(req: FastifyRequest, reply: FastifyReply, payload: unknown, o: PipelineOptions): Promise<void> {

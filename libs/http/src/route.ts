@@ -3,6 +3,7 @@ import { Delete, Get, HttpCode, Patch, Post, Put, applyDecorators, createParamDe
 import type { z } from 'zod';
 import type { ListQuery, ListSpec } from './list-query';
 import type { Principal } from './auth';
+import type { CommittedWrite } from './idempotency';
 import { PERMISSION_PATTERN, PROJECT_ROLES, roleAllows } from '../../domain/identity/roles';
 import type { ProjectRole } from '../../domain/identity/events';
 
@@ -35,9 +36,22 @@ export interface ApiRouteOptions {
   rateLimit?: boolean;
   /** Honour `Idempotency-Key` (every create and action route). */
   idempotent?: boolean;
+  /**
+   * How this route rebuilds its answer for a keyed retry of a write that committed but was never
+   * answered (a crash in between): the body, from what was written (the write's stream and position),
+   * answered with the route's default status; null (or no `recover`) for the generic answer.
+   */
+  recover?: RecoverAnswer;
   /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */
   list?: ListSpec;
 }
+
+/** What a route's `recover` gets besides the write: the caller, and the application's providers (e.g. its QueryBus). */
+export interface RecoveryContext {
+  principal: Principal;
+  get<T>(token: abstract new (...args: never[]) => T): T;
+}
+export type RecoverAnswer = (write: CommittedWrite, ctx: RecoveryContext) => Promise<unknown>;
 
 /**
  * What a handler receives for a route declared with `options` (`@Parsed()`, or one part of it with

@@ -9,31 +9,22 @@
  *   key another request already wrote is refused. So a write happens at most once per key.
  * - `complete` stores the response for 24 h; a replay returns it byte for byte.
  * - A retry that finds the row `committed` without a response (the process died between the commit
- *   and the answer) does not run again: the response is rebuilt from what was written (`recover`, by
- *   the application) or, failing that, a generic answer naming the stream and position; it is stored
- *   so that later retries replay the same bytes.
+ *   and the answer) does not run again: `begin` reports the write, the pipeline rebuilds the answer
+ *   through the route's `recover` (or a generic answer naming the stream and position) and stores it
+ *   with `recovered`, so that later retries replay the same bytes.
  */
 import { randomUUID } from 'node:crypto';
 import type { SqlClient } from '../../eventstore/src/sql/sql-client';
-import type { BeginResult, IdempotencyStore, StoredResponse } from './idempotency';
+import type { BeginResult, CommittedWrite, IdempotencyStore, StoredResponse } from './idempotency';
 import { IDEMPOTENCY_TTL_MS } from './idempotency';
 
-/** A write committed under a key whose response was never stored. */
-export interface CommittedWrite {
-  scope: string;
-  key: string;
-  requestId: string | null;
-  streamId: string;
-  position: number;
-}
+export type { CommittedWrite } from './idempotency';
 
 export interface SqlIdempotencyStoreOptions {
   /** The event store's schema (the table lives beside the events). */
   schema: string;
   /** How long an in-progress reservation outlives its process (renewed every third of it while alive). */
   leaseMs?: number;
-  /** Rebuilds the response of a write whose answer was lost; null: the generic answer. */
-  recover?: (write: CommittedWrite) => Promise<StoredResponse | null>;
   /**
    * Seals stored bodies at rest: a create's answer may show a secret once (an API key, a database
    * password) and must not sit in the database in the clear for 24 hours (DECISIONS 11).
@@ -52,22 +43,6 @@ interface Row {
   status: number | null;
   body: string | null;
   content_type: string | null;
-}
-
-export function genericRecoveredResponse(w: CommittedWrite): StoredResponse {
-  return {
-    status: 200,
-    contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify({
-      meta: {
-        idempotentRecovery: {
-          detail: 'The request with this Idempotency-Key was carried out, but the service stopped before it answered',
-          stream: w.streamId,
-          position: w.position,
-        },
-      },
-    }),
-  };
 }
 
 export class SqlIdempotencyStore implements IdempotencyStore {
@@ -151,22 +126,14 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       if (outcome === null) continue;
       if ('done' in outcome) return outcome.done;
       const row = outcome.committed;
-      if (row.fingerprint !== fingerprint) return { state: 'in-progress', fingerprint: row.fingerprint }; // answered 422 by the caller
-      return { state: 'completed', fingerprint: row.fingerprint, response: await this.recovered(scope, key, row) };
+      const write: CommittedWrite = { scope, key, requestId: row.request_id, streamId: row.stream_id ?? '', position: Number(row.position ?? 0) };
+      return { state: 'committed', fingerprint: row.fingerprint, write };
     }
     throw new Error('idempotency key could not be acquired');
   }
 
-  /** The lost response, rebuilt once and stored: every later retry replays the same bytes. */
-  private async recovered(scope: string, key: string, row: Row): Promise<StoredResponse> {
-    const write: CommittedWrite = { scope, key, requestId: row.request_id, streamId: row.stream_id ?? '', position: Number(row.position ?? 0) };
-    let response: StoredResponse | null = null;
-    try {
-      response = (await this.options.recover?.(write)) ?? null;
-    } catch {
-      response = null;
-    }
-    response ??= genericRecoveredResponse(write);
+  /** The lost response, rebuilt once by the caller and stored: every later retry replays the same bytes. */
+  async recovered(scope: string, key: string, response: StoredResponse): Promise<StoredResponse> {
     const [stored] = await this.sql.query<{ status: number; body: string; content_type: string | null }>(
       `UPDATE ${this.table} SET state = 'completed', status = $3, body = $4, content_type = $5
        WHERE scope = $1 AND key = $2 AND state = 'committed' RETURNING status, body, content_type`,

@@ -161,13 +161,15 @@ describe('SqlIdempotencyStore: the record and the write survive together', () =>
     const other = `widget-${randomUUID()}`;
     await expect(es.append(other, ev('w.Created'), { expectedRevision: 'no_stream', idempotency: { scope: 'project:p1', key, requestId: 'req-2' } })).rejects.toBeInstanceOf(IdempotencyKeyCommittedError);
     expect(await es.readStream(other)).toEqual([]);
-    // A committed reservation does not lapse with its lease: the retry replays the recovered answer.
+    // A committed reservation does not lapse with its lease: the retry is told what was written, rebuilds
+    // the answer (the pipeline, through the route) and stores it; the first stored answer wins.
     const retry = await (await sqlStore()).begin('project:p1', key, fp, 60_000);
-    expect(retry.state).toBe('completed');
-    if (retry.state !== 'completed') return;
-    expect(JSON.parse(retry.response.body).meta.idempotentRecovery).toMatchObject({ stream, position: r.position + 1 });
+    expect(retry).toEqual({ state: 'committed', fingerprint: fp, write: { scope: 'project:p1', key, requestId: 'req-1', streamId: stream, position: r.position + 1 } });
+    const rebuilt = { status: 201, body: '{"data":{"id":"w1"}}', contentType: 'application/json; charset=utf-8' };
+    expect(await (await sqlStore()).recovered('project:p1', key, rebuilt)).toEqual(rebuilt);
+    expect(await (await sqlStore()).recovered('project:p1', key, { status: 200, body: '{}' })).toEqual(rebuilt); // a racing retry replays the first
     const again = await (await sqlStore()).begin('project:p1', key, fp, 60_000);
-    expect(again).toEqual(retry); // stored: byte for byte
+    expect(again).toEqual({ state: 'completed', fingerprint: fp, response: rebuilt }); // stored: byte for byte
     // The same key with another body is still the other request's.
     const mismatch = await (await sqlStore()).begin('project:p1', key, 'e'.repeat(64), 60_000);
     expect(mismatch.state !== 'acquired' && mismatch.fingerprint).toBe(fp); // answered 422 by the pipeline

@@ -26,6 +26,7 @@ import { requireSameProvider, resolveProvider } from '../providers/resolve-provi
 import { PLATFORM } from '../tokens';
 import { pathId, projectIdOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
+import { idInStream, recoverBy, requestEvent, type RecoveredWrite } from './recovery';
 
 type AnyObject = z.ZodObject;
 type Doc = JobResourceDoc<AnyObject>;
@@ -278,7 +279,37 @@ export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> 
   }
 }
 
-export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, ImportJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler];
+/**
+ * What a committed create, operation, update or import wrote, as it answered (recovery of a lost
+ * answer): the resource as of the write, with the job its request event enqueued, or the `/db` record.
+ */
+export class WrittenJobResource extends Query<Accepted | { data: Resource<Record<string, unknown>> } | null> {
+  constructor(
+    readonly routes: JobResourceRoutes,
+    readonly write: RecoveredWrite,
+    readonly as: 'accepted' | 'record',
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenJobResource)
+export class WrittenJobResourceHandler implements IQueryHandler<WrittenJobResource> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ routes, write, as }: WrittenJobResource) {
+    const { resource, projection } = routes;
+    const id = idInStream(resource.stream, write.streamId);
+    if (!id) return null;
+    const doc = await written(this.platform, projection as DocumentProjection<Doc>, write.streamId, id, write.projectId, write.position, resource.label);
+    if (as === 'record') return { data: recordOf(routes, doc) };
+    const jobId = (await requestEvent(this.platform, write))?.data.jobId;
+    return typeof jobId === 'string' ? { data: toResourceOf(routes, doc), jobId } : null;
+  }
+}
+
+/** The generic handlers every job-backed resource shares (registered once). */
+export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, ImportJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler, WrittenJobResourceHandler];
 
 // ---------------------------------------------------------------- the generated controller
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that supports this') });
@@ -297,6 +328,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   const statuses = [...new Set(Object.values(routes.resource.operations).flatMap((o) => [o.transient, o.final, ...(o.working ? [o.working] : [])]).concat(routes.resource.failed ?? 'error'))] as [string, ...string[]];
   const listQuery = providerQuery.extend({ status: z.enum(statuses).optional(), region: z.string().min(1).max(64).optional() });
   const providerOf = (p: ParsedRequest) => (p.query as { providerId?: string } | undefined)?.providerId;
+  const recoverAccepted = recoverBy((w) => new WrittenJobResource(routes, w, 'accepted'));
 
   @Controller()
   class JobResourceController extends BusController {
@@ -346,13 +378,13 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   };
   declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
-  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
-  if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, recover: recoverAccepted, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, recover: recoverAccepted, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.records) {
     const recordAttributes = attributes.extend({ externalId: z.string().nullable() });
     const importBody = (decl.body ?? routes.resource.schema).extend({ externalId: z.string().min(1).max(255).describe("The provider's id of the resource") });
     declare('listRecords', { ...common, method: 'GET', path: `${decl.path}/db`, summary: decl.records.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, recordAttributes) } }, ['principal', 'parsed']);
-    declare('importRecord', { ...common, method: 'POST', path: `${decl.path}/db`, summary: decl.records.create, permission: write, type: decl.type, query: providerQuery, body: importBody, idempotent: true, responses: { 201: resourceSchema(decl.type, recordAttributes) } }, ['req', 'principal', 'parsed']);
+    declare('importRecord', { ...common, method: 'POST', path: `${decl.path}/db`, summary: decl.records.create, permission: write, type: decl.type, query: providerQuery, body: importBody, idempotent: true, recover: recoverBy((w) => new WrittenJobResource(routes, w, 'record')), responses: { 201: resourceSchema(decl.type, recordAttributes) } }, ['req', 'principal', 'parsed']);
   }
   if (decl.update) {
     Object.defineProperty(proto, 'update', {
@@ -362,7 +394,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       writable: true,
       configurable: true,
     });
-    declare('update', { ...common, method: 'PATCH', path: item, summary: decl.update.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.update.body ?? z.object({}), idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+    declare('update', { ...common, method: 'PATCH', path: item, summary: decl.update.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.update.body ?? z.object({}), idempotent: true, recover: recoverAccepted, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   }
   if (decl.actionsRoute) {
     Object.defineProperty(proto, 'actions', {
@@ -373,7 +405,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       writable: true,
       configurable: true,
     });
-    declare('actions', { ...common, method: 'POST', path: `${item}/actions`, summary: decl.actionsRoute.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.actionsRoute.body, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+    declare('actions', { ...common, method: 'POST', path: `${item}/actions`, summary: decl.actionsRoute.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.actionsRoute.body, idempotent: true, recover: recoverAccepted, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   }
   for (const [operation, action] of Object.entries(decl.actions ?? {})) {
     const method = `action_${operation.replace(/[^a-z0-9]/gi, '_')}`;
@@ -384,7 +416,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       writable: true,
       configurable: true,
     });
-    declare(method, { ...common, method: 'POST', path: `${item}/${operation}`, summary: action.summary, permission: write, type: decl.type, params, query: providerQuery, body: action.body ?? z.object({}), idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+    declare(method, { ...common, method: 'POST', path: `${item}/${operation}`, summary: action.summary, permission: write, type: decl.type, params, query: providerQuery, body: action.body ?? z.object({}), idempotent: true, recover: recoverAccepted, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   }
   return JobResourceController;
 }

@@ -20,6 +20,8 @@ import { commandContext } from '../identity/request-context';
 import { PLATFORM } from '../tokens';
 import { pathId, projectIdOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
+import { idInStream, recoverBy, type RecoveredWrite } from './recovery';
+import { written } from '../jobs/job-writes';
 
 type Op = 'list' | 'get' | 'create' | 'delete';
 type AnyObject = z.ZodObject;
@@ -104,6 +106,16 @@ export class ListSimpleResources extends Query<ListResult<object>> {
   }
 }
 
+/** The resource a committed create wrote, as its create answered it (recovery of a lost answer). */
+export class WrittenSimpleResource extends Query<ResourceDocument | null> {
+  constructor(
+    readonly routes: SimpleRoutes<AnyObject, z.ZodType, AnyObject>,
+    readonly write: RecoveredWrite,
+  ) {
+    super();
+  }
+}
+
 const deciders = new WeakMap<SimpleResource, ReturnType<typeof simpleResourceDecider>>();
 const deciderOf = (r: SimpleResource) => deciders.get(r) ?? deciders.set(r, simpleResourceDecider(r)).get(r)!;
 
@@ -176,8 +188,19 @@ export class ListSimpleResourcesHandler implements IQueryHandler<ListSimpleResou
   }
 }
 
+@QueryHandler(WrittenSimpleResource)
+export class WrittenSimpleResourceHandler implements IQueryHandler<WrittenSimpleResource> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ routes, write }: WrittenSimpleResource): Promise<ResourceDocument | null> {
+    const id = idInStream(routes.resource.stream, write.streamId);
+    if (!id) return null;
+    return toDocument(routes, await written(this.platform, routes.projection, write.streamId, id, write.projectId, write.position, routes.resource.label));
+  }
+}
+
 /** The generic handlers every simple resource shares (registered once). */
-export const SIMPLE_RESOURCE_HANDLERS = [CreateSimpleResourceHandler, DeleteSimpleResourceHandler, GetSimpleResourceHandler, ListSimpleResourcesHandler];
+export const SIMPLE_RESOURCE_HANDLERS = [CreateSimpleResourceHandler, DeleteSimpleResourceHandler, GetSimpleResourceHandler, ListSimpleResourcesHandler, WrittenSimpleResourceHandler];
 
 // ---------------------------------------------------------------- the generated controller
 /**
@@ -225,7 +248,7 @@ export function simpleResourceController<S extends AnyObject, B extends z.ZodTyp
   const write = `${decl.permission}:write`;
   declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.routes.list!, permission: read, list: { type: decl.type, sortFields: decl.projection.lists[0].sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, summary: decl.routes.get!, permission: read, params, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
-  declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.routes.create!, permission: write, type: decl.type, body: decl.body ?? decl.resource.schema, idempotent: true, responses: { 201: resourceSchema(decl.type, attributes) } }, ['req', 'principal', 'parsed']);
+  declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.routes.create!, permission: write, type: decl.type, body: decl.body ?? decl.resource.schema, idempotent: true, recover: recoverBy((w) => new WrittenSimpleResource(routes, w)), responses: { 201: resourceSchema(decl.type, attributes) } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.routes.delete!, permission: write, params, responses: { 204: null } }, ['req', 'principal', 'parsed']);
   return SimpleResourceController;
 }

@@ -6,7 +6,8 @@ import { principalProjectId, type Principal } from '../../../../libs/http/src/au
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
-import { IssueApiKey, ListApiKeys, RevokeApiKey } from './identity.handlers';
+import { IssueApiKey, ListApiKeys, RevokeApiKey, WrittenApiKey } from './identity.handlers';
+import { recoverBy } from '../common/recovery';
 import { commandContext, granteeOf } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { BusController } from '../common/bus-controller';
@@ -73,6 +74,12 @@ const createRoute = route({
   type: 'api-keys',
   body: createBody,
   idempotent: true,
+  // A retry of a create whose answer a crash lost gets the key it issued, but not its secret: only an
+  // HMAC of it was ever stored (revoke it and create another; DECISIONS 11).
+  recover: recoverBy(
+    (w) => new WrittenApiKey(w),
+    (doc) => resource('api-keys', doc.id, apiKeyResource(doc).attributes, { meta: { key: 'Not shown: the answer that carried this key was lost in an outage, and the key is not stored. Revoke it and create another.' } }),
+  ),
   responses: { 201: resourceSchema('api-keys', apiKeyAttributes.extend({ key: z.string() })) },
 });
 const revokeRoute = route({

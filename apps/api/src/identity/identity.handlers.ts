@@ -16,6 +16,7 @@ import { projectsProjection, type ProjectDoc } from '../../../../projections/pro
 import { IDENTITY, PLATFORM } from '../tokens';
 import type { KeyHasher } from './api-key-secrets';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
+import { idInStream, type RecoveredWrite } from '../common/recovery';
 
 export class IssueApiKey extends Command<IssuedKey> {
   constructor(
@@ -60,6 +61,13 @@ export class ListApiKeys extends Query<{ items: ApiKeyDoc[]; total: number }> {
 }
 
 /** The permission catalogue (DECISIONS 15), generated from the route declarations. */
+/** The key a committed create issued, as of that write (recovery of a lost answer; its secret is never stored). */
+export class WrittenApiKey extends Query<ApiKeyDoc | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
 export class ListPermissions extends Query<{ items: CataloguedPermission[]; total: number }> {
   constructor(readonly list: ListQuery<{ resource?: string; role?: ProjectRole }>) {
     super();
@@ -131,6 +139,17 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeys> {
   }
 }
 
+@QueryHandler(WrittenApiKey)
+export class WrittenApiKeyHandler implements IQueryHandler<WrittenApiKey> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenApiKey): Promise<ApiKeyDoc | null> {
+    const keyId = idInStream(apiKeyStream, write.streamId);
+    const doc = keyId ? await this.platform.readBack(apiKeysProjection, write.streamId, keyId, write.position) : null;
+    return doc && doc.projectId === write.projectId ? doc : null;
+  }
+}
+
 @QueryHandler(ListPermissions)
 export class ListPermissionsHandler implements IQueryHandler<ListPermissions> {
   async execute({ list }: ListPermissions) {
@@ -157,4 +176,4 @@ export class ListProjectsHandler implements IQueryHandler<ListProjects> {
   }
 }
 
-export const IDENTITY_HANDLERS = [IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler, ListPermissionsHandler];
+export const IDENTITY_HANDLERS = [WrittenApiKeyHandler, IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler, ListPermissionsHandler];

@@ -10,7 +10,8 @@ import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
 import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
-import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
+import { recoverBy } from '../common/recovery';
+import { WrittenInstance, CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
 import { BusController } from '../common/bus-controller';
 
@@ -61,6 +62,7 @@ const createRoute = route({
   type: 'instances',
   body: createBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenInstance(w, true)),
   responses: { 202: accepted },
 });
 const listRoute = route({
@@ -107,6 +109,7 @@ const removeRoute = route({
   permission: 'instances:write',
   params: idParams,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenInstance(w, false)),
   responses: { 202: accepted },
 });
 const actionRoute = route({
@@ -120,6 +123,7 @@ const actionRoute = route({
   params: idParams,
   body: actionBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenInstance(w, false)),
   responses: { 202: accepted },
 });
 const eventsRoute = route({

@@ -21,6 +21,8 @@ import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
+import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
+import { instanceResource } from './instance-view';
 
 /** What a GET after an instance write reads: the instance and its activity log. */
 const INSTANCE_MODELS = [instancesProjection.name, instanceEventsProjection.name];
@@ -237,7 +239,30 @@ export class InstanceMetricsHandler implements IQueryHandler<InstanceMetrics> {
   }
 }
 
+/** What a committed create, action or terminate answered (recovery of a lost answer): the instance as of the write, and its job. */
+export class WrittenInstance extends Query<{ data: ReturnType<typeof instanceResource>; jobId: string } | null> {
+  constructor(
+    readonly write: RecoveredWrite,
+    readonly expandPlan: boolean,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenInstance)
+export class WrittenInstanceHandler implements IQueryHandler<WrittenInstance> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write, expandPlan }: WrittenInstance) {
+    const id = idInStream(instanceStream, write.streamId);
+    const jobId = id ? (await requestEvent(this.platform, write))?.data.jobId : undefined;
+    if (!id || typeof jobId !== 'string') return null;
+    return { data: instanceResource(await writtenInstance(this.platform, write.projectId, id, write.position), { expandPlan }), jobId };
+  }
+}
+
 export const INSTANCE_HANDLERS = [
+  WrittenInstanceHandler,
   CreateInstanceHandler,
   RequestInstanceActionHandler,
   UpdateInstanceHandler,

@@ -11,8 +11,9 @@ import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
-import { CreateBackup, CreateServer, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
+import { WrittenServer, CreateBackup, CreateServer, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
 import { BusController } from '../common/bus-controller';
+import { recoverBy } from '../common/recovery';
 
 /** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat). */
 const createBody = z
@@ -57,6 +58,8 @@ const listRoute = route({
   list: { type: 'servers', sortFields: SERVER_SORT_FIELDS },
   responses: { 200: collectionSchema('servers', serverAttributes) },
 });
+/** Every keyed server route rebuilds a lost answer from what it wrote (server, backup or restore). */
+const recoverServer = recoverBy((w) => new WrittenServer(w));
 const getRoute = route({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', permission: 'servers:read', params: idParams, responses: { 200: serverDoc } });
 const createRoute = route({
   method: 'POST',
@@ -68,6 +71,7 @@ const createRoute = route({
   type: 'servers',
   body: createBody,
   idempotent: true,
+  recover: recoverServer,
   responses: { 201: withJob },
 });
 const patchRoute = route({
@@ -103,6 +107,7 @@ const actionRoute = route({
   params: idParams,
   body: actionBody,
   idempotent: true,
+  recover: recoverServer,
   responses: { 202: withJob },
 });
 const serverBackupsRoute = route({
@@ -127,6 +132,7 @@ const backupServerRoute = route({
   params: idParams,
   body: backupBody,
   idempotent: true,
+  recover: recoverServer,
   responses: { 201: backupDoc },
 });
 const instanceBackupsRoute = route({
@@ -151,6 +157,7 @@ const backupInstanceRoute = route({
   params: instanceParams,
   body: backupBody,
   idempotent: true,
+  recover: recoverServer,
   responses: { 201: backupDoc },
 });
 const getBackupRoute = route({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', permission: 'servers:read', params: idParams, responses: { 200: backupDoc } });
@@ -163,6 +170,7 @@ const restoreRoute = route({
   permission: 'servers:write',
   params: idParams,
   idempotent: true,
+  recover: recoverServer,
   responses: { 201: withJob },
 });
 const deleteBackupRoute = route({ method: 'DELETE', path: '/v1/backups/{id}', summary: 'Delete (archive) a backup', tag: 'Servers', auth: 'project', permission: 'servers:write', params: idParams, responses: { 204: null } });

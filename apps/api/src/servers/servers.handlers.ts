@@ -18,6 +18,8 @@ import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
+import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
+import { backupResource, serverResource } from './server-view';
 
 type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
 type Found<D> = { items: D[]; total: number };
@@ -246,6 +248,40 @@ export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
   }
 }
 
+/**
+ * What a committed server write answered (recovery of a lost answer): a create or power action (the
+ * server as of the write and its job), a backup (the backup), a restore (written to the backup's
+ * stream first, which names the new server: that server and its job).
+ */
+export class WrittenServer extends Query<{ data: ReturnType<typeof serverResource> | ReturnType<typeof backupResource>; jobId?: string } | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenServer)
+export class WrittenServerHandler implements IQueryHandler<WrittenServer> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenServer) {
+    const backupId = idInStream(backupStream, write.streamId);
+    if (backupId) {
+      const archived = await requestEvent(this.platform, write, 'compute.BackupArchived.v1');
+      const restored = archived?.data.restoredServerId;
+      if (typeof restored === 'string') return this.server({ ...write, streamId: serverStream(restored) }, restored);
+      return { data: backupResource(await written(this.platform, backupsProjection, write.streamId, backupId, write.projectId, write.position, 'Backup')) };
+    }
+    const serverId = idInStream(serverStream, write.streamId);
+    return serverId ? this.server(write, serverId) : null;
+  }
+
+  private async server(write: RecoveredWrite, serverId: string) {
+    const jobId = (await requestEvent(this.platform, write))?.data.jobId;
+    if (typeof jobId !== 'string') return null;
+    return { data: serverResource(await writtenServer(this.platform, write.projectId, serverId, write.position)), jobId };
+  }
+}
+
 @QueryHandler(GetServer)
 export class GetServerHandler implements IQueryHandler<GetServer> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
@@ -287,6 +323,7 @@ export class ListBackupsHandler implements IQueryHandler<ListBackups> {
 }
 
 export const SERVER_HANDLERS = [
+  WrittenServerHandler,
   CreateServerHandler,
   RequestServerPowerActionHandler,
   UpdateServerHandler,

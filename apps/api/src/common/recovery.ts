@@ -1,0 +1,42 @@
+/**
+ * Rebuilding a keyed write's answer after a crash (DECISIONS 5, issue 16): a retry with the key of a
+ * write that committed but was never answered does not run again; the route's `recover` answers what
+ * the write answered, from the write itself (its stream and position, recorded with it).
+ */
+import { Query, QueryBus } from '@nestjs/cqrs';
+import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
+import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
+import type { RecoverAnswer } from '../../../../libs/http/src/route';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+
+/**
+ * A route's `recover`: the query the committed write names, run on the QueryBus (its handler reads as
+ * the write's own answer did), and the answer made of what it found.
+ */
+export const recoverBy =
+  <R>(query: (write: RecoveredWrite) => Query<R | null>, answer: (found: R) => unknown = (found) => found): RecoverAnswer =>
+  async (write, { principal, get }) => {
+    const projectId = principalProjectId(principal);
+    const found = projectId ? await get(QueryBus).execute(query({ ...write, projectId, principal })) : null;
+    return found == null ? null : answer(found);
+  };
+
+/** The committed write, with the project whose key scope it was written under. */
+export interface RecoveredWrite extends CommittedWrite {
+  projectId: string;
+  principal: Principal;
+}
+
+/** The id of the resource a stream holds, when the stream is that resource's (`template-<id>` for `(id) => 'template-' + id`). */
+export function idInStream(stream: (id: string) => string, streamId: string): string | null {
+  const prefix = stream('');
+  const id = streamId.startsWith(prefix) ? streamId.slice(prefix.length) : '';
+  return id && stream(id) === streamId ? id : null;
+}
+
+/** The first event the writing request appended to the write's stream (its `requested` event, which names the job). */
+export async function requestEvent(platform: Platform, write: CommittedWrite, type?: string): Promise<RecordedEvent | null> {
+  const events = await platform.events.readStream(write.streamId);
+  return events.find((e) => e.position <= write.position && e.metadata.requestId === write.requestId && (!type || e.type === type)) ?? null;
+}

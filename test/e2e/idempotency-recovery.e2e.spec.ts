@@ -1,0 +1,83 @@
+/**
+ * Issue 16 §2 / DECISIONS 5: a keyed create whose write committed but whose answer was never stored
+ * (the process died between the two) answers its retry with the route's real answer, rebuilt from
+ * what was written, not a generic one; and it is not carried out a second time.
+ *
+ * The server runs in its own process and is SIGKILLed. Which requests a kill catches between commit
+ * and answer is chance (the random version is crash-safety.e2e.spec.ts); here each key's record is
+ * put back to the state such a kill leaves (`committed`, no response) while the server is down, so
+ * every resource below is recovered on every run.
+ */
+import { randomUUID } from 'node:crypto';
+import { client, type TestResponse } from '../support/http-client';
+import { crashableServer } from '../support/spawn-server';
+import { ed25519Key } from '../support/ssh-keys';
+
+describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after a crash (%s profile)', (profile) => {
+  const server = crashableServer(profile, 'recover');
+  afterAll(() => server.cleanup());
+
+  it('answers each create its real answer (201/202 with the resource as written), once, and replays it from then on', async () => {
+    await server.start();
+    const apiKey = server.apiKey();
+    const api = client(server.url, { 'X-Service-API-Key': apiKey });
+    const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-recover' });
+    expect(provider.status).toBe(201);
+    const providerId = provider.body.data.id as string;
+
+    const creates: Array<{ name: string; path: string; body: unknown; status: number; key: string; first?: TestResponse }> = [
+      { name: 'template', path: '/v1/templates', body: { name: 'tpl-recover', providerId, region: 'us-east-1', instanceType: 'pc-t3-medium' }, status: 201, key: randomUUID() },
+      { name: 'ssh key', path: `/v1/ssh-keys?providerId=${providerId}`, body: { name: 'key-recover', publicKey: ed25519Key() }, status: 201, key: randomUUID() },
+      { name: 'instance', path: '/v1/instances', body: { name: 'inst-recover', providerId, region: 'us-east-1', instanceType: 'pc-t3-medium' }, status: 202, key: randomUUID() },
+      { name: 'volume', path: '/v1/storage/volumes', body: { name: 'vol-recover', sizeGb: 10, region: 'us-east-1' }, status: 202, key: randomUUID() },
+      { name: 'api key', path: '/v1/api-keys', body: { name: 'apikey-recover', role: 'developer' }, status: 201, key: randomUUID() },
+    ];
+    for (const c of creates) {
+      c.first = await api.post(c.path, c.body, { 'Idempotency-Key': c.key });
+      expect({ name: c.name, status: c.first.status }).toEqual({ name: c.name, status: c.status });
+    }
+
+    // The kill, and each record as a kill between the commit and the answer leaves it.
+    await server.kill();
+    const keys = creates.map((c) => c.key);
+    const reset = await server.query<{ key: string }>(
+      `UPDATE "${server.storeSchema}".idempotency SET state = 'committed', status = NULL, body = NULL, content_type = NULL
+       WHERE key = ANY($1::text[]) AND state = 'completed' RETURNING key`,
+      [keys],
+    );
+    expect(reset.map((r) => r.key).sort()).toEqual([...keys].sort());
+
+    await server.start();
+    const api2 = client(server.url, { 'X-Service-API-Key': apiKey });
+    for (const c of creates) {
+      const retry = await api2.post(c.path, c.body, { 'Idempotency-Key': c.key });
+      expect({ name: c.name, status: retry.status, replayed: retry.headers['idempotent-replayed'] }).toEqual({ name: c.name, status: c.status, replayed: 'true' });
+      if (c.name === 'api key') {
+        // The key it issued, without the secret (never stored): the rest is what the create answered.
+        const { key: secret, ...attributes } = c.first!.body.data.attributes;
+        expect(secret).toMatch(/^svc_/);
+        expect(retry.body.data).toEqual({ ...c.first!.body.data, attributes });
+        expect(retry.body.meta.key).toMatch(/Not shown/);
+        expect(retry.text).not.toContain(secret);
+      } else {
+        // The same answer the create gave: the resource exactly as of the write (and its job).
+        expect({ name: c.name, body: retry.body }).toEqual({ name: c.name, body: c.first!.body });
+      }
+      // Stored: later retries replay these bytes.
+      const again = await api2.post(c.path, c.body, { 'Idempotency-Key': c.key });
+      expect({ name: c.name, status: again.status, text: again.text }).toEqual({ name: c.name, status: retry.status, text: retry.text });
+    }
+
+    // Nothing was carried out twice: one of each.
+    const names = async (listPath: string) => {
+      const list = await api2.get(listPath);
+      expect(list.status).toBe(200);
+      return list.body.data.map((d: { attributes: { name: string } }) => d.attributes.name).filter((n: string) => n.endsWith('-recover'));
+    };
+    expect(await names('/v1/templates?limit=100')).toEqual(['tpl-recover']);
+    expect(await names(`/v1/ssh-keys?providerId=${providerId}&limit=100`)).toEqual(['key-recover']);
+    expect(await names('/v1/instances?limit=100')).toEqual(['inst-recover']);
+    expect(await names('/v1/storage/volumes?limit=100')).toEqual(['vol-recover']);
+    expect(await names('/v1/api-keys?limit=100')).toEqual(['apikey-recover']);
+  }, 240000);
+});

@@ -1,0 +1,106 @@
+/** The real server in its own process (apps/api/src/main.ts), for tests that SIGKILL it and start it again. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { MongoClient } from 'mongodb';
+import { client } from './http-client';
+import { eventually } from './wait';
+import { requireEngine } from '../engines';
+import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** The real server in its own process, so the test can SIGKILL it mid-flight. */
+export function spawnServer(env: Record<string, string>, port: number): { proc: ChildProcess; output: () => string } {
+  let out = '';
+  const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'apps/api/src/main.ts')], {
+    cwd: ROOT,
+    // An empty value removes the variable (the embedded profile must not see the engines' URLs).
+    env: Object.fromEntries(Object.entries({ ...process.env, NODE_OPTIONS: '', ...env, PORT: String(port) }).filter(([, v]) => v !== '')),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout!.on('data', (d) => (out += d.toString()));
+  proc.stderr!.on('data', (d) => (out += d.toString()));
+  return { proc, output: () => out };
+}
+
+export async function waitUp(url: string, timeoutMs = 60000): Promise<void> {
+  const health = () => client(url).get('/v1/health/health').then((r) => r.status, () => 0); // 0: not listening yet
+  if ((await eventually(health, (status) => status === 200, timeoutMs, 200)) !== 200) throw new Error(`server at ${url} did not come up`);
+}
+
+/**
+ * A server of one profile in its own process, with its own data directory and (server profile) its
+ * own schema, database and topics: started, SIGKILLed and started again on the same data; `query`
+ * reads or changes the event store's database (while the server is down for PGlite, which is one
+ * process's database); `cleanup` drops everything.
+ */
+export function crashableServer(profile: 'embedded' | 'server', label: string) {
+  const id = randomUUID().replace(/-/g, '').slice(0, 12);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `cloud-api-${label}-`));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const url = `https://127.0.0.1:${port}`;
+  const schema = `${label}_${id}`;
+  const common = { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PROJECT_PER_MIN: '1000000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', SIMULATOR_LATENCY: 'realistic' };
+  const env: Record<string, string> =
+    profile === 'server'
+      ? { ...common, PROFILE: 'server', PG_URL: requireEngine('PG_URL'), PG_SCHEMA: schema, MONGO_URL: requireEngine('MONGO_URL'), MONGO_DB: schema, REDIS_URL: requireEngine('REDIS_URL'), KAFKA_BROKERS: requireEngine('KAFKA_BROKERS'), KAFKA_TOPIC_PREFIX: `${label}${id}` }
+      : { ...common, PROFILE: '', EVENT_STORE: 'pglite', READ_STORE: 'memory', PG_URL: '', PG_SCHEMA: '', MONGO_URL: '', REDIS_URL: '', KAFKA_BROKERS: '', ESDB_URL: '' };
+  let server: ReturnType<typeof spawnServer> | null = null;
+  const self = {
+    profile,
+    url,
+    dataDir,
+    /** The event store's schema (PGlite: `eventstore`). */
+    storeSchema: profile === 'server' ? schema : 'eventstore',
+    async start(): Promise<void> {
+      server = spawnServer(env, port);
+      await waitUp(url);
+    },
+    async kill(): Promise<void> {
+      const s = server;
+      server = null;
+      if (!s || s.proc.exitCode !== null) return;
+      const exited = new Promise((r) => s.proc.once('exit', r));
+      s.proc.kill('SIGKILL');
+      await exited;
+    },
+    output: (): string => server?.output() ?? '',
+    apiKey: (): string => JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8')).apiKey as string,
+    async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+      if (profile === 'server') {
+        const pg = new Client({ connectionString: env.PG_URL });
+        await pg.connect();
+        try {
+          return (await pg.query(sql, params)).rows as T[];
+        } finally {
+          await pg.end();
+        }
+      }
+      await self.kill();
+      const es = await SqlEventStore.pglite(path.join(dataDir, 'eventstore'), { schema: 'eventstore' });
+      try {
+        return await es.sqlClient.query<T & Record<string, unknown>>(sql, params);
+      } finally {
+        await es.close();
+      }
+    },
+    async cleanup(): Promise<void> {
+      await self.kill();
+      if (profile === 'server') {
+        const pg = new Client({ connectionString: env.PG_URL });
+        await pg.connect();
+        await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        await pg.end();
+        const mongo = await MongoClient.connect(env.MONGO_URL);
+        await mongo.db(schema).dropDatabase();
+        await mongo.close();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return self;
+}
