@@ -6,6 +6,7 @@ import { ManualClock } from '../../libs/runtime/src/clock';
 import { client } from '../support/http-client';
 import { startSmtpSink, type SmtpSink } from '../support/smtp';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
+import { eventually } from '../support/wait';
 import type { ParsedMail } from 'mailparser';
 
 /** Members, invitations, workspaces, custom roles and provider API keys (spec 4.11, DECISIONS 15). */
@@ -294,5 +295,46 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     expect((await owner.delete(`/v1/iam/api-keys/${keyId}`)).status).toBe(404);
     expect((await owner.post(`/v1/iam/api-keys/${keyId}/rotate`)).status).toBe(404);
     expect((await owner.get('/v1/iam/api-keys')).body.meta.total).toBe(0);
+  });
+});
+
+describe.each<Profile>(['embedded', 'server'])('invitation mail across an SMTP outage and a restart (%s profile)', (profile) => {
+  let smtp: SmtpSink;
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const s of servers.reverse()) await s.stop().catch(() => undefined);
+    await smtp?.close();
+  });
+
+  it('loses no invitation while SMTP refuses and the server restarts, and sends none twice', async () => {
+    smtp = await startSmtpSink();
+    const first = await startTestServer(profile, { SMTP_URL: smtp.url });
+    servers.push(first);
+    const owner = first.as(first.bootstrap.apiKey);
+    const projectId = first.bootstrap.projectId;
+    expect((await owner.post(`/v1/projects/${projectId}/invites`, { email: 'early@example.com' })).status).toBe(201);
+    await smtp.waitFor(mailTo('early@example.com'));
+
+    smtp.failNext(1_000_000); // every delivery now gets a 451 (try again later)
+    const late = await owner.post(`/v1/projects/${projectId}/invites`, { email: 'late@example.com' });
+    expect(late.status).toBe(201);
+    await eventually(async () => first.logs(), (logs) => logs.includes('saga:invitation-mail'));
+    expect(smtp.messages.filter(mailTo('late@example.com'))).toHaveLength(0);
+    await first.stop({ keepData: true });
+    servers.pop();
+
+    smtp.failNext(0);
+    const second = await startTestServer(profile, first.env);
+    servers.push(second);
+    const mail = await smtp.waitFor(mailTo('late@example.com'));
+    expect(tokenOf(mail)).toMatch(/^inv\./);
+    const sent = await eventually(
+      async () => (await second.platform.events.readAll({ fromPosition: 0, maxCount: 100000 })).filter((e) => e.type === 'identity.InvitationEmailSent.v1'),
+      (events) => events.some((e) => (e.data as { memberId: string }).memberId === late.body.data.id),
+    );
+    expect(sent).toHaveLength(2);
+    expect(smtp.messages.filter(mailTo('early@example.com'))).toHaveLength(1);
+    expect(smtp.messages.filter(mailTo('late@example.com'))).toHaveLength(1);
+    expect((await second.as(second.bootstrap.apiKey).get(`/v1/projects/${projectId}/invites?sort=email`)).body.data.map((i: { attributes: { mail: string } }) => i.attributes.mail)).toEqual(['sent', 'sent']);
   });
 });
