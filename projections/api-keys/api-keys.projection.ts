@@ -12,6 +12,8 @@ export interface ApiKeyDoc extends ReadDoc {
   prefix: string;
   keyHash: string;
   role: ProjectRole;
+  /** Set when the key acts with a custom role (absent on keys issued before custom roles). */
+  customRoleId?: string | null;
   expiresAt: string | null;
   revoked: boolean;
   revokedAt: string | null;
@@ -46,6 +48,7 @@ export const apiKeysProjection: DocumentProjection<ApiKeyDoc> = {
           prefix: event.data.prefix,
           keyHash: event.data.keyHash,
           role: event.data.role,
+          customRoleId: event.data.customRoleId ?? null,
           expiresAt: event.data.expiresAt,
           revoked: false,
           revokedAt: null,

@@ -222,10 +222,22 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     const readers = await asMember(olgaJwt).post('/v1/iam/roles', { name: 'Readers', permissions: ['*:read'] });
     expect(readers.status).toBe(201);
 
+    // An API key with the custom role, too.
+    const key = await owner.post('/v1/api-keys', { name: 'ops-key', role: opsId });
+    expect(key.status).toBe(201);
+    expect(key.body.data.attributes.role).toBe(opsId);
+    const opsKey = srv.as(key.body.data.attributes.key);
+    expect((await opsKey.post('/v1/support', { subject: 'from ops', message: 'support:write was added' })).status).toBe(201);
+    expect((await opsKey.get('/v1/instances')).status).toBe(200);
+    expect((await opsKey.post('/v1/api-keys', { name: 'no' })).status).toBe(403);
+    expect((await owner.post('/v1/api-keys', { name: 'x', role: '01a20c12-0000-7000-8000-000000000000' })).status).toBe(400);
+
     const inUse = await owner.delete(`/v1/iam/roles/${opsId}`);
     expect(inUse.status).toBe(409);
     expect(inUse.body.errors[0].code).toBe('CONFLICT');
     expect((await owner.delete(`/v1/iam/members/${olga.body.data.id}`)).status).toBe(204);
+    expect((await owner.delete(`/v1/iam/roles/${opsId}`)).status).toBe(409);
+    expect((await owner.delete(`/v1/api-keys/${key.body.data.id}`)).status).toBe(204);
     expect((await owner.delete(`/v1/iam/roles/${opsId}`)).status).toBe(204);
     expect((await owner.get(`/v1/iam/roles/${opsId}`)).status).toBe(404);
     const custom = await owner.get('/v1/iam/roles?builtIn=false&limit=1');

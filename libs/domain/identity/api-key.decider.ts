@@ -14,6 +14,7 @@ export type IssueApiKey = {
   prefix: string;
   keyHash: string;
   role: ProjectRole;
+  customRoleId?: string;
   expiresAt: string | null;
   now: string;
 };

@@ -16,6 +16,8 @@ export type ApiKeyIssued = DomainEvent<
     /** Keyed HMAC of the key; the key itself is never recorded. */
     keyHash: string;
     role: ProjectRole;
+    /** A custom role the key acts with instead of `role` (then `viewer`): its permission list decides. */
+    customRoleId?: string;
     expiresAt: string | null;
     createdAt: string;
   }

@@ -17,7 +17,7 @@ const roles = ['owner', 'admin', 'developer', 'viewer'] as const;
 export const apiKeyAttributes = z.object({
   name: z.string(),
   prefix: z.string().describe('First 12 characters of the key'),
-  role: z.enum(roles),
+  role: z.string().describe('A built-in role, or the id of the custom role the key acts with'),
   expiresAt: z.string().nullable(),
   revoked: z.boolean(),
   createdAt: z.string(),
@@ -27,7 +27,7 @@ export const apiKeyAttributes = z.object({
 const createBody = z.object({
   name: z.string().min(1).max(64),
   expiresAt: z.iso.datetime({ offset: true }).optional().describe('ISO 8601; must be in the future'),
-  role: z.enum(roles).optional().describe('Role the key acts with (default admin)'),
+  role: z.union([z.enum(roles), z.uuid().describe('The id of a custom role of the project')]).optional().describe('Role the key acts with (default admin): a built-in role or a custom role id'),
   environment: z.enum(['live', 'test']).optional().describe('svc_live_ (default) or svc_test_ key'),
 });
 
@@ -40,7 +40,7 @@ export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = 
     attributes: {
       name: doc.name,
       prefix: doc.prefix,
-      role: doc.role,
+      role: doc.customRoleId ?? doc.role,
       expiresAt: doc.expiresAt,
       revoked: doc.revoked,
       createdAt: doc.createdAt,
@@ -104,7 +104,9 @@ export class ApiKeysController extends BusController {
 
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
-    const input = { projectId: projectOf(principal), name: body.name, role: body.role ?? 'admin', expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' } as const;
+    const role = body.role ?? 'admin';
+    const custom = (roles as readonly string[]).includes(role) ? {} : { customRoleId: role };
+    const input = { projectId: projectOf(principal), name: body.name, role: custom.customRoleId ? 'viewer' : (role as (typeof roles)[number]), ...custom, expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' } as const;
     const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal), granteeOf(principal)));
     const r = apiKeyResource(issued.doc, { key: issued.key });
     return resource(r.type, r.id, r.attributes);

@@ -5,7 +5,8 @@ import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider'
 import { apiKeyStream, projectStream } from '../../../../libs/domain/identity/events';
 import { projectDecider } from '../../../../libs/domain/identity/project.decider';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { mayAssignRole, type Grantee } from '../../../../libs/domain/identity/roles';
+import { PROJECT_ROLES, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
+import { roleGrantee } from './members.handlers';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { forbidden, notFound } from '../../../../libs/http/src/errors';
 import { permissionCatalogue, type CataloguedPermission } from '../../../../libs/http/src/route';
@@ -80,10 +81,15 @@ export class ListProjects extends Query<{ items: ProjectDoc[]; total: number }> 
   }
 }
 
-/** 403 unless `who` may hold a key of `role` (an admin neither creates nor revokes owner keys). */
-function mustOutrank(who: Grantee, role: ProjectRole, verb: 'create' | 'revoke'): void {
-  if (mayAssignRole(who, role, permissionCatalogue().map((p) => p.permission))) return;
-  throw forbidden(`A ${who.permissions ? 'custom-role' : who.role} credential may not ${verb} a key with role ${role}`);
+/**
+ * 403 unless `who` may hold a key of `role`, or of the custom role `customRoleId` (only with
+ * permissions it holds itself): an admin neither creates nor revokes owner keys. An unknown custom
+ * role of the project: 400.
+ */
+async function mustOutrank(platform: Platform, projectId: string | null, who: Grantee, role: ProjectRole, customRoleId: string | null | undefined, verb: 'create' | 'revoke'): Promise<void> {
+  const target = customRoleId ? await roleGrantee(platform, projectId ?? '', customRoleId, PROJECT_ROLES) : { role };
+  if (mayGrant(who, target, permissionCatalogue().map((p) => p.permission))) return;
+  throw forbidden(`A ${who.permissions ? 'custom-role' : who.role} credential may not ${verb} a key with role ${customRoleId ?? role}`);
 }
 
 @CommandHandler(IssueApiKey)
@@ -93,8 +99,9 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
-  execute({ input, context, issuer }: IssueApiKey): Promise<IssuedKey> {
-    if (issuer) mustOutrank(issuer, input.role, 'create');
+  async execute({ input, context, issuer }: IssueApiKey): Promise<IssuedKey> {
+    if (issuer) await mustOutrank(this.platform, input.projectId, issuer, input.role, input.customRoleId, 'create');
+    else if (input.customRoleId) await roleGrantee(this.platform, input.projectId ?? '', input.customRoleId, PROJECT_ROLES);
     return issueApiKey(this.platform, this.identity.hasher, input, context);
   }
 }
@@ -106,7 +113,7 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey> {
   async execute({ projectId, keyId, context, revoker }: RevokeApiKey): Promise<void> {
     const doc = await (await this.platform.projections.collection(apiKeysProjection)).get(keyId);
     if (!doc || doc.projectId !== projectId || doc.scope !== 'project' || doc.revoked) throw notFound('API key not found');
-    if (revoker) mustOutrank(revoker, doc.role, 'revoke');
+    if (revoker) await mustOutrank(this.platform, projectId, revoker, doc.role, doc.customRoleId, 'revoke');
     const result = await handleCommand(this.platform.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.platform.now() }, context);
     await this.platform.waitForProjections(result.position, [apiKeysProjection.name]);
   }

@@ -18,7 +18,7 @@ import { emailKey } from '../../../../libs/domain/identity/membership';
 import { PROJECT_ROLES, WORKSPACE_ROLE_AS_PROJECT_ROLE } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
-import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
+import { customRolesProjection, type CustomRoleDoc } from '../../../../projections/custom-roles/custom-roles.projection';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 
 const USE_RECORD_INTERVAL_MS = 60_000;
@@ -74,7 +74,9 @@ export class IdentityService implements Authenticator {
     if (doc.scope === 'platform-admin') return { kind: 'platform-admin', keyId: doc.id };
     const status = await this.projectStatus(doc.projectId!);
     if (status === 'closed') return null;
-    return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role, ...(status === 'suspended' ? { suspended: true } : {}) };
+    const permissions = doc.customRoleId ? await this.customRolePermissions(doc.projectId!, doc.customRoleId) : undefined;
+    if (permissions === null) return null;
+    return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role, ...(permissions ? { permissions } : {}), ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
   /** A project member signed in through the identity provider; the project must exist. No lastUsedAt (keys only). */
@@ -116,8 +118,15 @@ export class IdentityService implements Authenticator {
     const role = found.doc.role;
     if ((PROJECT_ROLES as readonly string[]).includes(role)) return { role: role as ProjectRole };
     if (role === 'member') return { role: WORKSPACE_ROLE_AS_PROJECT_ROLE.member };
-    const custom = await (await this.platform.projections.collection(customRolesProjection)).get(role);
-    return custom && custom.projectId === projectId ? { role: 'viewer', permissions: custom.permissions } : 'unknown';
+    const permissions = await this.customRolePermissions(projectId, role);
+    return permissions ? { role: 'viewer', permissions } : 'unknown';
+  }
+
+  /** A custom role's permission list (cached until the roles model changes), or null when the project has no such role. */
+  private async customRolePermissions(projectId: string, roleId: string): Promise<string[] | null> {
+    const cache = ProjectionCache.for<CustomRoleDoc>(this.platform, 'custom_roles', customRolesProjection as never);
+    const role = await cache.get(roleId, async () => (await this.platform.projections.collection(customRolesProjection)).get(roleId));
+    return role && role.projectId === projectId ? role.permissions : null;
   }
 
   /**

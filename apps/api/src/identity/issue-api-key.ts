@@ -16,6 +16,8 @@ export interface KeyInput {
   projectId: string | null;
   name: string;
   role: ProjectRole;
+  /** A custom role of the project (then `role` is `viewer`). */
+  customRoleId?: string;
   expiresAt: string | null;
   mode: 'live' | 'test' | 'admin';
 }
@@ -25,7 +27,7 @@ export async function issueApiKey(platform: Platform, hasher: KeyHasher, input: 
   const keyId = uuidv7();
   const key = input.mode === 'admin' ? newAdminKey() : newProjectKey(input.mode);
   const scope = input.mode === 'admin' ? ('platform-admin' as const) : ('project' as const);
-  const command = { type: 'IssueApiKey' as const, keyId, projectId: input.projectId, scope, name: input.name, prefix: key.slice(0, 12), keyHash: hasher.hash(key), role: input.role, expiresAt: input.expiresAt, now: platform.now() };
+  const command = { type: 'IssueApiKey' as const, keyId, projectId: input.projectId, scope, name: input.name, prefix: key.slice(0, 12), keyHash: hasher.hash(key), role: input.role, ...(input.customRoleId ? { customRoleId: input.customRoleId } : {}), expiresAt: input.expiresAt, now: platform.now() };
   const result = await handleCommand(platform.events, apiKeyStream(keyId), apiKeyDecider, command, ctx, { newStream: true });
   await platform.waitForProjections(result.position, [apiKeysProjection.name]);
   return { doc: (await platform.readBack(apiKeysProjection, apiKeyStream(keyId), keyId, result.position))!, key };
