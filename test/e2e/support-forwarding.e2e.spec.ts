@@ -194,7 +194,13 @@ describe.each<Profile>(['embedded', 'server'])('support ticket forwarding by ema
   });
 
   it('records the forwards on the support topic stream category and never forwards a ticket twice on replay', async () => {
-    const events = await allEvents();
+    // Every ticket and message so far settled on both channels before the counts are taken.
+    const settled = (events: Array<{ type: string; id: string; data: Record<string, unknown> }>) => {
+      const sources = events.filter((e) => e.type === 'support.TicketOpened.v1' || e.type === 'support.TicketMessageAdded.v1').map((e) => e.id);
+      const done = new Set(events.filter((e) => /Forwarded|Abandoned/.test(e.type)).map((e) => `${String(e.data.channel)}/${String(e.data.sourceEventId)}`));
+      return sources.length > 0 && sources.every((id) => done.has(`email/${id}`) && done.has(`tracker/${id}`));
+    };
+    const events = await eventually(allEvents, settled);
     const forwardStreams = new Set(events.filter((e) => e.type.startsWith('support.Ticket') && e.type.includes('Forward')).map((e) => e.streamId));
     expect([...forwardStreams].every((s) => /^ticket-forwarding-(email|tracker)-/.test(s))).toBe(true);
     const issuesBefore = tracker.issues.length;
