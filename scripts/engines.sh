@@ -13,35 +13,40 @@
 #   REDIS_URL=redis://127.0.0.1:56379
 #   KAFKA_BROKERS=127.0.0.1:59092
 #   MONGO_URL=mongodb://127.0.0.1:57017/cloud
+#   STRIPE_MOCK_URL=http://127.0.0.1:52111   (stripe-mock: Stripe's API as its OpenAPI spec describes it)
 # A URL equal to the default above counts as "ours" (so `eval "$(engines.sh env)"` followed by
 # `engines.sh stop kafka; engines.sh start kafka` still manages the local engine).
 #
-# ENGINES_CACHE (default ~/.cache/cloud-api-engines): downloaded jars, built FerretDB binary.
+# ENGINES_CACHE (default ~/.cache/cloud-api-engines): downloaded jars, built FerretDB and stripe-mock binaries.
 # ENGINES_RUN   (default /tmp/cloud-api-engines): data, logs, pid files.
 set -Eeuo pipefail
 
 CACHE="${ENGINES_CACHE:-${HOME:-/root}/.cache/cloud-api-engines}"
 RUN="${ENGINES_RUN:-/tmp/cloud-api-engines}"
-ALL_ENGINES=(postgres redis kafka mongo)
+ALL_ENGINES=(postgres redis kafka mongo stripe)
 
 PG_PORT=55432
 REDIS_PORT=56379
 KAFKA_PORT=59092
 KAFKA_CONTROLLER_PORT=59093
 MONGO_PORT=57017
+STRIPE_MOCK_PORT=52111
 
 KAFKA_VERSION="${KAFKA_VERSION:-3.9.2}"      # latest 3.9.x on Maven Central
 FERRETDB_VERSION="${FERRETDB_VERSION:-v1.24.2}"
+STRIPE_MOCK_VERSION="${STRIPE_MOCK_VERSION:-v0.203.0}"
 PG_MAJOR="${PG_MAJOR:-15}"
 
 DEFAULT_PG_URL="postgres://cloud:cloud@127.0.0.1:${PG_PORT}/cloud"
 DEFAULT_REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
 DEFAULT_KAFKA_BROKERS="127.0.0.1:${KAFKA_PORT}"
 DEFAULT_MONGO_URL="mongodb://127.0.0.1:${MONGO_PORT}/cloud"
+DEFAULT_STRIPE_MOCK_URL="http://127.0.0.1:${STRIPE_MOCK_PORT}"
 
 PG_BIN="/usr/lib/postgresql/${PG_MAJOR}/bin"
 KAFKA_HOME="$CACHE/kafka-${KAFKA_VERSION}"
 FERRETDB_BIN="$CACHE/ferretdb-${FERRETDB_VERSION}/ferretdb"
+STRIPE_MOCK_BIN="$CACHE/stripe-mock-${STRIPE_MOCK_VERSION}/stripe-mock"
 
 log() { printf '[engines] %s\n' "$*" >&2; }
 now_ms() { date +%s%3N; }
@@ -55,6 +60,7 @@ external() {
     redis) [[ -n "${REDIS_URL:-}" && "$REDIS_URL" != "$DEFAULT_REDIS_URL" ]] ;;
     kafka) [[ -n "${KAFKA_BROKERS:-}" && "$KAFKA_BROKERS" != "$DEFAULT_KAFKA_BROKERS" ]] ;;
     mongo) [[ -n "${MONGO_URL:-}" && "$MONGO_URL" != "$DEFAULT_MONGO_URL" ]] ;;
+    stripe) [[ -n "${STRIPE_MOCK_URL:-}" && "$STRIPE_MOCK_URL" != "$DEFAULT_STRIPE_MOCK_URL" ]] ;;
   esac
 }
 
@@ -64,12 +70,13 @@ url_of() {
     redis) echo "${REDIS_URL:-$DEFAULT_REDIS_URL}" ;;
     kafka) echo "${KAFKA_BROKERS:-$DEFAULT_KAFKA_BROKERS}" ;;
     mongo) echo "${MONGO_URL:-$DEFAULT_MONGO_URL}" ;;
+    stripe) echo "${STRIPE_MOCK_URL:-$DEFAULT_STRIPE_MOCK_URL}" ;;
   esac
 }
 
 env_name_of() {
   case "$1" in
-    postgres) echo PG_URL ;; redis) echo REDIS_URL ;; kafka) echo KAFKA_BROKERS ;; mongo) echo MONGO_URL ;;
+    postgres) echo PG_URL ;; redis) echo REDIS_URL ;; kafka) echo KAFKA_BROKERS ;; mongo) echo MONGO_URL ;; stripe) echo STRIPE_MOCK_URL ;;
   esac
 }
 
@@ -652,6 +659,66 @@ stop_mongo() {
   stop_pidfile mongo "$MONGOPID" 20 ferretdb
 }
 
+# ---------------------------------------------------------------- stripe (stripe-mock)
+
+STRIPEDIR="$RUN/stripe"
+STRIPELOG="$STRIPEDIR/stripe-mock.log"
+STRIPEPID="$STRIPEDIR/stripe-mock.pid"
+
+# stripe-mock answers like Stripe's API from its OpenAPI spec and fixtures (request parameters are
+# validated, responses are canned): what the Stripe payment driver is tested against. A Go module: a
+# one-file wrapper module requires it at a pinned version (go.sum pins its dependencies) and builds
+# the binary into the cache, from the Go module proxy, the way FerretDB is built above.
+install_stripe_mock() {
+  [[ -x "$STRIPE_MOCK_BIN" ]] && "$STRIPE_MOCK_BIN" -version >/dev/null 2>&1 && return 0
+  command -v go >/dev/null || { log "stripe: Go is needed to build stripe-mock"; return 1; }
+  local bdir="$CACHE/stripe-mock-build" blog="$CACHE/stripe-mock-build.log"
+  log "stripe: building stripe-mock $STRIPE_MOCK_VERSION with Go (first time only)"
+  mkdir -p "$bdir" "$(dirname "$STRIPE_MOCK_BIN")"
+  : >"$blog"
+  printf 'module cloudapi/stripemock\n\ngo 1.22\n\nrequire github.com/stripe/stripe-mock %s\n' "$STRIPE_MOCK_VERSION" >"$bdir/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "github.com/stripe/stripe-mock"\n' >"$bdir/tools.go"
+  (cd "$bdir" && GOFLAGS=-mod=mod go mod tidy && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+    -o "$STRIPE_MOCK_BIN.tmp" github.com/stripe/stripe-mock) >>"$blog" 2>&1 || { tail_log "$blog"; return 1; }
+  mv -f "$STRIPE_MOCK_BIN.tmp" "$STRIPE_MOCK_BIN"
+}
+
+# GET /v1/charges with stripe-mock's test key answers 200 with a list
+stripe_probe() { # url
+  curl -fsS -m 3 -u sk_test_123: "$1/v1/charges" >/dev/null 2>&1
+}
+
+start_stripe() {
+  install_stripe_mock || fail stripe "could not build stripe-mock $STRIPE_MOCK_VERSION with Go (see $CACHE/stripe-mock-build.log)"
+  mkdir -p "$STRIPEDIR"
+  if pid_alive "$STRIPEPID" stripe-mock; then
+    wait_until 15 stripe_probe "$DEFAULT_STRIPE_MOCK_URL" || fail stripe "stripe-mock running but not answering" "$STRIPELOG"
+    return 0
+  fi
+  rm -f "$STRIPEPID"
+  if stripe_probe "$DEFAULT_STRIPE_MOCK_URL"; then
+    log "stripe: a Stripe-compatible server already answers on $DEFAULT_STRIPE_MOCK_URL (not started by this script); reusing it"
+    return 0
+  fi
+  tcp_open 127.0.0.1 "$STRIPE_MOCK_PORT" && fail stripe "port $STRIPE_MOCK_PORT is already in use by a process that does not answer like Stripe"
+  log "stripe: starting stripe-mock $STRIPE_MOCK_VERSION on 127.0.0.1:$STRIPE_MOCK_PORT"
+  (
+    cd "$STRIPEDIR"
+    exec setsid nohup "$STRIPE_MOCK_BIN" -http-addr "127.0.0.1:$STRIPE_MOCK_PORT" </dev/null >"$STRIPELOG" 2>&1 9>&-
+  ) &
+  echo $! >"$STRIPEPID"
+  local deadline=$((SECONDS + 30))
+  until stripe_probe "$DEFAULT_STRIPE_MOCK_URL"; do
+    child_running "$STRIPEPID" || fail stripe "stripe-mock exited during start-up" "$STRIPELOG"
+    ((SECONDS < deadline)) || fail stripe "stripe-mock not answering after 30s" "$STRIPELOG"
+    sleep 0.2
+  done
+}
+
+stop_stripe() {
+  stop_pidfile stripe "$STRIPEPID" 10 stripe-mock
+}
+
 # ---------------------------------------------------------------- dispatch
 
 probe_engine() { # name url  -> 0 if the server at url answers
@@ -660,6 +727,7 @@ probe_engine() { # name url  -> 0 if the server at url answers
     redis) redis_probe "$2" ;;
     kafka) local hp; hp="$(hostport_of "$2" 9092)"; tcp_open "${hp%:*}" "${hp##*:}" ;;
     mongo) local hp; hp="$(hostport_of "$2" 27017)"; mongo_hello "${hp%:*}" "${hp##*:}" ;;
+    stripe) stripe_probe "$2" ;;
   esac
 }
 
@@ -701,6 +769,7 @@ normalize() { # engine names -> canonical
       redis) echo redis ;;
       kafka) echo kafka ;;
       mongo|mongodb|ferretdb) echo mongo ;;
+      stripe|stripe-mock) echo stripe ;;
       *) log "unknown engine '$n' (known: ${ALL_ENGINES[*]})"; exit 2 ;;
     esac
   done
@@ -719,6 +788,7 @@ cmd_env() {
   echo "export REDIS_URL='$(url_of redis)'"
   echo "export KAFKA_BROKERS='$(url_of kafka)'"
   echo "export MONGO_URL='$(url_of mongo)'"
+  echo "export STRIPE_MOCK_URL='$(url_of stripe)'"
 }
 
 cmd_status() {
@@ -749,7 +819,7 @@ main() {
       local t0 e; t0=$(now_ms)
       # dependency order: postgres before mongo (FerretDB backend)
       if [[ "$cmd" == up && " ${names[*]} " == *" kafka "* ]] && ! external kafka; then prune_kafka_leftovers; fi
-      for e in postgres redis kafka mongo; do
+      for e in postgres redis kafka mongo stripe; do
         [[ " ${names[*]} " == *" $e "* ]] && up_one "$e"
       done
       log "all requested engines ready (${names[*]}) in $(( $(now_ms) - t0 )) ms"
@@ -757,7 +827,7 @@ main() {
     down|stop)
       with_lock
       local e
-      for e in mongo kafka redis postgres; do
+      for e in stripe mongo kafka redis postgres; do
         [[ " ${names[*]} " == *" $e "* ]] && down_one "$e"
       done
       log "stopped: ${names[*]}"

@@ -24,7 +24,7 @@ if ! bash scripts/engines.sh up; then
   exit 1
 fi
 eval "$(bash scripts/engines.sh env)"
-export PG_URL REDIS_URL KAFKA_BROKERS MONGO_URL
+export PG_URL REDIS_URL KAFKA_BROKERS MONGO_URL STRIPE_MOCK_URL
 
 # PGlite (the embedded event store) loads its WASM through a dynamic import, which jest's VM needs
 # this flag for.

@@ -7,6 +7,8 @@ export const ENGINE_DEFAULTS = {
   REDIS_URL: 'redis://127.0.0.1:56379',
   KAFKA_BROKERS: '127.0.0.1:59092',
   MONGO_URL: 'mongodb://127.0.0.1:57017/cloud',
+  /** stripe-mock (scripts/engines.sh `stripe`): the Stripe payment driver's counterpart in tests. */
+  STRIPE_MOCK_URL: 'http://127.0.0.1:52111',
 } as const;
 
 export type EngineVar = keyof typeof ENGINE_DEFAULTS;

@@ -1,39 +1,52 @@
 import { v7 as uuidv7 } from 'uuid';
 import { walletStream, type WalletDebited } from '../../libs/domain/billing/events';
-import { walletDecider } from '../../libs/domain/billing/wallet.decider';
+import { walletDecider, type CreditWallet } from '../../libs/domain/billing/wallet.decider';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { handleCommand } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export const WALLET_CONVERSION = 'saga:wallet-conversion';
 
-/**
- * A conversion is decided once, by its debit of the source wallet (WalletDebited with `conversion`:
- * rate, both amounts). This process manager credits the target wallet from that event, on a
- * checkpointed subscription, with the conversion id as the credit's reference: a crash after the
- * debit is followed by the credit when the subscription resumes, and a replayed debit credits nothing
- * twice. So the two halves cannot be separated by a crash, with no multi-stream transaction.
- */
-export class WalletConversion implements SubscriptionHandler {
-  readonly name = WALLET_CONVERSION;
+/** Wallet commands retry a lost revision check this often: each round of concurrent writers to one wallet has one winner. */
+export const WALLET_ATTEMPTS = 200;
 
-  constructor(private readonly events: EventStore) {}
+/**
+ * A process manager that credits wallets from the events that decide a credit (a conversion's debit,
+ * a settled payment, a completed checkout), on a checkpointed subscription. Each credit's reference
+ * comes from its cause, so a replay after a crash credits nothing twice.
+ */
+export class WalletCreditor implements SubscriptionHandler {
+  constructor(
+    readonly name: string,
+    private readonly events: EventStore,
+    private readonly creditsOf: (event: RecordedEvent) => CreditWallet[],
+  ) {}
 
   async handle(batch: RecordedEvent[]): Promise<boolean> {
     let wrote = false;
     for (const e of batch) {
-      if (e.type !== 'billing.WalletDebited.v1') continue;
-      const d = e.data as WalletDebited['data'];
-      const c = d.conversion;
-      if (d.source !== 'conversion' || !c) continue;
-      const metadata = { projectId: d.projectId, actor: `system:conversion:${c.conversionId}`, correlationId: String(e.metadata.correlationId ?? e.id), causationId: e.id };
-      const command = { type: 'CreditWallet' as const, projectId: d.projectId, currency: c.toCurrency, amountCents: c.toAmountCents, creditId: uuidv7(), source: 'conversion' as const, reference: c.conversionId, description: `Conversion of ${c.fromAmountCents} ${c.fromCurrency} cents at ${c.rate}`, conversion: c, now: d.debitedAt };
-      const result = await handleCommand(this.events, walletStream(d.projectId, c.toCurrency), walletDecider, command, { metadata }, { attempts: WALLET_ATTEMPTS });
-      wrote ||= result.position !== null;
+      for (const credit of this.creditsOf(e)) {
+        const metadata = { projectId: credit.projectId, actor: `system:${credit.source}:${credit.reference}`, correlationId: String(e.metadata.correlationId ?? e.id), causationId: e.id };
+        const result = await handleCommand(this.events, walletStream(credit.projectId, credit.currency), walletDecider, credit, { metadata }, { attempts: WALLET_ATTEMPTS });
+        wrote ||= result.position !== null;
+      }
     }
     return wrote;
   }
 }
 
-/** Wallet commands retry a lost revision check this often: each round of concurrent writers to one wallet has one winner. */
-export const WALLET_ATTEMPTS = 200;
+/**
+ * A conversion is decided once, by its debit of the source wallet (WalletDebited with `conversion`:
+ * rate, both amounts); the target wallet's credit follows from that event with the conversion id as
+ * its reference: a crash after the debit is followed by the credit when the subscription resumes, so
+ * the two halves cannot be separated, with no multi-stream transaction.
+ */
+export function conversionCredits(e: RecordedEvent): CreditWallet[] {
+  if (e.type !== 'billing.WalletDebited.v1') return [];
+  const d = e.data as WalletDebited['data'];
+  const c = d.conversion;
+  if (d.source !== 'conversion' || !c) return [];
+  return [{ type: 'CreditWallet', projectId: d.projectId, currency: c.toCurrency, amountCents: c.toAmountCents, creditId: uuidv7(), source: 'conversion', reference: c.conversionId, description: `Conversion of ${c.fromAmountCents} ${c.fromCurrency} cents at ${c.rate}`, conversion: c, now: d.debitedAt }];
+}
+
+export const walletConversion = (events: EventStore) => new WalletCreditor(WALLET_CONVERSION, events, conversionCredits);

@@ -52,6 +52,9 @@ import { KYC_HANDLERS, KycController } from './admin/kyc';
 import { NOTIFICATION_HANDLERS, NotificationsController } from './notifications/notifications.routes';
 import { AdminSettingsController, SETTINGS_HANDLERS } from './admin/settings';
 import { ADMIN_CATALOG_HANDLERS, AdminCatalogController } from './admin/admin-catalog';
+import { PAYMENT_HANDLERS } from './billing/payments.handlers';
+import { PaymentsController } from './billing/payments.controller';
+import { InboundWebhooksController, WEBHOOK_HANDLERS } from './webhooks/webhooks.controller';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -83,7 +86,7 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   support: { controllers: [SupportController], handlers: SUPPORT_HANDLERS },
   notifications: { controllers: [NotificationsController], handlers: NOTIFICATION_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
-  billing: { controllers: [WalletsController], handlers: WALLET_HANDLERS },
+  billing: { controllers: [WalletsController, PaymentsController, InboundWebhooksController], handlers: [...WALLET_HANDLERS, ...PAYMENT_HANDLERS, ...WEBHOOK_HANDLERS] },
   ai: { controllers: [ModelsController] },
   admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS] },
 };

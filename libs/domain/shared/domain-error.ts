@@ -14,6 +14,7 @@ export const DOMAIN_ERROR_CODES = [
   'RETRY_FAILED',
   'UNSUPPORTED_PROVIDER',
   'INSUFFICIENT_FUNDS',
+  'INVALID_PROMO_CODE',
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

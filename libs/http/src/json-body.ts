@@ -36,11 +36,16 @@ export function parseJsonBody(text: string): unknown {
 
 export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit = BODY_LIMIT): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: 'string', bodyLimit }, (_req, body, done) => {
+  fastify.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: 'string', bodyLimit }, (req, body, done) => {
     try {
+      // Kept for the routes that verify a signature over the body as sent (inbound webhooks).
+      (req as { rawBody?: string }).rawBody = body as string;
       done(null, parseJsonBody(body as string));
     } catch (e) {
       done(e as Error, undefined);
     }
   });
 }
+
+/** The request body exactly as received (before JSON parsing), for signature checks. */
+export const rawBodyOf = (req: unknown): string | undefined => (req as { rawBody?: string }).rawBody;

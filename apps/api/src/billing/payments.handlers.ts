@@ -1,0 +1,262 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { walletStream } from '../../../../libs/domain/billing/events';
+import type { Currency } from '../../../../libs/domain/billing/money';
+import {
+  checkoutDecider,
+  checkoutStream,
+  paymentDecider,
+  paymentStream,
+  promoCodeDecider,
+  promoStream,
+  type CheckoutState,
+  type PaymentProviderName,
+  type PaymentState,
+  type PromoCodeSet,
+} from '../../../../libs/domain/billing/payments';
+import { DomainError } from '../../../../libs/domain/shared/domain-error';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { unavailable } from '../../../../libs/http/src/errors';
+import { PaymentProviderError, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
+import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
+import { PAYMENT_CREDITS } from '../../../../sagas/payment-credits/payment-credits';
+import { PLATFORM } from '../tokens';
+
+/** Which currency each provider takes (DECISIONS 13): Stripe USD, Paystack NGN. */
+export const PROVIDER_CURRENCY: Record<PaymentProviderName, Currency> = { stripe: 'USD', paystack: 'NGN' };
+
+const drivers = new WeakMap<Platform, Record<PaymentProviderName, PaymentProvider>>();
+/** The provider's driver for this deployment (the real one where configured, else the simulator). */
+export function paymentProvider(platform: Platform, name: PaymentProviderName): PaymentProvider {
+  let all = drivers.get(platform);
+  if (!all) drivers.set(platform, (all = paymentProviders(platform.config.payments)));
+  return all[name];
+}
+
+/** A provider call: its failure is the dependency's (503), an operation it lacks the client's (400). */
+async function atProvider<T>(platform: Platform, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof UnsupportedPaymentOperation) throw new DomainError('UNSUPPORTED_PROVIDER', err.message);
+    if (err instanceof PaymentProviderError) {
+      platform.logger.warn({ provider: err.provider, err: err.message }, 'payment provider call failed');
+      throw unavailable(`The payment provider ${err.provider} is unavailable; retry later`);
+    }
+    throw err;
+  }
+}
+
+async function wallet(platform: Platform, projectId: string, currency: Currency): Promise<WalletDoc> {
+  return (await platform.readBack(billingWalletsProjection, walletStream(projectId, currency), `${projectId}:${currency}`, null)) ?? emptyWallet(projectId, currency, platform.now());
+}
+
+/** Read-your-writes across the credit process manager: the wallet once it shows the credit. */
+async function afterCredit(platform: Platform, position: number | null, projectId: string, currency: Currency): Promise<WalletDoc> {
+  if (position !== null) await platform.consistency.waitForSaga(PAYMENT_CREDITS, position, walletStream(projectId, currency), [billingWalletsProjection.name, billingCreditsProjection.name]);
+  return wallet(platform, projectId, currency);
+}
+
+// ---------------------------------------------------------------- checkout
+
+export interface CheckoutView {
+  checkoutId: string;
+  state: CheckoutState;
+  /** Only in the setup-intent answer: the provider's client secret is never stored. */
+  clientSecret?: string;
+  wallet?: WalletDoc;
+}
+
+export class StartCheckoutCommand extends Command<CheckoutView> {
+  constructor(
+    readonly projectId: string,
+    readonly provider: PaymentProviderName,
+    readonly amountCents: number,
+    readonly currency: Currency,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class ApplyCheckoutPromoCommand extends Command<CheckoutView> {
+  constructor(
+    readonly projectId: string,
+    readonly checkoutId: string,
+    readonly code: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class CompleteCheckoutCommand extends Command<CheckoutView> {
+  constructor(
+    readonly projectId: string,
+    readonly checkoutId: string,
+    readonly setupIntentId: string,
+    readonly paymentMethodId: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+async function checkoutState(platform: Platform, projectId: string, checkoutId: string): Promise<CheckoutState> {
+  let state = checkoutDecider.initialState();
+  for (const e of await platform.events.readStream(checkoutStream(checkoutId))) state = checkoutDecider.evolve(state, e as never);
+  if (!state.checkout || state.checkout.projectId !== projectId) throw new DomainError('NOT_FOUND', 'Checkout session not found');
+  return state;
+}
+
+@CommandHandler(StartCheckoutCommand)
+export class StartCheckoutHandler implements ICommandHandler<StartCheckoutCommand> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, provider, amountCents, currency, context }: StartCheckoutCommand): Promise<CheckoutView> {
+    const checkoutId = uuidv7();
+    const driver = paymentProvider(this.platform, provider);
+    const intent = await atProvider(this.platform, () => driver.createSetupIntent({ reference: checkoutId, projectId }));
+    const command = { type: 'StartCheckout' as const, checkoutId, projectId, provider, driver: driver.driver, setupIntentId: intent.id, amountCents, currency, startedAt: this.platform.now() };
+    const { state } = await handleCommand(this.platform.events, checkoutStream(checkoutId), checkoutDecider, command, context, { newStream: true });
+    return { checkoutId, state, clientSecret: intent.clientSecret };
+  }
+}
+
+@CommandHandler(ApplyCheckoutPromoCommand)
+export class ApplyCheckoutPromoHandler implements ICommandHandler<ApplyCheckoutPromoCommand> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, checkoutId, code, context }: ApplyCheckoutPromoCommand): Promise<CheckoutView> {
+    await checkoutState(this.platform, projectId, checkoutId);
+    const history = await this.platform.events.readStream(promoStream(code.toUpperCase()));
+    const promo = history.length ? (history[history.length - 1].data as PromoCodeSet['data']) : null;
+    if (!promo?.active) throw new DomainError('INVALID_PROMO_CODE', `Unknown promo code ${code}`);
+    const command = { type: 'ApplyCheckoutPromo' as const, projectId, promo: { code: promo.code, amountCents: promo.amountCents, currency: promo.currency }, now: this.platform.now() };
+    const { state } = await handleCommand(this.platform.events, checkoutStream(checkoutId), checkoutDecider, command, context);
+    return { checkoutId, state };
+  }
+}
+
+/** Confirms the setup intent at the provider, then records the completion once; the credit process manager credits the wallet from it. */
+@CommandHandler(CompleteCheckoutCommand)
+export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckoutCommand> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, checkoutId, setupIntentId, paymentMethodId, context }: CompleteCheckoutCommand): Promise<CheckoutView> {
+    const before = await checkoutState(this.platform, projectId, checkoutId);
+    const checkout = before.checkout!;
+    let confirmed = before.status === 'succeeded';
+    let providerStatus = 'succeeded';
+    if (!confirmed && setupIntentId === checkout.setupIntentId) {
+      ({ status: providerStatus } = await atProvider(this.platform, () => paymentProvider(this.platform, checkout.provider).confirmSetupIntent({ setupIntentId, paymentMethodId })));
+      confirmed = providerStatus === 'succeeded';
+    }
+    const command = { type: 'CompleteCheckout' as const, projectId, setupIntentId, paymentMethodId, confirmed, providerStatus, now: this.platform.now() };
+    const { state, position } = await handleCommand(this.platform.events, checkoutStream(checkoutId), checkoutDecider, command, context);
+    return { checkoutId, state, wallet: await afterCredit(this.platform, state.status === 'succeeded' ? position : null, projectId, checkout.currency) };
+  }
+}
+
+// ---------------------------------------------------------------- payments
+
+export interface PaymentView {
+  state: PaymentState;
+  wallet?: WalletDoc;
+}
+
+export class InitializePaymentCommand extends Command<PaymentView> {
+  constructor(
+    readonly projectId: string,
+    readonly provider: PaymentProviderName,
+    readonly amountCents: number,
+    readonly currency: Currency,
+    readonly email: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class VerifyPaymentCommand extends Command<PaymentView> {
+  constructor(
+    readonly projectId: string,
+    readonly reference: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(InitializePaymentCommand)
+export class InitializePaymentHandler implements ICommandHandler<InitializePaymentCommand> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, provider, amountCents, currency, email, context }: InitializePaymentCommand): Promise<PaymentView> {
+    if (PROVIDER_CURRENCY[provider] !== currency) throw new DomainError('BAD_REQUEST', `${provider} takes ${PROVIDER_CURRENCY[provider]} payments`);
+    const reference = `pay_${uuidv7().replace(/-/g, '')}`;
+    const driver = paymentProvider(this.platform, provider);
+    const returnUrl = `${this.platform.config.publicUrl ?? 'https://localhost'}/v1/payments/verify?reference=${reference}`;
+    const init = await atProvider(this.platform, () => driver.initializePayment({ reference, projectId, amountCents, currency, email, returnUrl }));
+    const command = { type: 'InitializePayment' as const, reference, projectId, provider, driver: driver.driver, amountCents, currency, providerPaymentId: init.providerPaymentId, authorizationUrl: init.authorizationUrl, initializedAt: this.platform.now() };
+    const { state } = await handleCommand(this.platform.events, paymentStream(reference), paymentDecider, command, context, { newStream: true });
+    return { state };
+  }
+}
+
+/** Asks the provider, then settles (or fails) the payment once; a settled payment answers as it is. */
+@CommandHandler(VerifyPaymentCommand)
+export class VerifyPaymentHandler implements ICommandHandler<VerifyPaymentCommand> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, reference, context }: VerifyPaymentCommand): Promise<PaymentView> {
+    let known = paymentDecider.initialState();
+    const history = await this.platform.events.readStream(paymentStream(reference));
+    for (const e of history) known = paymentDecider.evolve(known, e as never);
+    const p = known.payment;
+    if (!p || p.projectId !== projectId) throw new DomainError('NOT_FOUND', 'Payment not found');
+    // Settled before (a webhook, another verify): the answer still shows the credit that follows.
+    const settled = history.find((e) => e.type === 'billing.PaymentSettled.v1');
+    if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.platform, settled?.position ?? null, projectId, p.currency) };
+    const outcome = await atProvider(this.platform, () => paymentProvider(this.platform, p.provider).verifyPayment({ reference, providerPaymentId: p.providerPaymentId }));
+    if (outcome.status === 'pending') return { state: known, wallet: await afterCredit(this.platform, null, projectId, p.currency) };
+    const now = this.platform.now();
+    const command =
+      outcome.status === 'succeeded'
+        ? { type: 'SettlePayment' as const, via: 'verify' as const, providerEventId: null, paidAmountCents: outcome.amountCents, paidCurrency: outcome.currency, now }
+        : { type: 'FailPayment' as const, via: 'verify' as const, reason: 'the provider reports the payment failed', now };
+    const { state, position } = await handleCommand(this.platform.events, paymentStream(reference), paymentDecider, command, context);
+    return { state, wallet: await afterCredit(this.platform, state.status === 'succeeded' ? position : null, projectId, p.currency) };
+  }
+}
+
+// ---------------------------------------------------------------- promo codes (platform admin)
+
+export class SetPromoCodeCommand extends Command<PromoCodeSet['data']> {
+  constructor(
+    readonly code: string,
+    readonly amountCents: number,
+    readonly currency: Currency,
+    readonly active: boolean,
+    readonly description: string | null,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(SetPromoCodeCommand)
+export class SetPromoCodeHandler implements ICommandHandler<SetPromoCodeCommand> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ code, amountCents, currency, active, description, context }: SetPromoCodeCommand): Promise<PromoCodeSet['data']> {
+    const setBy = String(context.metadata.actor ?? 'admin');
+    const { state } = await handleCommand(this.platform.events, promoStream(code), promoCodeDecider, { type: 'SetPromoCode', code, amountCents, currency, active, description, setBy, now: this.platform.now() }, context);
+    return state.promo!;
+  }
+}
+
+export const PAYMENT_HANDLERS = [StartCheckoutHandler, ApplyCheckoutPromoHandler, CompleteCheckoutHandler, InitializePaymentHandler, VerifyPaymentHandler, SetPromoCodeHandler];
