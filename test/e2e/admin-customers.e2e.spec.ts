@@ -27,6 +27,8 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     admin = srv.as(srv.bootstrap.adminKey);
     ({ id: acmeId, api: acme } = await newProject('acme'));
     ({ id: otherId, api: other } = await newProject('other'));
+    expect((await acme.post('/v1/iam/team/members', { email: 'Owner@Acme.test', role: 'owner' })).status).toBe(201);
+    expect((await acme.post('/v1/billing/wallets/USD/credit', { amountCents: 2500 })).status).toBe(200);
     const provider = await acme.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-123' });
     expect(provider.status).toBe(201);
     const created = await acme.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'web-1', providerId: provider.body.data.id });
@@ -45,7 +47,10 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect(listed.body.links.next).toContain('page=2');
     const got = await admin.get(`/v1/admin/customers/${acmeId}`);
     expect(got.status).toBe(200);
-    expect(got.body.data).toMatchObject({ id: acmeId, type: 'customers', attributes: { name: 'acme', status: 'active', kyc: { status: 'none', requestId: null }, balances: [], createdBy: expect.stringMatching(/^admin:/) } });
+    expect(got.body.data).toMatchObject({ id: acmeId, type: 'customers', attributes: { name: 'acme', status: 'active', kyc: { status: 'none', requestId: null }, ownerEmail: 'Owner@Acme.test', balances: [{ currency: 'USD', amountCents: 2500 }], createdBy: expect.stringMatching(/^admin:/) } });
+    expect((await admin.get(`/v1/admin/customers/${otherId}`)).body.data.attributes).toMatchObject({ ownerEmail: null, balances: [] });
+    expect(listed.body.data[0].attributes).toMatchObject({ name: 'default', createdBy: 'system:bootstrap' });
+    expect((await admin.get('/v1/admin/customers?sort=createdAt&page=2&limit=2')).body.data[0].attributes).toMatchObject({ name: 'other', ownerEmail: null });
     expect((await admin.get('/v1/admin/customers/nope')).status).toBe(404);
     expect((await admin.get('/v1/admin/customers?status=frozen')).body.errors[0].code).toBe('INVALID_QUERY');
     for (const [method, path] of [['GET', '/v1/admin/customers'], ['GET', `/v1/admin/customers/${acmeId}`], ['PATCH', `/v1/admin/customers/${otherId}`], ['DELETE', `/v1/admin/customers/${otherId}`]] as const) {
@@ -116,4 +121,25 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect((await admin.get(`/v1/admin/customers/${acmeId}`)).body.data.attributes.status).toBe('closed');
     expect((await admin.delete('/v1/admin/customers/unknown-project')).status).toBe(404);
   });
+
+  it('answers analytics from the read models: projects, instances and jobs by status, the job failure rate', async () => {
+    const provider = await other.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-456' });
+    const doomed = await other.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'doomed', providerId: provider.body.data.id, tags: { simulate: 'fail:always' } });
+    expect(doomed.status).toBe(202);
+    await eventually(() => other.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed', 60000);
+
+    const res = await admin.get('/v1/admin/analytics');
+    expect(res.status).toBe(200);
+    const a = res.body.data.attributes;
+    expect(res.body.data).toMatchObject({ id: 'platform', type: 'analytics' });
+    expect(a.projects).toEqual({ total: 3, byStatus: { active: 2, suspended: 0, closed: 1 } });
+    expect(a.instances.total).toBe(2);
+    expect(a.instances.byStatus).toMatchObject({ terminated: 1, error: 1, active: 0, creating: 0 });
+    expect(a.jobs.byStatus).toMatchObject({ failed: 1, pending: 0, processing: 0 });
+    expect(a.jobs.byStatus.completed).toBeGreaterThanOrEqual(2);
+    expect(a.jobs.failureRate).toBeCloseTo(1 / (a.jobs.byStatus.completed + 1), 10);
+    expect(a.revenue).toEqual([]);
+    const refused = await other.get('/v1/admin/analytics');
+    expect([refused.status, refused.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
+  }, 90000);
 });

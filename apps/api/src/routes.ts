@@ -55,6 +55,7 @@ import { ADMIN_CATALOG_HANDLERS, AdminCatalogController } from './admin/admin-ca
 import { PAYMENT_HANDLERS } from './billing/payments.handlers';
 import { PaymentsController } from './billing/payments.controller';
 import { InboundWebhooksController, WEBHOOK_HANDLERS } from './webhooks/webhooks.controller';
+import { ANALYTICS_HANDLERS, AdminAnalyticsController } from './admin/analytics';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -88,5 +89,5 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
   billing: { controllers: [WalletsController, PaymentsController, InboundWebhooksController], handlers: [...WALLET_HANDLERS, ...PAYMENT_HANDLERS, ...WEBHOOK_HANDLERS] },
   ai: { controllers: [ModelsController] },
-  admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS] },
+  admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController, AdminAnalyticsController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS, ...ANALYTICS_HANDLERS] },
 };

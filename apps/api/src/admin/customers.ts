@@ -13,6 +13,8 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
+import { membersProjection } from '../../../../projections/members/members.projection';
+import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
@@ -27,45 +29,67 @@ const customerAttributes = z.object({
   status: z.enum(STATUSES),
   statusReason: z.string().nullable().describe('The reason given with the last suspend, reactivate or close'),
   statusChangedAt: z.string().nullable(),
-  ownerEmail: z.string().nullable().describe('Null until projects have a member registry; see createdBy'),
+  ownerEmail: z.string().nullable().describe("The project's oldest active owner member's email; null when it has none (a project run by keys alone: see createdBy)"),
   createdBy: z.string().describe('Who created the project: `admin:<keyId>` or `system:bootstrap`'),
   kyc: z.object({ status: z.enum(KYC_STATUSES), requestId: z.string().nullable() }),
-  balances: z.array(z.object({ currency: z.string(), amountCents: z.number().int() })).describe('Wallet balances per currency (empty until billing records wallets)'),
+  balances: z.array(z.object({ currency: z.string(), amountCents: z.number().int() })).describe("The project's wallet balances per currency (a wallet appears with its first movement)"),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 
-/** A customer is a project as the platform admin sees it (DECISIONS 18). */
-export function customerAttributesOf(doc: ProjectDoc): z.infer<typeof customerAttributes> {
+/** A customer is a project as the platform admin sees it (DECISIONS 18), with its owner and wallets. */
+export interface CustomerView {
+  doc: ProjectDoc;
+  ownerEmail: string | null;
+  balances: { currency: string; amountCents: number }[];
+}
+
+/** The owner's email (members model) and the balances (billing wallets model) of each project. */
+async function customerViews(platform: Platform, docs: ProjectDoc[]): Promise<CustomerView[]> {
+  const [members, wallets] = await Promise.all([platform.projections.collection(membersProjection), platform.projections.collection(billingWalletsProjection)]);
+  // One indexed query per project and model (FerretDB cannot push `$in` down: it would decode every document).
+  return Promise.all(
+    docs.map(async (doc) => {
+      const [owners, held] = await Promise.all([
+        members.find({ filter: { projectId: doc.id, role: 'owner', status: 'active', scope: 'project' }, sort: [{ field: 'createdAt', direction: 1 }], limit: 1, withTotal: false }),
+        wallets.find({ filter: { projectId: doc.id }, sort: [{ field: 'currency', direction: 1 }], limit: 100, withTotal: false }),
+      ]);
+      return { doc, ownerEmail: owners.items[0]?.email ?? null, balances: held.items.map((w) => ({ currency: w.currency, amountCents: w.balanceCents })) };
+    }),
+  );
+}
+
+export function customerAttributesOf({ doc, ownerEmail, balances }: CustomerView): z.infer<typeof customerAttributes> {
   return {
     name: doc.name,
     status: doc.status,
     statusReason: doc.statusReason,
     statusChangedAt: doc.statusChangedAt,
-    ownerEmail: null,
+    ownerEmail,
     createdBy: doc.createdBy,
     kyc: { status: doc.kycStatus, requestId: doc.kycRequestId },
-    balances: [],
+    balances,
     createdAt: doc.createdAt,
     updatedAt: doc.updatedAt,
   };
 }
-const customerResource = (doc: ProjectDoc) => ({ id: doc.id, type: TYPE, attributes: customerAttributesOf(doc) });
+const customerResource = (view: CustomerView) => ({ id: view.doc.id, type: TYPE, attributes: customerAttributesOf(view) });
+const customerDocument = (view: CustomerView) => resource(TYPE, view.doc.id, customerAttributesOf(view));
 
-export class ListCustomers extends Query<{ items: ProjectDoc[]; total: number }> {
+export class ListCustomers extends Query<{ items: CustomerView[]; total: number }> {
   constructor(readonly list: ListQuery<{ status?: (typeof STATUSES)[number]; kycStatus?: (typeof KYC_STATUSES)[number] }>) {
     super();
   }
 }
 
-export class GetCustomer extends Query<ProjectDoc> {
+export class GetCustomer extends Query<CustomerView> {
   constructor(readonly projectId: string) {
     super();
   }
 }
 
 /** Suspend, reactivate (PATCH) or close (DELETE) a project: events on the project's own stream. */
-export class ChangeCustomerStanding extends Command<ProjectDoc> {
+export class ChangeCustomerStanding extends Command<CustomerView> {
   constructor(
     readonly projectId: string,
     readonly change: { status: 'active' | 'suspended'; reason: string } | { status: 'closed'; reason: string },
@@ -83,7 +107,8 @@ export class ListCustomersHandler implements IQueryHandler<ListCustomers> {
     const filter: Record<string, string> = {};
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.kycStatus) filter.kycStatus = list.filters.kycStatus;
-    return (await this.platform.projections.collection(projectsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.platform.projections.collection(projectsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return { items: await customerViews(this.platform, items), total };
   }
 }
 
@@ -94,7 +119,7 @@ export class GetCustomerHandler implements IQueryHandler<GetCustomer> {
   async execute({ projectId }: GetCustomer) {
     const doc = await (await this.platform.projections.collection(projectsProjection)).get(projectId);
     if (!doc) throw notFound(`Customer ${projectId} not found`);
-    return doc;
+    return (await customerViews(this.platform, [doc]))[0];
   }
 }
 
@@ -102,7 +127,7 @@ export class GetCustomerHandler implements IQueryHandler<GetCustomer> {
 export class ChangeCustomerStandingHandler implements ICommandHandler<ChangeCustomerStanding> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  async execute({ projectId, change, context }: ChangeCustomerStanding): Promise<ProjectDoc> {
+  async execute({ projectId, change, context }: ChangeCustomerStanding): Promise<CustomerView> {
     const now = this.platform.now();
     const command: ProjectCommand = change.status === 'closed' ? { type: 'CloseProject', projectId, reason: change.reason, now } : { type: 'SetProjectStatus', projectId, status: change.status, reason: change.reason, now };
     const result = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, command, context);
@@ -111,7 +136,7 @@ export class ChangeCustomerStandingHandler implements ICommandHandler<ChangeCust
     await this.platform.waitForProjections(result.position, [projectsProjection.name]);
     const doc = await this.platform.readBack(projectsProjection, projectStream(projectId), projectId, result.position);
     if (!doc) throw notFound(`Customer ${projectId} not found`);
-    return doc;
+    return (await customerViews(this.platform, [doc]))[0];
   }
 }
 
@@ -163,19 +188,16 @@ export class AdminCustomersController extends BusController {
 
   @ApiRoute(getRoute)
   async get(@Parsed('params') params: RouteInput<typeof getRoute>['params']) {
-    const doc = await this.queries.execute(new GetCustomer(params.id));
-    return resource(TYPE, doc.id, customerAttributesOf(doc));
+    return customerDocument(await this.queries.execute(new GetCustomer(params.id)));
   }
 
   @ApiRoute(patchRoute)
   async patch(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof patchRoute>['params'], @Parsed('body') body: RouteInput<typeof patchRoute>['body']) {
-    const doc = await this.commands.execute(new ChangeCustomerStanding(params.id, body, commandContext(req, principal)));
-    return resource(TYPE, doc.id, customerAttributesOf(doc));
+    return customerDocument(await this.commands.execute(new ChangeCustomerStanding(params.id, body, commandContext(req, principal))));
   }
 
   @ApiRoute(deleteRoute)
   async close(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof deleteRoute>['params'], @Parsed('query') query: RouteInput<typeof deleteRoute>['query']) {
-    const doc = await this.commands.execute(new ChangeCustomerStanding(params.id, { status: 'closed', reason: query.reason ?? 'Closed by the platform administrator' }, commandContext(req, principal)));
-    return resource(TYPE, doc.id, customerAttributesOf(doc));
+    return customerDocument(await this.commands.execute(new ChangeCustomerStanding(params.id, { status: 'closed', reason: query.reason ?? 'Closed by the platform administrator' }, commandContext(req, principal))));
   }
 }
