@@ -2,10 +2,13 @@ import { projectStream } from '../../libs/domain/identity/events';
 import { instanceStream } from '../../libs/domain/compute/instance.events';
 import { instancesProjection } from '../../projections/instances/instances.projection';
 import { jobsProjection } from '../../projections/jobs/jobs.projection';
+import Stripe from 'stripe';
 import { eventually } from '../support/wait';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 type Api = ReturnType<TestServer['as']>;
+const STRIPE_WEBHOOK_SECRET = 'whsec_admin_analytics_0123456789';
+const stripe = new Stripe('sk_test_123');
 
 describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reactivate, close (%s profile)', (profile) => {
   let srv: TestServer;
@@ -23,7 +26,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', STRIPE_WEBHOOK_SECRET });
     admin = srv.as(srv.bootstrap.adminKey);
     ({ id: acmeId, api: acme } = await newProject('acme'));
     ({ id: otherId, api: other } = await newProject('other'));
@@ -127,6 +130,13 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     const doomed = await other.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'doomed', providerId: provider.body.data.id, tags: { simulate: 'fail:always' } });
     expect(doomed.status).toBe(202);
     await eventually(() => other.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed', 60000);
+    // A payment settled through Stripe's webhook is revenue; a top-up is not.
+    const { reference } = (await other.post('/v1/payments/stripe-initialize', { amountCents: 1500 })).body.data.attributes;
+    const payload = JSON.stringify({ id: 'evt_admin_1', object: 'event', type: 'checkout.session.completed', data: { object: { id: 'cs_admin_1', object: 'checkout.session', client_reference_id: reference, amount_total: 1500, currency: 'usd', payment_status: 'paid' } } });
+    const delivered = await srv.anonymous.send('POST', '/v1/webhooks/stripe', payload, { 'Stripe-Signature': stripe.webhooks.generateTestHeaderString({ payload, secret: STRIPE_WEBHOOK_SECRET }) });
+    expect(delivered.status).toBe(200);
+    const paid = await eventually(() => other.get('/v1/billing/credits?source=payment'), (r) => r.body.data.length === 1);
+    const month = (paid.body.data[0].attributes.createdAt as string).slice(0, 7);
 
     const res = await admin.get('/v1/admin/analytics');
     expect(res.status).toBe(200);
@@ -138,7 +148,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect(a.jobs.byStatus).toMatchObject({ failed: 1, pending: 0, processing: 0 });
     expect(a.jobs.byStatus.completed).toBeGreaterThanOrEqual(2);
     expect(a.jobs.failureRate).toBeCloseTo(1 / (a.jobs.byStatus.completed + 1), 10);
-    expect(a.revenue).toEqual([]);
+    expect(a.revenue).toEqual([{ currency: 'USD', month, amountCents: 1500, payments: 1 }]);
     const refused = await other.get('/v1/admin/analytics');
     expect([refused.status, refused.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
   }, 90000);

@@ -14,6 +14,7 @@ import { instancesProjection } from '../../../../projections/instances/instances
 import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { serversProjection } from '../../../../projections/servers/servers.projection';
+import { revenueProjection } from '../../../../projections/revenue/revenue.projection';
 import { BusController } from '../common/bus-controller';
 import { PLATFORM } from '../tokens';
 
@@ -27,7 +28,7 @@ const analyticsAttributes = z.object({
   instances: byStatus,
   servers: byStatus,
   jobs: byStatus.extend({ failureRate: z.number().nullable().describe('failed / (completed + failed); null before any job finished') }),
-  revenue: z.array(z.object({ currency: z.string(), month: z.string(), amountCents: z.number().int() })).describe('Revenue by currency and month (empty until invoices and payments are recorded)'),
+  revenue: z.array(z.object({ currency: z.string(), month: z.string().describe('YYYY-MM (UTC)'), amountCents: z.number().int(), payments: z.number().int() })).describe('Money received through payment providers (settled payments, completed checkouts) by currency and month, newest month first'),
   generatedAt: z.string(),
 });
 type Analytics = z.infer<typeof analyticsAttributes>;
@@ -47,14 +48,15 @@ export class GetPlatformAnalyticsHandler implements IQueryHandler<GetPlatformAna
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute(): Promise<Analytics> {
-    const [projects, instances, servers, jobs] = await Promise.all([
+    const [projects, instances, servers, jobs, revenue] = await Promise.all([
       countByStatus(this.platform, projectsProjection, PROJECT_STATUSES),
       countByStatus(this.platform, instancesProjection, INSTANCE_STATUSES),
       countByStatus(this.platform, serversProjection, SERVER_STATUSES),
       countByStatus(this.platform, jobsProjection, JOB_STATUSES),
+      this.platform.projections.collection(revenueProjection).then((c) => c.find({ sort: [{ field: 'month', direction: -1 }], limit: 1200, withTotal: false })),
     ]);
     const finished = jobs.byStatus.completed + jobs.byStatus.failed;
-    return { projects, instances, servers, jobs: { ...jobs, failureRate: finished ? jobs.byStatus.failed / finished : null }, revenue: [], generatedAt: this.platform.now() };
+    return { projects, instances, servers, jobs: { ...jobs, failureRate: finished ? jobs.byStatus.failed / finished : null }, revenue: revenue.items.map(({ currency, month, amountCents, payments }) => ({ currency, month, amountCents, payments })), generatedAt: this.platform.now() };
   }
 }
 
@@ -65,7 +67,7 @@ const analyticsRoute = route({
   auth: 'admin',
   method: 'GET',
   path: '/v1/admin/analytics',
-  summary: 'Platform analytics from the read models: projects, instances, servers and jobs by status, job failure rate, revenue (platform admin)',
+  summary: 'Platform analytics from the read models: projects, instances, servers and jobs by status, job failure rate, revenue by currency and month (platform admin)',
   responses: { 200: resourceSchema('analytics', analyticsAttributes) },
 });
 

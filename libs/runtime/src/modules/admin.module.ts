@@ -2,18 +2,19 @@ import { KycEventTypes } from '../../../domain/admin/kyc';
 import { SettingsEventTypes } from '../../../domain/admin/settings';
 import { kycRequestsProjection } from '../../../../projections/kyc-requests/kyc-requests.projection';
 import { platformSettingsProjection } from '../../../../projections/platform-settings/platform-settings.projection';
+import { revenueProjection } from '../../../../projections/revenue/revenue.projection';
 import { ProjectClosure } from '../../../../sagas/project-closure/project-closure';
 import { isoNow } from '../clock';
 import type { ContextModule } from '../context-module';
 
 /**
  * Platform administration (spec 4.17, DECISIONS 18): KYC requests, the settings stream (config, margin,
- * catalog edits) and the closure of a project (its resources terminated by jobs). A project's standing
+ * catalog edits), revenue by month for the analytics and the closure of a project (its resources terminated by jobs). A project's standing
  * itself is recorded on its own stream (identity) and read by the auth pipeline from the projects model.
  */
 export const adminModule: ContextModule = {
   name: 'admin',
-  projections: [kycRequestsProjection, platformSettingsProjection],
+  projections: [kycRequestsProjection, platformSettingsProjection, revenueProjection],
   processManagers: (rt) => [
     new ProjectClosure({
       events: rt.events,
