@@ -6,6 +6,7 @@ import { createHttpApp, type HttpApp } from '../../../libs/http/src/http-app';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../../libs/http/src/rate-limit';
 import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from '../../../libs/http/src/idempotency';
 import { SqlIdempotencyStore } from '../../../libs/http/src/sql-idempotency-store';
+import { CachedIdempotencyStore } from '../../../libs/http/src/cached-idempotency-store';
 import { CredentialCipher } from '../../../libs/providers/src/credential-cipher';
 import { SqlEventStore } from '../../../libs/eventstore/src/sql/sql-event-store';
 import { AppModule } from './app.module';
@@ -54,10 +55,21 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
   );
   // Idempotency records live with the events wherever the event store is SQL (PostgreSQL, PGlite), so
   // that a key and its write survive a crash together (DECISIONS 5); else Redis, else memory.
+  // With Redis (the server profile), answered keys are cached there in front of the SQL records, so a
+  // replay reads no database; the SQL record stays the truth and a Redis outage only costs that read.
+  const seal = CredentialCipher.fromConfig(config.dataDir, config.credentialsKey);
   const sqlIdempotency = platform.events instanceof SqlEventStore
-    ? new SqlIdempotencyStore(platform.events.sqlClient, { schema: platform.events.schemaName, seal: CredentialCipher.fromConfig(config.dataDir, config.credentialsKey) }).start()
+    ? new SqlIdempotencyStore(platform.events.sqlClient, { schema: platform.events.schemaName, seal }).start()
     : null;
-  const idempotencyStore: IdempotencyStore = sqlIdempotency ?? (redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore());
+  let cacheWarnedAt = 0;
+  const cacheError = (err: unknown) => {
+    if (Date.now() - cacheWarnedAt < 10_000) return;
+    cacheWarnedAt = Date.now();
+    logger.warn({ err: String(err) }, 'idempotency cache (redis) unavailable; answering from the SQL records');
+  };
+  const idempotencyStore: IdempotencyStore = sqlIdempotency
+    ? redis ? new CachedIdempotencyStore(sqlIdempotency, redis, { seal, onError: cacheError }) : sqlIdempotency
+    : redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore();
 
   const http = await createHttpApp(AppModule.forRoot(platform, identity, redis ? () => redis!.ping() : null), {
     port: config.port,

@@ -18,15 +18,16 @@ export interface CommittedWrite {
 export type BeginResult =
   | { state: 'acquired'; token: string }
   | { state: 'in-progress'; fingerprint: string }
-  | { state: 'completed'; fingerprint: string; response: StoredResponse }
+  /** `ttlMs`: how long the record still lives, where the store knows it (what a cache in front may keep it for). */
+  | { state: 'completed'; fingerprint: string; response: StoredResponse; ttlMs?: number }
   /** Written, never answered: the caller rebuilds the answer (the route's `recover`) and stores it with `recovered`. */
   | { state: 'committed'; fingerprint: string; write: CommittedWrite };
 
 export interface IdempotencyStore {
   /** Atomically takes the key for a first attempt, or reports what is already there. */
   begin(scope: string, key: string, fingerprint: string, lockMs: number): Promise<BeginResult>;
-  /** Stores the first attempt's response for `ttlMs`. */
-  complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number): Promise<void>;
+  /** Stores the first attempt's response for `ttlMs`; true when stored (false: the reservation was no longer this token's), where the store can tell. */
+  complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number): Promise<boolean | void>;
   /** Frees the key after a failed (5xx / thrown) first attempt so that a retry can run. */
   release(scope: string, key: string, token: string): Promise<void>;
   /**

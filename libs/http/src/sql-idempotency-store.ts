@@ -43,6 +43,7 @@ interface Row {
   status: number | null;
   body: string | null;
   content_type: string | null;
+  ttl_ms: number;
 }
 
 export class SqlIdempotencyStore implements IdempotencyStore {
@@ -90,7 +91,8 @@ export class SqlIdempotencyStore implements IdempotencyStore {
       const outcome = await this.sql.transaction(async (tx): Promise<{ done: BeginResult } | { committed: Row } | null> => {
         const [row] = await tx.query<Row>(
           `SELECT fingerprint, state, expires_at <= now() AS expired, (lease_until IS NOT NULL AND lease_until > now()) AS leased,
-                  request_id, stream_id, position, status, body, content_type
+                  request_id, stream_id, position, status, body, content_type,
+                  GREATEST(0, extract(epoch FROM expires_at - now()) * 1000)::float8 AS ttl_ms
            FROM ${this.table} WHERE scope = $1 AND key = $2 FOR UPDATE`,
           [scope, key],
         );
@@ -118,7 +120,8 @@ export class SqlIdempotencyStore implements IdempotencyStore {
           return { done: { state: 'acquired', token } };
         }
         if (row.state === 'completed') {
-          return { done: { state: 'completed', fingerprint: row.fingerprint, response: { status: row.status!, body: this.opened(scope, key, row.body ?? ''), contentType: row.content_type ?? undefined } } };
+          const response = { status: row.status!, body: this.opened(scope, key, row.body ?? ''), contentType: row.content_type ?? undefined };
+          return { done: { state: 'completed', fingerprint: row.fingerprint, response, ttlMs: Number(row.ttl_ms) } };
         }
         if (row.state === 'in-progress') return { done: { state: 'in-progress', fingerprint: row.fingerprint } };
         return { committed: row }; // response lost: rebuilt below, outside the lock
@@ -147,14 +150,16 @@ export class SqlIdempotencyStore implements IdempotencyStore {
     return other ? { status: other.status, body: this.opened(scope, key, other.body), contentType: other.content_type ?? undefined } : response;
   }
 
-  async complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number = IDEMPOTENCY_TTL_MS): Promise<void> {
+  async complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number = IDEMPOTENCY_TTL_MS): Promise<boolean> {
     // The reservation's holder, or the holder at the moment the write committed.
-    await this.sql.query(
+    const stored = await this.sql.query(
       `UPDATE ${this.table} SET state = 'completed', fingerprint = $4, status = $5, body = $6, content_type = $7,
          expires_at = now() + $8::float8 * interval '1 millisecond', token = NULL, owner = NULL, lease_until = NULL
-       WHERE scope = $1 AND key = $2 AND ((state = 'in-progress' AND token = $3) OR (state = 'committed' AND committed_token = $3))`,
+       WHERE scope = $1 AND key = $2 AND ((state = 'in-progress' AND token = $3) OR (state = 'committed' AND committed_token = $3))
+       RETURNING 1 AS ok`,
       [scope, key, token, fingerprint, response.status, this.sealed(scope, key, response.body), response.contentType ?? null, ttlMs],
     );
+    return stored.length > 0;
   }
 
   private sealed(scope: string, key: string, body: string): string {

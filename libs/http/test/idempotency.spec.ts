@@ -1,5 +1,6 @@
-import type Redis from 'ioredis';
-import { randomBytes, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { CredentialCipher } from '../../providers/src/credential-cipher';
 import { IdempotencyStore, MemoryIdempotencyStore, RedisIdempotencyStore } from '../src';
 import { SqlIdempotencyStore } from '../src/sql-idempotency-store';
@@ -8,7 +9,9 @@ import { IdempotencyKeyCommittedError } from '../../eventstore/src/event-store.p
 import { handleCommand } from '../../eventstore/src/handle-command';
 import { eventually } from '../../../test/support/wait';
 import { call, calls, owner, SlowGate, slowGates, startApp } from './fixtures';
-import { connectRedis } from './redis-helper';
+import { connectRedis, deadRedis } from './redis-helper';
+import { CachedIdempotencyStore } from '../src/cached-idempotency-store';
+import type { SqlClient } from '../../eventstore/src/sql/sql-client';
 
 let redis: Redis | undefined;
 let pglite: SqlEventStore | undefined;
@@ -118,6 +121,120 @@ suite('RedisIdempotencyStore', async () => {
   return new RedisIdempotencyStore(redis, `idem:test:${randomUUID()}:`);
 });
 suite('SqlIdempotencyStore (PGlite)', () => sqlStore());
+suite('CachedIdempotencyStore (Redis in front of the SQL records)', async () => {
+  redis ??= await connectRedis();
+  return new CachedIdempotencyStore(await sqlStore(), redis, { prefix: `idem-answer:test:${randomUUID()}:` });
+});
+suite('CachedIdempotencyStore with Redis down', async () => new CachedIdempotencyStore(await sqlStore(), deadRedis()));
+
+/** The event store's SQL client, counting the statements and transactions that reach the database. */
+function counting(sql: SqlClient): { client: SqlClient; count: () => number } {
+  let n = 0;
+  const client = new Proxy(sql, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if ((prop === 'query' || prop === 'transaction') && typeof v === 'function') {
+        return (...args: unknown[]) => {
+          n++;
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return v;
+    },
+  });
+  return { client, count: () => n };
+}
+
+describe('CachedIdempotencyStore: Redis answers replays, the SQL record stays the truth', () => {
+  const fp = 'c'.repeat(64);
+  const prefix = `idem-answer:cache-test:${randomUUID()}:`;
+  const cipher = new CredentialCipher(randomBytes(32));
+  async function stores(r?: Redis) {
+    redis ??= await connectRedis();
+    const es = await eventStore();
+    const db = counting(es.sqlClient);
+    const sql = new SqlIdempotencyStore(db.client, { schema: es.schemaName, seal: cipher }).start();
+    sqlStores.push(sql);
+    return { sql, db, cached: new CachedIdempotencyStore(sql, r ?? redis, { prefix, seal: cipher }) };
+  }
+  const cacheKey = (scope: string, key: string) => `${prefix}${scope}:${createHash('sha256').update(key).digest('hex')}`;
+  const secretBody = '{"data":{"attributes":{"key":"svc_live_cachedsecret"}}}';
+
+  it('answers a replay from Redis with no database statement, sealed there, for no longer than the record lives', async () => {
+    const { cached, db } = await stores();
+    const key = randomUUID();
+    const begun = await cached.begin('project:c1', key, fp, 60_000);
+    if (begun.state !== 'acquired') throw new Error('not acquired');
+    await cached.complete('project:c1', key, begun.token, fp, { status: 201, body: secretBody, contentType: 'application/json' }, 60_000);
+    const before = db.count();
+    const replay = await cached.begin('project:c1', key, fp, 60_000);
+    expect(replay).toEqual({ state: 'completed', fingerprint: fp, response: { status: 201, body: secretBody, contentType: 'application/json' } });
+    expect(db.count()).toBe(before); // answered without reading the database
+    const raw = await redis!.get(cacheKey('project:c1', key));
+    expect(raw).not.toBeNull();
+    expect(raw).not.toContain('cachedsecret');
+    const pttl = await redis!.pttl(cacheKey('project:c1', key));
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(59_000); // lapses before the SQL record (60 s) does
+  });
+
+  it('caches only what the SQL store took: a stale token stores nothing anywhere; an uncached record is read once, then cached', async () => {
+    const { cached, sql, db } = await stores();
+    const key = randomUUID();
+    const begun = await cached.begin('project:c2', key, fp, 60_000);
+    if (begun.state !== 'acquired') throw new Error('not acquired');
+    expect(await cached.complete('project:c2', key, 'not-the-token', fp, { status: 201, body: '{}' }, 60_000)).toBe(false);
+    expect(await redis!.exists(cacheKey('project:c2', key))).toBe(0);
+    expect((await cached.begin('project:c2', key, fp, 60_000)).state).toBe('in-progress');
+    // Answered through the SQL store alone (e.g. by a node whose Redis was down): the first replay reads it and caches it.
+    expect(await sql.complete('project:c2', key, begun.token, fp, { status: 201, body: '{"ok":2}' }, 60_000)).toBe(true);
+    const first = await cached.begin('project:c2', key, fp, 60_000);
+    expect(first).toMatchObject({ state: 'completed', response: { status: 201, body: '{"ok":2}' } });
+    const before = db.count();
+    expect(await cached.begin('project:c2', key, fp, 60_000)).toMatchObject({ state: 'completed', response: { body: '{"ok":2}' } });
+    expect(db.count()).toBe(before);
+  });
+
+  it('Redis down: every answer comes from the SQL records; nothing is lost, nothing runs twice', async () => {
+    const up = await stores();
+    const down = await stores(deadRedis());
+    const key = randomUUID();
+    // Two nodes race for one key, one of them without Redis: exactly one runs.
+    const begins = await Promise.all([up.cached.begin('project:c3', key, fp, 60_000), down.cached.begin('project:c3', key, fp, 60_000)]);
+    expect(begins.filter((b) => b.state === 'acquired')).toHaveLength(1);
+    const winner = begins.find((b) => b.state === 'acquired')!;
+    if (winner.state !== 'acquired') throw new Error('unreachable');
+    // Answered by the node without Redis: stored in SQL, so the other node replays it (and caches it).
+    await down.cached.complete('project:c3', key, winner.token, fp, { status: 202, body: '{"job":1}' }, 60_000);
+    expect(await up.cached.begin('project:c3', key, fp, 60_000)).toMatchObject({ state: 'completed', response: { status: 202, body: '{"job":1}' } });
+    expect(await down.cached.begin('project:c3', key, fp, 60_000)).toMatchObject({ state: 'completed', response: { status: 202, body: '{"job":1}' } });
+    // Another body with the key is still told apart (422 by the pipeline) from the cache and from SQL alike.
+    expect(await up.cached.begin('project:c3', key, 'd'.repeat(64), 60_000)).toMatchObject({ state: 'completed', fingerprint: fp });
+    expect(await down.cached.begin('project:c3', key, 'd'.repeat(64), 60_000)).toMatchObject({ state: 'completed', fingerprint: fp });
+  });
+
+  it('a Redis that accepts connections but never answers costs at most the read timeout, then the SQL record answers', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => void sockets.push(s)); // reads nothing, answers nothing
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as AddressInfo).port;
+    const stalled = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 0, enableOfflineQueue: true, retryStrategy: () => null });
+    stalled.on('error', () => undefined);
+    try {
+      const { sql } = await stores();
+      const cached = new CachedIdempotencyStore(sql, stalled, { prefix, seal: cipher, timeoutMs: 100 });
+      const key = randomUUID();
+      const begun = await cached.begin('project:c4', key, fp, 60_000);
+      if (begun.state !== 'acquired') throw new Error('not acquired');
+      await cached.complete('project:c4', key, begun.token, fp, { status: 201, body: '{"ok":4}' }, 60_000);
+      expect(await cached.begin('project:c4', key, fp, 60_000)).toMatchObject({ state: 'completed', response: { body: '{"ok":4}' } });
+    } finally {
+      stalled.disconnect();
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  });
+});
 
 describe('SqlIdempotencyStore: the record and the write survive together', () => {
   const ev = (type: string) => [{ id: randomUUID(), type, data: {}, metadata: { schemaVersion: 1 } }];
@@ -169,7 +286,7 @@ describe('SqlIdempotencyStore: the record and the write survive together', () =>
     expect(await (await sqlStore()).recovered('project:p1', key, rebuilt)).toEqual(rebuilt);
     expect(await (await sqlStore()).recovered('project:p1', key, { status: 200, body: '{}' })).toEqual(rebuilt); // a racing retry replays the first
     const again = await (await sqlStore()).begin('project:p1', key, fp, 60_000);
-    expect(again).toEqual({ state: 'completed', fingerprint: fp, response: rebuilt }); // stored: byte for byte
+    expect(again).toEqual({ state: 'completed', fingerprint: fp, response: rebuilt, ttlMs: expect.any(Number) }); // stored: byte for byte
     // The same key with another body is still the other request's.
     const mismatch = await (await sqlStore()).begin('project:p1', key, 'e'.repeat(64), 60_000);
     expect(mismatch.state !== 'acquired' && mismatch.fingerprint).toBe(fp); // answered 422 by the pipeline
