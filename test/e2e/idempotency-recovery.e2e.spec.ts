@@ -6,9 +6,12 @@
  * The server runs in its own process and is SIGKILLed. Which requests a kill catches between commit
  * and answer is chance (the random version is crash-safety.e2e.spec.ts); here each key's record is
  * put back to the state such a kill leaves (`committed`, no response) while the server is down, so
- * every resource below is recovered on every run.
+ * every resource below is recovered on every run (on the server profile the answers Redis cached are
+ * removed too: a key that was never answered has none).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { requireEngine } from '../engines';
 import { client, type TestResponse } from '../support/http-client';
 import { crashableServer } from '../support/spawn-server';
 import { ed25519Key } from '../support/ssh-keys';
@@ -40,12 +43,22 @@ describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after
     // The kill, and each record as a kill between the commit and the answer leaves it.
     await server.kill();
     const keys = creates.map((c) => c.key);
-    const reset = await server.query<{ key: string }>(
+    const reset = await server.query<{ key: string; scope: string }>(
       `UPDATE "${server.storeSchema}".idempotency SET state = 'committed', status = NULL, body = NULL, content_type = NULL
-       WHERE key = ANY($1::text[]) AND state = 'completed' RETURNING key`,
+       WHERE key = ANY($1::text[]) AND state = 'completed' RETURNING key, scope`,
       [keys],
     );
     expect(reset.map((r) => r.key).sort()).toEqual([...keys].sort());
+    if (profile === 'server') {
+      // Nor is an answer cached in Redis (only answered keys are).
+      const redis = new Redis(requireEngine('REDIS_URL'));
+      try {
+        const cached = reset.map((r) => `idem-answer:${r.scope}:${createHash('sha256').update(r.key).digest('hex')}`);
+        expect(await redis.del(...cached)).toBe(cached.length);
+      } finally {
+        redis.disconnect();
+      }
+    }
 
     await server.start();
     const api2 = client(server.url, { 'X-Service-API-Key': apiKey });
