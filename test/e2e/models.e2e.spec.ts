@@ -5,6 +5,7 @@ describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let multi: string;
+  let cloud: string;
   let clusterId: string;
   const clusterBody = { name: 'gpu', region: 'us-east', version: '1.31.1', nodePools: [{ name: 'default', plan: 'mc-standard-2', count: 2 }] };
   const model = (over: Record<string, unknown> = {}) => ({ name: 'llama', framework: 'framework_2', modelId: 'meta/llama-3-8b', clusterId, ...over });
@@ -19,7 +20,9 @@ describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed
     srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
     api = srv.as(srv.bootstrap.apiKey);
     multi = (await api.post('/v1/providers', { name: 'provider_multicloud', apiKey: 'sk-models' })).body.data.id;
-    const cluster = await api.post('/v1/kubernetes/clusters', clusterBody);
+    // A public cloud beside it: it has clusters but no models, so a deploy still resolves to the multi-cloud provider.
+    cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-cloud' })).body.data.id;
+    const cluster = await api.post(`/v1/kubernetes/clusters?providerId=${multi}`, clusterBody);
     expect(cluster.status).toBe(202);
     clusterId = cluster.body.data.id;
     await eventually(() => api.get(`/v1/kubernetes/clusters/${clusterId}`), status('active'));
@@ -120,12 +123,19 @@ describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed
     expect((await api.post('/v1/models', model({ name: 'x'.repeat(100) }))).status).toBe(201);
   });
 
+  it('deploys on the multi-cloud provider only: another provider is 400 UNSUPPORTED_PROVIDER', async () => {
+    const res = await api.post(`/v1/models?providerId=${cloud}`, model({ name: 'elsewhere' }));
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].code).toBe('UNSUPPORTED_PROVIDER');
+    expect((await api.get(`/v1/providers/${cloud}`)).body.data.attributes.capabilities).not.toContain('models');
+  });
+
   it('needs an active cluster of the project: unknown 404, not active 409 INVALID_STATE', async () => {
     const unknown = await api.post('/v1/models', model({ clusterId: 'no-such-cluster' }));
     expect(unknown.status).toBe(404);
     expect(unknown.body.errors[0].code).toBe('NOT_FOUND');
 
-    const broken = await api.post('/v1/kubernetes/clusters', { ...clusterBody, name: 'broken', tags: { simulate: 'fail:always' } });
+    const broken = await api.post(`/v1/kubernetes/clusters?providerId=${multi}`, { ...clusterBody, name: 'broken', tags: { simulate: 'fail:always' } });
     await eventually(() => api.get(`/v1/kubernetes/clusters/${broken.body.data.id}`), status('error'));
     const notActive = await api.post('/v1/models', model({ clusterId: broken.body.data.id }));
     expect(notActive.status).toBe(409);

@@ -22,7 +22,8 @@ export type Capability = (typeof CAPABILITIES)[number];
  * What each kind supports, modelled on the provider it stands in for (libs/providers/README.md):
  * bare metal (Latitude-like) has layer-2 networking but no block storage, object storage or managed
  * Kubernetes; the public cloud (DigitalOcean-like) has everything but VLANs; the multi-cloud
- * abstraction (SkyPilot-like) manages storage, clusters and models, not the network underneath.
+ * abstraction (SkyPilot-like) manages storage, clusters and models, not the network underneath; AI
+ * models are its alone (DECISIONS 17: a deploy is a job on the multi-cloud provider).
  */
 export const PROVIDER_CAPABILITIES: Record<ProviderKind, readonly Capability[]> = {
   provider_baremetal: ['elastic-ips', 'vlans', 'firewalls', 'private-networks', 'network-databases', 'interconnections', 'file-systems', 'databases'],
@@ -38,7 +39,6 @@ export const PROVIDER_CAPABILITIES: Record<ProviderKind, readonly Capability[]> 
     'buckets',
     'kubernetes',
     'databases',
-    'models',
   ],
   provider_multicloud: ['volumes', 'file-systems', 'buckets', 'kubernetes', 'models'],
 };
