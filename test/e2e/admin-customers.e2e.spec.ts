@@ -2,13 +2,19 @@ import { projectStream } from '../../libs/domain/identity/events';
 import { instanceStream } from '../../libs/domain/compute/instance.events';
 import { instancesProjection } from '../../projections/instances/instances.projection';
 import { jobsProjection } from '../../projections/jobs/jobs.projection';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SignJWT, exportJWK, generateKeyPair, type KeyLike } from 'jose';
 import Stripe from 'stripe';
+import { client } from '../support/http-client';
 import { eventually } from '../support/wait';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 type Api = ReturnType<TestServer['as']>;
 const STRIPE_WEBHOOK_SECRET = 'whsec_admin_analytics_0123456789';
 const stripe = new Stripe('sk_test_123');
+const ISSUER = 'https://idp.admin.test/';
 
 describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reactivate, close (%s profile)', (profile) => {
   let srv: TestServer;
@@ -18,6 +24,9 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   let acmeId: string;
   let otherId: string;
   let instanceId: string;
+  let signingKey: KeyLike;
+  /** A member of acme signed in through the identity provider (its registered owner, by email). */
+  let member: Api;
 
   const newProject = async (name: string) => {
     const created = await admin.post('/v1/admin/projects', { name });
@@ -26,12 +35,19 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', STRIPE_WEBHOOK_SECRET });
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    signingKey = privateKey;
+    const jwksFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'admin-jwks-')), 'jwks.json');
+    fs.writeFileSync(jwksFile, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', STRIPE_WEBHOOK_SECRET, JWT_ISSUER: ISSUER, JWT_JWKS_FILE: jwksFile });
     admin = srv.as(srv.bootstrap.adminKey);
     ({ id: acmeId, api: acme } = await newProject('acme'));
     ({ id: otherId, api: other } = await newProject('other'));
     expect((await acme.post('/v1/iam/team/members', { email: 'Owner@Acme.test', role: 'owner' })).status).toBe(201);
     expect((await acme.post('/v1/billing/wallets/USD/credit', { amountCents: 2500 })).status).toBe(200);
+    const token = await new SignJWT({ project: acmeId, email: 'Owner@Acme.test', role: 'owner' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(ISSUER).setSubject('owner-1').setIssuedAt().setExpirationTime('1h').sign(signingKey);
+    member = client(srv.url, { Authorization: `Bearer ${token}` });
+    expect((await member.get('/v1/instances')).status).toBe(200);
     const provider = await acme.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-123' });
     expect(provider.status).toBe(201);
     const created = await acme.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'web-1', providerId: provider.body.data.id });
@@ -75,6 +91,9 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect(get.body.errors[0].detail).toContain('suspended');
     const post = await acme.post('/v1/support', { subject: 'Why?', message: 'We are suspended' });
     expect([post.status, post.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
+    const asMember = await member.post('/v1/support', { subject: 'Why?', message: 'We are suspended' });
+    expect([asMember.status, asMember.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
+    expect((await member.get('/v1/instances')).status).toBe(403);
     expect((await other.get('/v1/instances')).status).toBe(200);
     expect((await other.post('/v1/support', { subject: 'Hello', message: 'Still here' })).status).toBe(201);
 
@@ -92,6 +111,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect(reactivated.status).toBe(200);
     expect(reactivated.body.data.attributes).toMatchObject({ status: 'active', statusReason: 'paid' });
     expect((await acme.get('/v1/instances')).status).toBe(200);
+    expect((await member.get('/v1/instances')).status).toBe(200);
     expect((await acme.get(`/v1/instances/${instanceId}`)).body.data.attributes.status).toBe('active');
   });
 
@@ -102,6 +122,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     const refused = await acme.get('/v1/instances');
     expect([refused.status, refused.body.errors[0].code]).toEqual([401, 'UNAUTHORIZED']);
     expect((await acme.post('/v1/support', { subject: 'x', message: 'y' })).status).toBe(401);
+    expect((await member.get('/v1/instances')).status).toBe(401);
     expect((await other.get('/v1/instances')).status).toBe(200);
 
     const instances = await srv.platform.projections.collection(instancesProjection);
