@@ -7,6 +7,8 @@ import { client } from '../support/http-client';
 import { startSmtpSink, type SmtpSink } from '../support/smtp';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { eventually } from '../support/wait';
+import { readTopicUntil } from '../support/kafka';
+import { requireEngine } from '../engines';
 import type { ParsedMail } from 'mailparser';
 
 /** Members, invitations, workspaces, custom roles and provider API keys (spec 4.11, DECISIONS 15). */
@@ -349,4 +351,44 @@ describe.each<Profile>(['embedded', 'server'])('invitation mail across an SMTP o
     expect(smtp.messages.filter(mailTo('late@example.com'))).toHaveLength(1);
     expect((await second.as(second.bootstrap.apiKey).get(`/v1/projects/${projectId}/invites?sort=email`)).body.data.map((i: { attributes: { mail: string } }) => i.attributes.mail)).toEqual(['sent', 'sent']);
   });
+});
+
+describe('identity events on cloud.identity.events.v1 carry no secret (server profile)', () => {
+  let srv: TestServer;
+  let smtp: SmtpSink;
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    srv = await startTestServer('server', { SMTP_URL: smtp.url });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+    await smtp?.close();
+  });
+
+  it('publishes membership, role and provider-key events keyed by their streams, without tokens, token hashes or key secrets', async () => {
+    const api = srv.as(srv.bootstrap.apiKey);
+    const projectId = srv.bootstrap.projectId;
+    const invite = await api.post(`/v1/projects/${projectId}/invites`, { email: 'topic@example.com' });
+    expect(invite.status).toBe(201);
+    const token = tokenOf(await smtp.waitFor(mailTo('topic@example.com')));
+    expect((await api.post('/v1/iam/roles', { name: 'Topic', permissions: ['*:read'] })).status).toBe(201);
+    const providerId = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-topic' })).body.data.id;
+    const key = await api.post('/v1/iam/api-keys', { name: 'topic', providerId });
+    const rotated = await api.post(`/v1/iam/api-keys/${key.body.data.id}/rotate`);
+    expect(rotated.status).toBe(200);
+    const keyStream = `providerkey-${key.body.data.id}`;
+    const members = `member-${projectId}`;
+    const log = await readTopicUntil(requireEngine('KAFKA_BROKERS').split(','), srv.env.KAFKA_TOPIC_PREFIX, 'identity', (l) =>
+      // Streams are partitions apart: wait for each one's last event.
+      (l.types.get(keyStream) ?? []).includes('identity.ProviderKeyRotated.v1') && (l.types.get(members) ?? []).includes('identity.InvitationEmailSent.v1') && l.types.has(`role-${projectId}`),
+    );
+    expect(log.types.get(members)).toEqual(['identity.MemberInvited.v1', 'identity.InvitationEmailSent.v1']);
+    expect(log.types.get(`role-${projectId}`)).toEqual(['identity.RoleCreated.v1']);
+    expect(log.types.get(keyStream)).toEqual(['identity.ProviderKeyCreated.v1', 'identity.ProviderKeyRotated.v1']);
+    const carried = log.values.join('\n');
+    const stored = await srv.platform.events.readStream(members);
+    const tokenHash = (stored[0].data as { tokenHash: string }).tokenHash;
+    expect(tokenHash).toMatch(/^[0-9a-f]{64}$/);
+    for (const secret of [token.split('.')[3], tokenHash, key.body.data.attributes.secret, rotated.body.data.attributes.secret]) expect(carried).not.toContain(secret);
+  }, 90000);
 });

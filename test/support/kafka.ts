@@ -26,6 +26,8 @@ export async function waitForTopic(kafka: Kafka, topic: string, timeoutMs = 3000
 export interface TopicLog {
   types: Map<string, string[]>;
   keys: Set<string>;
+  /** Every message value as received (to check what the topic carried, e.g. that no secret did). */
+  values: string[];
 }
 
 /**
@@ -37,7 +39,7 @@ export async function readTopicUntil(brokers: string[], prefix: string, context:
   const topic = `${prefix}.${context}.events.v1`;
   const kafka = new Kafka({ clientId: `e2e-${context}`, brokers, logLevel: logLevel.NOTHING });
   const consumer = kafka.consumer({ groupId: `e2e-${context}-${prefix}` });
-  const log: TopicLog = { types: new Map(), keys: new Set() };
+  const log: TopicLog = { types: new Map(), keys: new Set(), values: [] };
   await waitForTopic(kafka, topic);
   await consumer.connect();
   try {
@@ -46,7 +48,8 @@ export async function readTopicUntil(brokers: string[], prefix: string, context:
     await consumer.subscribe({ topic, fromBeginning: true });
     await consumer.run({
       eachMessage: async ({ message }) => {
-        const ce = JSON.parse(message.value!.toString()) as { subject: string; type: string };
+        log.values.push(message.value!.toString());
+        const ce = JSON.parse(log.values[log.values.length - 1]) as { subject: string; type: string };
         log.types.set(ce.subject, [...(log.types.get(ce.subject) ?? []), ce.type]);
         if (message.key) log.keys.add(message.key.toString());
         if (done(log)) finished();
