@@ -14,6 +14,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
 import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
 import { IDENTITY, PLATFORM } from '../tokens';
+import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { KeyHasher } from './api-key-secrets';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
@@ -192,4 +193,22 @@ export class GetMemberHandler implements IQueryHandler<GetMember> {
   }
 }
 
-export const MEMBER_HANDLERS = [ChangeMembershipHandler, AcceptInvitationHandler, ListMembersHandler, GetMemberHandler];
+/** The member (or invitation) a keyed add or invite wrote, for an answer a crash lost (DECISIONS 5). */
+export class WrittenMember extends Query<MemberDoc | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenMember)
+export class WrittenMemberHandler implements IQueryHandler<WrittenMember> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenMember): Promise<MemberDoc | null> {
+    if (write.streamId !== membershipStream(write.projectId)) return null;
+    const memberId = (await requestEvent(this.platform, write))?.data.memberId;
+    return typeof memberId === 'string' ? this.platform.readBack(membersProjection, write.streamId, memberId, write.position) : null;
+  }
+}
+
+export const MEMBER_HANDLERS = [ChangeMembershipHandler, AcceptInvitationHandler, ListMembersHandler, GetMemberHandler, WrittenMemberHandler];

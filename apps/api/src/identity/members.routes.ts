@@ -10,7 +10,8 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type ApiRouteOptions, type P
 import type { MemberDoc } from '../../../../projections/members/members.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
-import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, type MembershipChange } from './members.handlers';
+import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, WrittenMember, type MembershipChange } from './members.handlers';
+import { recoverBy } from '../common/recovery';
 import { commandContext, granteeOf } from './request-context';
 
 const TYPE = 'members';
@@ -32,6 +33,10 @@ const invitationAttributes = memberAttributes.extend({
 });
 
 const memberResource = (d: MemberDoc) => ({ id: d.id, type: TYPE, attributes: { email: d.email, role: d.role, status: d.status as 'invited' | 'active', createdAt: d.createdAt } });
+const memberDocument = (d: MemberDoc) => {
+  const r = memberResource(d);
+  return resource(r.type, r.id, r.attributes);
+};
 const invitationResource = (now: number) => (d: MemberDoc) => ({
   id: d.id,
   type: INVITES,
@@ -96,9 +101,7 @@ function memberViewController(view: MemberView): Type<unknown> {
 
     private async write(req: FastifyRequest, principal: Principal, p: ParsedRequest, change: MembershipChange) {
       const doc = await this.commands.execute(new ChangeMembership(ownProject(principal, p.params), change, granteeOf(principal), commandContext(req, principal)));
-      if (!doc) return undefined;
-      const r = memberResource(doc);
-      return resource(r.type, r.id, r.attributes);
+      return doc ? memberDocument(doc) : undefined;
     }
   }
   Object.defineProperty(MemberViewController, 'name', { value: view.controller });
@@ -115,7 +118,7 @@ function memberViewController(view: MemberView): Type<unknown> {
   const roleRule = 'Never above the caller’s own role (403); the only owner cannot be demoted (409 INVALID_STATE).';
   declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: { type: TYPE, sortFields: ['createdAt', 'email', 'role'] }, responses: { 200: collectionSchema(TYPE, memberAttributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, params, summary: `Get one of ${view.summary}`, permission: read, responses: { 200: one } }, ['principal', 'parsed']);
-  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, body: z.object({ email, role: roleOf(names).default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
+  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, recover: recoverBy((w) => new WrittenMember(w), memberDocument), body: z.object({ email, role: roleOf(names).default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
   declare('update', { ...common, method: 'PATCH', path: item, params, summary: `Change the role of one of ${view.summary}`, description: roleRule, permission: write, type: TYPE, body: z.object({ role: roleOf(names) }), responses: { 200: one } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, params, summary: `Remove one of ${view.summary}`, description: 'The only owner cannot be removed (409 INVALID_STATE); an admin cannot remove an owner (403).', permission: write, responses: { 204: null } }, ['req', 'principal', 'parsed']);
   return MemberViewController;
@@ -151,6 +154,13 @@ const createInvite = route({
   permission: 'invitations:write',
   type: INVITES,
   idempotent: true,
+  recover: recoverBy(
+    (w) => new WrittenMember(w),
+    (d) => {
+      const r = invitationResource(Number.NEGATIVE_INFINITY)(d);
+      return resource(r.type, r.id, r.attributes);
+    },
+  ),
   body: z.object({ email, role: roleOf(WORKSPACE_MEMBER_ROLES).default('member') }),
   responses: { 201: resourceSchema(INVITES, invitationAttributes) },
 });
@@ -210,8 +220,7 @@ export class InvitationsController extends BusController {
 
   @ApiRoute(acceptInvite)
   async accept(@Req() req: FastifyRequest, @Parsed('params') params: { token: string }) {
-    const r = memberResource(await this.commands.execute(new AcceptInvitation(params.token, commandContext(req, null))));
-    return resource(r.type, r.id, r.attributes);
+    return memberDocument(await this.commands.execute(new AcceptInvitation(params.token, commandContext(req, null))));
   }
 
   private async write(req: FastifyRequest, principal: Principal, p: ParsedRequest, change: MembershipChange) {

@@ -13,6 +13,7 @@ import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.pro
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
 import { membersProjection } from '../../../../projections/members/members.projection';
 import { PLATFORM } from '../tokens';
+import { requestEvent, type RecoveredWrite } from '../common/recovery';
 
 /** A role as the routes show it: a built-in (immutable, its permissions expanded over the catalogue) or a custom one. */
 export interface RoleView {
@@ -155,4 +156,22 @@ export class GetRoleHandler implements IQueryHandler<GetRole> {
   }
 }
 
-export const ROLE_HANDLERS = [CreateRoleHandler, UpdateRoleHandler, DeleteRoleHandler, ListRolesHandler, GetRoleHandler];
+/** The custom role a keyed create wrote, for an answer a crash lost (DECISIONS 5). */
+export class WrittenRole extends Query<RoleView | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenRole)
+export class WrittenRoleHandler implements IQueryHandler<WrittenRole> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenRole): Promise<RoleView | null> {
+    if (write.streamId !== customRolesStream(write.projectId)) return null;
+    const roleId = (await requestEvent(this.platform, write))?.data.roleId;
+    return typeof roleId === 'string' ? roleView(this.platform, write.projectId, roleId, write.position).catch(() => null) : null;
+  }
+}
+
+export const ROLE_HANDLERS = [WrittenRoleHandler, CreateRoleHandler, UpdateRoleHandler, DeleteRoleHandler, ListRolesHandler, GetRoleHandler];
