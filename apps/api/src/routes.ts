@@ -56,6 +56,9 @@ import { PAYMENT_HANDLERS } from './billing/payments.handlers';
 import { PaymentsController } from './billing/payments.controller';
 import { InboundWebhooksController, WEBHOOK_HANDLERS } from './webhooks/webhooks.controller';
 import { ANALYTICS_HANDLERS, AdminAnalyticsController } from './admin/analytics';
+import { InvoicesController } from './invoicing/invoices.controller';
+import { INVOICING_HANDLERS } from './invoicing/invoices.handlers';
+import { UsageController } from './invoicing/usage.controller';
 
 type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
 
@@ -90,4 +93,5 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   billing: { controllers: [WalletsController, PaymentsController, InboundWebhooksController], handlers: [...WALLET_HANDLERS, ...PAYMENT_HANDLERS, ...WEBHOOK_HANDLERS] },
   ai: { controllers: [ModelsController] },
   admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController, AdminAnalyticsController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS, ...ANALYTICS_HANDLERS] },
+  invoicing: { controllers: [InvoicesController, UsageController], handlers: INVOICING_HANDLERS },
 };

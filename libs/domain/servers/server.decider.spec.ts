@@ -24,6 +24,7 @@ const spec: ServerSpecData = {
   workerCount: 1,
   spot: false,
   accelerators: null,
+  hourlyPriceCents: 150,
 };
 const price = { hourlyCents: 150, monthlyCents: 100_000 } as unknown as CatalogPlan['pricing']['USD'];
 const plan = (slug: string, over: Partial<CatalogPlan & { providerKind: string }> = {}): CatalogPlan & { providerKind: string } => ({
@@ -68,7 +69,7 @@ const power = (jobId: string, action: 'power_on' | 'power_off' | 'reboot', from:
 });
 const migration = (jobId: string, from: ServerStatus = 'active'): ServerEvent => ({
   type: 'compute.ServerMigrationRequested.v1',
-  data: { serverId: 's1', jobId, from, fromPlan: spec.plan, plan: { slug: 'm3-large-x86', name: 'm3.large.x86' }, requestedAt: at, requestedBy: 'u' },
+  data: { serverId: 's1', jobId, from, fromPlan: spec.plan, plan: { slug: 'm3-large-x86', name: 'm3.large.x86' }, hourlyPriceCents: 150, requestedAt: at, requestedBy: 'u' },
 });
 const deletion = (jobId: string, from: ServerStatus = 'active'): ServerEvent => ({ type: 'compute.ServerDeletionRequested.v1', data: { serverId: 's1', jobId, from, requestedAt: at, requestedBy: 'u' } });
 const failed = (jobId: string, operation: ServerOperation): ServerEvent => ({ type: 'compute.ServerOperationFailed.v1', data: { ...step, jobId, operation, error: 'boom' } });

@@ -50,6 +50,8 @@ export type ServerSpecData = {
   workerCount: number;
   spot: boolean;
   accelerators: string | null;
+  /** The plan's price per hour in USD cents when requested (usage, DECISIONS 16); absent in events recorded before it was kept. */
+  hourlyPriceCents?: number | null;
 };
 
 type Op = { serverId: string; jobId: string; at: string };
@@ -64,7 +66,7 @@ export type ServerPowerActionRequested = DomainEvent<
 export type ServerPoweredOff = DomainEvent<'compute.ServerPoweredOff.v1', Op>;
 export type ServerMigrationRequested = DomainEvent<
   'compute.ServerMigrationRequested.v1',
-  { serverId: string; jobId: string; from: ServerStatus; fromPlan: { slug: string; name: string }; plan: { slug: string; name: string }; requestedAt: string; requestedBy: string }
+  { serverId: string; jobId: string; from: ServerStatus; fromPlan: { slug: string; name: string }; plan: { slug: string; name: string }; hourlyPriceCents?: number | null; requestedAt: string; requestedBy: string }
 >;
 export type ServerDeletionRequested = DomainEvent<'compute.ServerDeletionRequested.v1', { serverId: string; jobId: string; from: ServerStatus; requestedAt: string; requestedBy: string }>;
 export type ServerTerminated = DomainEvent<'compute.ServerTerminated.v1', Op>;

@@ -93,7 +93,7 @@ describe('ticket decider', () => {
 
 describe('ticket number decider', () => {
   const givenNumbers = deciderSpec(ticketNumberDecider);
-  const assign = { type: 'AssignTicketNumber', projectId: 'p1', ticketId: 't9', now } as const;
+  const assign = { type: 'AssignNumber', projectId: 'p1', ownerId: 't9', now } as const;
   const assigned = (sequence: number, ticketId = 't9'): TicketNumberAssigned => ({
     type: 'support.TicketNumberAssigned.v1',
     data: { projectId: 'p1', ticketId, sequence, number: formatTicketNumber(sequence), assignedAt: now },

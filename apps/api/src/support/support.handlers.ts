@@ -1,10 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
-import { ticketStream, ticketNumbersStream, type TicketAuthor, type TicketNumberAssigned, type TicketPriority, type TicketStatus } from '../../../../libs/domain/support/events';
+import { ticketStream, ticketNumbersStream, type TicketAuthor, type TicketPriority, type TicketStatus } from '../../../../libs/domain/support/events';
 import { ticketDecider, type TicketCommand } from '../../../../libs/domain/support/ticket.decider';
 import { ticketNumberDecider } from '../../../../libs/domain/support/ticket-number.decider';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { assignNumber } from '../../../../libs/eventstore/src/assign-number';
 import type { Principal } from '../../../../libs/http/src/auth';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
@@ -23,8 +24,6 @@ export interface TicketView {
 
 /** The most messages a ticket's answer shows (the oldest first). */
 export const THREAD_LIMIT = 1000;
-/** A burst of creates in one project retries its number this often before answering 409 CONFLICT. */
-const NUMBER_ATTEMPTS = 25;
 
 export class OpenSupportTicket extends Command<TicketView> {
   constructor(
@@ -121,9 +120,7 @@ export class OpenSupportTicketHandler implements ICommandHandler<OpenSupportTick
     const ticketId = uuidv7();
     const author = await customer(this.platform, principal);
     const now = this.platform.now();
-    const numbering = { metadata: { ...context.metadata, idempotencyKey: undefined } };
-    const assigned = await handleCommand(this.platform.events, ticketNumbersStream(projectId), ticketNumberDecider, { type: 'AssignTicketNumber', projectId, ticketId, now }, numbering, { attempts: NUMBER_ATTEMPTS });
-    const { number } = (assigned.events[0] as TicketNumberAssigned).data;
+    const { number } = await assignNumber(this.platform.events, ticketNumbersStream(projectId), ticketNumberDecider, { projectId, ownerId: ticketId, now }, context);
     const { position } = await decideTicket(this.platform, ticketId, { type: 'OpenTicket', ticketId, projectId, number, ...input, author, now }, context, true);
     return writtenView(this.platform, projectId, ticketId, position);
   }

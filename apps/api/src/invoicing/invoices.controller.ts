@@ -1,0 +1,143 @@
+import { Controller, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { CURRENCIES, INVOICE_STATUSES } from '../../../../libs/domain/invoicing/events';
+import { lineItemsTotal } from '../../../../libs/domain/invoicing/tax';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { listLinksSchema, listMetaSchema, SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
+import { INVOICE_SORT_FIELDS, type InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
+import { BusController } from '../common/bus-controller';
+import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { commandContext } from '../identity/request-context';
+import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices } from './invoices.handlers';
+
+// ---------------------------------------------------------------- records (spec 2.9: flat)
+const lineItem = z.object({
+  description: z.string().min(1).max(500),
+  quantity: z.number().int().min(1).max(1_000_000),
+  unitPriceCents: z.number().int().min(0).max(1_000_000_000_000),
+});
+const invoiceRecord = z
+  .object({
+    id: z.string(),
+    invoiceNumber: z.string().describe('INV-<year of issue>-<6-digit sequence per project>, without gaps (DECISIONS 9)'),
+    projectId: z.string(),
+    currency: z.enum(CURRENCIES),
+    amountCents: z.number().int().describe('The subtotal before tax'),
+    taxRate: z.number(),
+    taxCents: z.number().int().describe('round(amountCents × taxRate), half away from zero'),
+    totalCents: z.number().int().describe('amountCents + taxCents'),
+    lineItems: z.array(lineItem),
+    status: z.enum(INVOICE_STATUSES),
+    dueDate: z.string(),
+    paidAt: z.string().nullable().describe('When it was paid (the payment timestamp of spec 2.9)'),
+    paymentId: z.string().nullable().describe('The wallet debit that paid it'),
+    source: z.enum(['request', 'usage']).describe('usage: issued by the month-end run for a usage period'),
+    usagePeriod: z.object({ start: z.string(), end: z.string() }).nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ [SCHEMA_NAME_MARK]: 'Invoice' });
+const one = <T extends z.ZodType>(record: T) => z.object({ data: record });
+const many = <T extends z.ZodType>(record: T) => z.object({ data: z.array(record), meta: listMetaSchema, links: listLinksSchema });
+
+export function invoiceItem(d: InvoiceDoc) {
+  return {
+    id: d.id,
+    invoiceNumber: d.invoiceNumber,
+    projectId: d.projectId,
+    currency: d.currency,
+    amountCents: d.amountCents,
+    taxRate: d.taxRate,
+    taxCents: d.taxCents,
+    totalCents: d.totalCents,
+    lineItems: d.lineItems,
+    status: d.status,
+    dueDate: d.dueDate,
+    paidAt: d.paidAt,
+    paymentId: d.payment?.debitId ?? null,
+    source: d.source.kind,
+    usagePeriod: d.source.kind === 'usage' ? { start: d.source.periodStart, end: d.source.periodEnd } : null,
+    metadata: d.metadata,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+// ---------------------------------------------------------------- requests
+const isoDate = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());
+const createBody = z
+  .object({
+    currency: z.enum(CURRENCIES),
+    amountCents: z.number().int().min(1).max(10_000_000_000_000).describe('Positive integer cents: the subtotal before tax'),
+    taxRate: z.number().min(0).max(1).default(0),
+    lineItems: z.array(lineItem).max(200).default([]).describe('When given, their quantity × unitPriceCents must add up to amountCents'),
+    dueDate: isoDate.describe('ISO 8601 date or date-time'),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((b, ctx) => {
+    if (b.lineItems.length > 0 && lineItemsTotal(b.lineItems) !== b.amountCents) {
+      ctx.addIssue({ code: 'custom', path: ['lineItems'], message: `line items add up to ${lineItemsTotal(b.lineItems)} cents, not amountCents (${b.amountCents})` });
+    }
+  });
+const idParams = z.object({ id: pathId });
+const listQuery = z.object({ status: z.enum(INVOICE_STATUSES).optional(), currency: z.enum(CURRENCIES).optional() });
+const common = { tag: 'Billing', auth: 'project' as const };
+
+const listSpec = { type: 'invoices', sortFields: INVOICE_SORT_FIELDS };
+const listRoute = route({ ...common, method: 'GET', path: '/v1/invoices', summary: "List the project's invoices", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });
+const iamListRoute = route({ ...common, method: 'GET', path: '/v1/iam/invoices', summary: "The project's invoices (the same list as GET /v1/invoices)", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });
+const createRoute = route({
+  ...common,
+  method: 'POST',
+  path: '/v1/invoices',
+  summary: 'Create an invoice (pending), numbered INV-<year>-000001 onwards per project',
+  permission: 'invoices:write',
+  type: 'invoices',
+  body: createBody,
+  idempotent: true,
+  responses: { 201: one(invoiceRecord) },
+});
+const getRoute = route({ ...common, method: 'GET', path: '/v1/invoices/{id}', summary: 'Get an invoice', permission: 'invoices:read', params: idParams, responses: { 200: one(invoiceRecord) } });
+const pdfRoute = route({
+  ...common,
+  method: 'GET',
+  path: '/v1/invoices/{id}/pdf',
+  summary: 'The invoice as application/pdf: number, dates, line items, subtotal, tax and total',
+  permission: 'invoices:read',
+  params: idParams,
+  responses: { 200: z.string().describe('application/pdf') },
+});
+
+/** Invoices (spec 2.9, 4.12, DECISIONS 9): flat records. */
+@Controller()
+export class InvoicesController extends BusController {
+  @ApiRoute(listRoute)
+  list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
+    return this.queries.execute(new ListInvoices(projectIdOf(principal), list, invoiceItem));
+  }
+
+  @ApiRoute(iamListRoute)
+  iamList(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof iamListRoute>['list']) {
+    return this.queries.execute(new ListInvoices(projectIdOf(principal), list, invoiceItem));
+  }
+
+  @ApiRoute(createRoute)
+  async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
+    return { data: invoiceItem(await this.commands.execute(new CreateInvoice(projectIdOf(principal), body, commandContext(req, principal)))) };
+  }
+
+  @ApiRoute(getRoute)
+  async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
+    return { data: invoiceItem(await this.queries.execute(new GetInvoice(projectIdOf(principal), params.id))) };
+  }
+
+  @ApiRoute(pdfRoute)
+  async pdf(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof pdfRoute>['params'], @Res({ passthrough: true }) reply: FastifyReply) {
+    const { invoice, pdf } = await this.queries.execute(new GetInvoicePdf(projectIdOf(principal), params.id));
+    reply.header('content-type', 'application/pdf').header('content-disposition', `inline; filename="${invoice.invoiceNumber}.pdf"`).header('cache-control', 'private, no-store');
+    return pdf;
+  }
+}

@@ -1,0 +1,209 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { v7 as uuidv7 } from 'uuid';
+import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceLineItem, type InvoiceStatus } from '../../../../libs/domain/invoicing/events';
+import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
+import type { SortKey } from '../../../../libs/readstore/src/read-store.port';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { billingAccountsProjection } from '../../../../projections/billing-accounts/billing-accounts.projection';
+import { invoicesProjection, type InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
+import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
+import { issueInvoice } from '../../../../sagas/usage-invoicing/issue-invoice';
+import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
+import { ownDoc, written } from '../jobs/job-writes';
+import { PLATFORM } from '../tokens';
+import { renderInvoicePdf } from './invoice-pdf';
+
+export interface InvoiceInput {
+  currency: Currency;
+  amountCents: number;
+  taxRate: number;
+  lineItems: InvoiceLineItem[];
+  dueDate: string;
+  metadata: Record<string, unknown>;
+}
+
+export class CreateInvoice extends Command<InvoiceDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly input: InvoiceInput,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class GetInvoice extends Query<InvoiceDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly invoiceId: string,
+  ) {
+    super();
+  }
+}
+
+export class GetInvoicePdf extends Query<{ invoice: InvoiceDoc; pdf: Buffer }> {
+  constructor(
+    readonly projectId: string,
+    readonly invoiceId: string,
+  ) {
+    super();
+  }
+}
+
+export class ListInvoices extends Query<ListResult<object>> {
+  constructor(
+    readonly projectId: string,
+    readonly list: ListQuery<{ status?: InvoiceStatus; currency?: Currency }>,
+    readonly toItem: (doc: InvoiceDoc) => object,
+  ) {
+    super();
+  }
+}
+
+/** Usage in [start, end) (ms), per resource and day, one page of it. */
+export class GetUsage extends Query<ListResult<object>> {
+  constructor(
+    readonly projectId: string,
+    readonly window: { start: number | null; end: number | null },
+    readonly list: ListQuery<unknown>,
+    readonly toItem: (u: ResourceUsage) => { id: string; type: string; attributes: object },
+  ) {
+    super();
+  }
+}
+
+export interface BillingOverview {
+  projectId: string;
+  totalSpendCents: number;
+  totalCreditsCents: number;
+  upcomingChargesCents: number;
+  currency: Currency;
+  balances: { currency: Currency; balanceCents: number }[];
+  paymentCount: number;
+  creditCount: number;
+  invoiceCount: number;
+}
+
+export class GetBillingOverview extends Query<BillingOverview> {
+  constructor(readonly projectId: string) {
+    super();
+  }
+}
+
+@CommandHandler(CreateInvoice)
+export class CreateInvoiceHandler implements ICommandHandler<CreateInvoice> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, input, context }: CreateInvoice): Promise<InvoiceDoc> {
+    const invoiceId = uuidv7();
+    const { position } = await issueInvoice(this.platform.events, { invoiceId, projectId, ...input, source: { kind: 'request' }, now: this.platform.now() }, context);
+    await this.platform.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
+    return written(this.platform, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
+  }
+}
+
+@QueryHandler(GetInvoice)
+export class GetInvoiceHandler implements IQueryHandler<GetInvoice> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  execute({ projectId, invoiceId }: GetInvoice): Promise<InvoiceDoc> {
+    return ownDoc(this.platform, invoicesProjection, projectId, invoiceId, 'Invoice');
+  }
+}
+
+@QueryHandler(GetInvoicePdf)
+export class GetInvoicePdfHandler implements IQueryHandler<GetInvoicePdf> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, invoiceId }: GetInvoicePdf): Promise<{ invoice: InvoiceDoc; pdf: Buffer }> {
+    const invoice = await ownDoc(this.platform, invoicesProjection, projectId, invoiceId, 'Invoice');
+    return { invoice, pdf: await renderInvoicePdf(invoice) };
+  }
+}
+
+@QueryHandler(ListInvoices)
+export class ListInvoicesHandler implements IQueryHandler<ListInvoices> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, list, toItem }: ListInvoices): Promise<ListResult<object>> {
+    const filter: Record<string, string> = { projectId };
+    if (list.filters.status) filter.status = list.filters.status;
+    if (list.filters.currency) filter.currency = list.filters.currency;
+    const { items, total } = await (await this.platform.projections.collection(invoicesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResult(items.map(toItem) as never[], total);
+  }
+}
+
+const startOfMonthOf = (ms: number) => {
+  const d = new Date(ms);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+};
+
+function compareBy(sort: SortKey[]) {
+  const value = (u: ResourceUsage, field: string): string | number => (field === 'costCents' ? u.costCents : field === 'hours' ? u.hours : field === 'name' ? u.meter.name : u.meter.createdAt);
+  return (a: ResourceUsage, b: ResourceUsage) => {
+    for (const { field, direction } of [...sort, { field: 'id', direction: 1 as const }]) {
+      const [x, y] = field === 'id' ? [a.meter.id, b.meter.id] : [value(a, field), value(b, field)];
+      if (x !== y) return (x < y ? -1 : 1) * direction;
+    }
+    return 0;
+  };
+}
+
+/**
+ * Usage is computed at read time from the meters (each resource's runs and prices, folded from its
+ * events): the window's started hours per resource and day. A project's meters are read whole (a
+ * few hundred resources at most), then sorted and paged here, since cost is not stored.
+ */
+@QueryHandler(GetUsage)
+export class GetUsageHandler implements IQueryHandler<GetUsage> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId, window, list, toItem }: GetUsage): Promise<ListResult<object>> {
+    const now = Date.parse(this.platform.now());
+    const end = window.end ?? now;
+    const start = window.start ?? startOfMonthOf(end === now ? now : end - 1);
+    const meters = await projectMeters(await this.platform.projections.collection(usageMetersProjection), projectId, end);
+    const usage = usageOf(meters, start, end, now).sort(compareBy(list.sort));
+    const totals = usage.reduce((t, u) => ({ hours: t.hours + u.hours, costCents: t.costCents + u.costCents }), { hours: 0, costCents: 0 });
+    const page = usage.slice(list.skip, list.skip + list.limit).map(toItem);
+    return listResult(page as never[], usage.length, {
+      startDate: new Date(start).toISOString(),
+      endDate: new Date(end).toISOString(),
+      currency: USAGE_CURRENCY,
+      totalHours: totals.hours,
+      totalCostCents: totals.costCents,
+    });
+  }
+}
+
+/**
+ * Spec 2.10. Spend: the paid invoices in the billing currency. Upcoming charges: usage accrued since the
+ * last closed period. Balances, credits and payments are the wallets' (none until the wallets exist).
+ */
+@QueryHandler(GetBillingOverview)
+export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOverview> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projectId }: GetBillingOverview): Promise<BillingOverview> {
+    const now = Date.parse(this.platform.now());
+    const account = await (await this.platform.projections.collection(billingAccountsProjection)).get(projectId);
+    const meters = await projectMeters(await this.platform.projections.collection(usageMetersProjection), projectId, now + 1);
+    return {
+      projectId,
+      totalSpendCents: account?.paidCents[USAGE_CURRENCY] ?? 0,
+      totalCreditsCents: 0,
+      upcomingChargesCents: upcomingChargesCents(meters, account?.invoicedThrough ?? null, now),
+      currency: USAGE_CURRENCY,
+      balances: [],
+      paymentCount: 0,
+      creditCount: 0,
+      invoiceCount: account?.invoiceCount ?? 0,
+    };
+  }
+}
+
+export const INVOICING_HANDLERS = [CreateInvoiceHandler, GetInvoiceHandler, GetInvoicePdfHandler, ListInvoicesHandler, GetUsageHandler, GetBillingOverviewHandler];

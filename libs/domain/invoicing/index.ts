@@ -1,0 +1,4 @@
+export * from './events';
+export * from './tax';
+export * from './invoice.decider';
+export * from './usage';

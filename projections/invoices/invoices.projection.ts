@@ -1,0 +1,53 @@
+import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { InvoicingEventTypes, type Currency, type InvoiceEvent, type InvoiceLineItem, type InvoicePayment, type InvoiceSource, type InvoiceStatus } from '../../libs/domain/invoicing/events';
+import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
+import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+
+export interface InvoiceDoc extends ReadDoc {
+  projectId: string;
+  invoiceNumber: string;
+  currency: Currency;
+  amountCents: number;
+  taxRate: number;
+  taxCents: number;
+  totalCents: number;
+  lineItems: InvoiceLineItem[];
+  status: InvoiceStatus;
+  dueDate: string;
+  metadata: Record<string, unknown>;
+  source: InvoiceSource;
+  paidAt: string | null;
+  payment: InvoicePayment | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const INVOICE_SORT_FIELDS = ['createdAt', 'dueDate', 'status', 'invoiceNumber', 'totalCents'];
+const LISTS: ListShape[] = [{ query: 'GET /v1/invoices', equal: ['projectId'], residual: ['status', 'currency'], sortable: INVOICE_SORT_FIELDS }];
+
+/** Serves GET /v1/invoices, /v1/iam/invoices and every invoice answer. */
+export const invoicesProjection: DocumentProjection<InvoiceDoc> = {
+  name: 'invoices',
+  version: 1,
+  eventTypes: [InvoicingEventTypes.InvoiceIssued, InvoicingEventTypes.InvoicePaid],
+  creates: [InvoicingEventTypes.InvoiceIssued],
+  lists: LISTS,
+  indexes: indexesFor(LISTS),
+  documentId: (event) => (event.data as { invoiceId: string }).invoiceId,
+  evolve: (current, recorded: RecordedEvent) => {
+    const event = { type: recorded.type, data: recorded.data } as InvoiceEvent;
+    switch (event.type) {
+      case 'billing.InvoiceIssued.v1': {
+        const { invoiceId, issuedAt, ...d } = event.data;
+        return { id: invoiceId, _position: recorded.position, ...d, status: 'pending', paidAt: null, payment: null, createdAt: issuedAt, updatedAt: issuedAt };
+      }
+      case 'billing.InvoicePaid.v1':
+        return current && { ...current, _position: recorded.position, status: 'paid', paidAt: event.data.paidAt, payment: event.data.payment, updatedAt: event.data.paidAt };
+      default: {
+        const never: never = event;
+        return never;
+      }
+    }
+  },
+};
