@@ -27,4 +27,5 @@ export const invoicingModule: ContextModule = {
     }),
   ],
   eventTypes: Object.values(InvoicingEventTypes),
+  unpublished: [InvoicingEventTypes.InvoiceNumberAssigned],
 };
