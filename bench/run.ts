@@ -14,6 +14,9 @@
  * BENCH_LIST_SIZES instances (default 1000,100000), see list.bench.ts.
  * Group "create" (BENCH_ONLY=create): POST /v1/instances on the embedded profile at each of
  * BENCH_CREATE_CONCURRENCY connections (default 16,32), see create.bench.ts.
+ * Group "wallets" (in the default run; BENCH_ONLY=wallets): wallet credits/s on 1 wallet and on
+ * BENCH_WALLETS wallets (default 1000) beside the bare 1-event append, BENCH_WALLET_DURATION_MS
+ * (default 5000) and BENCH_WALLET_CONCURRENCY (default 16), see wallet.bench.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,6 +29,7 @@ import { benchCompute } from './compute.bench';
 import { benchHistoryRebuild } from './history.bench';
 import { benchList } from './list.bench';
 import { benchCreate } from './create.bench';
+import { benchWallets } from './wallet.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -35,7 +39,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -118,6 +122,14 @@ async function main(): Promise<number> {
       const r = await benchCreate({ concurrencies, durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500 });
       rows.push(...r.rows);
       details.create = r.details;
+    });
+  }
+
+  if (only.has('wallets')) {
+    await step('wallets', async () => {
+      const r = await benchWallets({ pgUrl: e.pgUrl, durationMs: num('BENCH_WALLET_DURATION_MS', 5000), concurrency: num('BENCH_WALLET_CONCURRENCY', 16), wallets: num('BENCH_WALLETS', 1000) });
+      rows.push(...r.rows);
+      details.wallets = r.details;
     });
   }
 

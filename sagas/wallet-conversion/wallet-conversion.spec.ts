@@ -32,4 +32,18 @@ describe('wallet conversion process manager', () => {
     expect(credits[0].data).toMatchObject({ amountCents: 411111, source: 'conversion', reference: 'cv1', conversion: { rate: '1234.5678', fromAmountCents: 333 } });
     expect(credits[0].metadata.causationId).toBe(log[1].id);
   });
+
+  it('never overdraws on the expected revision alone (as between processes, where the in-process turns do not apply)', async () => {
+    const ctx = { metadata: { projectId: 'p2', actor: 'u' } };
+    const stream = walletStream('p2', 'NGN');
+    await handleCommand(store, stream, walletDecider, { type: 'CreditWallet', projectId: 'p2', currency: 'NGN', amountCents: 1000, creditId: 'c', source: 'top-up', reference: 'r', description: null, conversion: null, now: at }, ctx);
+    const debit = (i: number) => ({ type: 'DebitWallet' as const, projectId: 'p2', currency: 'NGN' as const, amountCents: 100, debitId: `d${i}`, source: 'debit' as const, reference: `ref-${i}`, description: null, conversion: null, now: at });
+    const outcomes = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => handleCommand(store, stream, walletDecider, debit(i), ctx, { attempts: 200 })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(10);
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(refused).toHaveLength(40);
+    for (const r of refused) expect(r.reason.code).toBe('INSUFFICIENT_FUNDS');
+    const events = await store.readStream(stream);
+    expect(events.reduce((sum, e) => sum + (e.type === 'billing.WalletCredited.v1' ? 1 : -1) * (e.data.amountCents as number), 0)).toBe(0);
+  });
 });

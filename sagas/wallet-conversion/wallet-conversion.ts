@@ -1,14 +1,28 @@
 import { v7 as uuidv7 } from 'uuid';
 import { walletStream, type WalletDebited } from '../../libs/domain/billing/events';
-import { walletDecider, type CreditWallet } from '../../libs/domain/billing/wallet.decider';
+import { walletDecider, type CreditWallet, type WalletCommand, type WalletState } from '../../libs/domain/billing/wallet.decider';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand } from '../../libs/eventstore/src/handle-command';
+import { handleCommand, type CommandContext, type CommandResult } from '../../libs/eventstore/src/handle-command';
+import { KeyedLock } from '../../libs/eventstore/src/keyed-lock';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export const WALLET_CONVERSION = 'saga:wallet-conversion';
 
 /** Wallet commands retry a lost revision check this often: each round of concurrent writers to one wallet has one winner. */
 export const WALLET_ATTEMPTS = 200;
+
+const walletTurns = new KeyedLock();
+
+/**
+ * The one write path of a wallet: fold its stream, decide, append at the expected revision. Within a
+ * process the commands of one wallet take turns (no lost revision checks among themselves); between
+ * processes (a split deployment) the expected revision decides and the loser retries on the fresh
+ * balance.
+ */
+export function writeWallet(events: EventStore, command: WalletCommand, context: CommandContext): Promise<CommandResult<WalletState>> {
+  const stream = walletStream(command.projectId, command.currency);
+  return walletTurns.run(stream, () => handleCommand(events, stream, walletDecider, command, context, { attempts: WALLET_ATTEMPTS }));
+}
 
 /**
  * A process manager that credits wallets from the events that decide a credit (a conversion's debit,
@@ -27,7 +41,7 @@ export class WalletCreditor implements SubscriptionHandler {
     for (const e of batch) {
       for (const credit of this.creditsOf(e)) {
         const metadata = { projectId: credit.projectId, actor: `system:${credit.source}:${credit.reference}`, correlationId: String(e.metadata.correlationId ?? e.id), causationId: e.id };
-        const result = await handleCommand(this.events, walletStream(credit.projectId, credit.currency), walletDecider, credit, { metadata }, { attempts: WALLET_ATTEMPTS });
+        const result = await writeWallet(this.events, credit, { metadata });
         wrote ||= result.position !== null;
       }
     }

@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet } from '../../../../libs/domain/billing/events';
 import { exchangeRateDecider, rateInForce } from '../../../../libs/domain/billing/exchange-rate.decider';
 import { CURRENCIES, type Currency } from '../../../../libs/domain/billing/money';
-import { planConversion, walletDecider, type WalletCommand } from '../../../../libs/domain/billing/wallet.decider';
+import { planConversion, type WalletCommand } from '../../../../libs/domain/billing/wallet.decider';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
@@ -13,7 +13,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { billingCreditsProjection, type CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
 import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { exchangeRatesProjection, rateId } from '../../../../projections/exchange-rates/exchange-rates.projection';
-import { WALLET_ATTEMPTS, WALLET_CONVERSION } from '../../../../sagas/wallet-conversion/wallet-conversion';
+import { WALLET_CONVERSION, writeWallet } from '../../../../sagas/wallet-conversion/wallet-conversion';
 import { PLATFORM } from '../tokens';
 
 /** Where a movement comes from: every credit and debit carries its source and reference (DECISIONS 16). */
@@ -134,8 +134,7 @@ async function walletAt(platform: Platform, projectId: string, currency: Currenc
  * is retried on the fresh balance (each round of concurrent writers to one wallet has one winner).
  */
 export async function moveWallet(platform: Platform, command: WalletCommand, context: CommandContext): Promise<WalletMovement> {
-  const stream = walletStream(command.projectId, command.currency);
-  const result = await handleCommand(platform.events, stream, walletDecider, command, context, { attempts: WALLET_ATTEMPTS });
+  const result = await writeWallet(platform.events, command, context);
   const credit = command.type === 'CreditWallet';
   const id = credit ? command.creditId : command.debitId;
   const existing = (credit ? result.state.credited : result.state.debited).get(command.reference);
@@ -196,7 +195,7 @@ export class ConvertCurrencyHandler implements ICommandHandler<ConvertCurrencyCo
     const conversion = planConversion(conversionId, fromCurrency, toCurrency, amountCents, rate);
     const debitId = uuidv7();
     const command: WalletCommand = { type: 'DebitWallet', projectId, currency: fromCurrency, amountCents, debitId, source: 'conversion', reference: conversionId, description: `Conversion to ${toCurrency} at ${rate}`, conversion, now: this.platform.now() };
-    const result = await handleCommand(this.platform.events, walletStream(projectId, fromCurrency), walletDecider, command, context, { attempts: WALLET_ATTEMPTS });
+    const result = await writeWallet(this.platform.events, command, context);
     if (result.position !== null) {
       const done = await this.platform.consistency.waitForSaga(WALLET_CONVERSION, result.position, walletStream(projectId, toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
       if (!done) this.platform.logger.warn({ conversionId, position: result.position }, 'conversion credit not visible within the consistency wait');

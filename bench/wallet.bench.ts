@@ -1,0 +1,90 @@
+/**
+ * Group "wallets" (BENCH_ONLY=wallets): wallet credits/s through the wallet's whole write path
+ * (`writeWallet`, which the API's handlers and the credit process managers use: commands of one
+ * wallet take turns in the process; read the wallet stream, fold it, decide, append at the expected
+ * revision, retry a lost revision check on the fresh balance) on the server profile's event store (PostgreSQL),
+ * beside the bare 1-event append (own stream per writer, exact expected revision) in the same run.
+ *   w1: every writer credits the same wallet (contention: the credits are serialized);
+ *   w2: credits spread over 1,000 wallets (a writer picks the next wallet of a shared counter).
+ * Knobs: BENCH_WALLET_DURATION_MS (per run, default 5000), BENCH_WALLET_CONCURRENCY (default 16).
+ */
+import { randomUUID } from 'node:crypto';
+import { walletStream } from '../libs/domain/billing/events';
+import type { CreditWallet } from '../libs/domain/billing/wallet.decider';
+import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
+import { SqlEventStore } from '../libs/eventstore/src/sql/sql-event-store';
+import { writeWallet } from '../sagas/wallet-conversion/wallet-conversion';
+import { log, row, shortId, timedLoop, type Row } from './lib';
+
+export interface WalletBenchOptions {
+  pgUrl: string;
+  durationMs: number;
+  concurrency: number;
+  wallets: number;
+}
+
+const at = '2026-01-01T00:00:00.000Z';
+
+export async function benchWallets(opts: WalletBenchOptions): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
+  const id = shortId();
+  const store = await SqlEventStore.postgres(opts.pgUrl, { schema: `bench_wallet_${id}`, poolSize: 10 });
+  const metadata = { projectId: `bench-${id}`, actor: 'apikey:bench' };
+  const credit = (projectId: string): CreditWallet => {
+    const creditId = randomUUID();
+    return { type: 'CreditWallet', projectId, currency: 'USD', amountCents: 100, creditId, source: 'top-up', reference: creditId, description: null, conversion: null, now: at };
+  };
+  // handleCommand reads the stream once per attempt: reads beyond one per credit are retries.
+  let reads = 0;
+  const counted = { readStream: (s: string) => (reads++, store.readStream(s)), append: store.append.bind(store) } as unknown as EventStore;
+  const creditOnce = async (projectId: string) => {
+    await writeWallet(counted, credit(projectId), { metadata: { ...metadata, requestId: randomUUID() } });
+  };
+  try {
+    await store.append(`warmup-${id}`, [event('warmup', 0)], { expectedRevision: 'no_stream' });
+
+    // baseline: bare 1-event appends, own stream per writer, exact expected revision
+    const revs = new Array<number>(opts.concurrency).fill(-1);
+    const streams = Array.from({ length: opts.concurrency }, (_, w) => `bench-${id}-${w}`);
+    const bare = await timedLoop(opts.concurrency, opts.durationMs, async (w) => {
+      const r = await store.append(streams[w], [event(streams[w], revs[w] + 1)], { expectedRevision: revs[w] < 0 ? 'no_stream' : revs[w] });
+      revs[w] = r.nextRevision;
+    });
+    const bareRate = bare.units / bare.seconds;
+
+    // w1: one wallet, every writer
+    reads = 0;
+    const one = await timedLoop(opts.concurrency, opts.durationMs, () => creditOnce(`one-${id}`));
+    const oneRate = one.units / one.seconds;
+    const oneRetries = (reads - one.ops) / Math.max(1, one.ops);
+    const oneEvents = (await store.readStream(walletStream(`one-${id}`, 'USD'))).length;
+
+    // w2: 1,000 wallets
+    reads = 0;
+    let next = 0;
+    const spread = await timedLoop(opts.concurrency, opts.durationMs, () => creditOnce(`spread-${id}-${next++ % opts.wallets}`));
+    const spreadRate = spread.units / spread.seconds;
+    const spreadRetries = (reads - spread.ops) / Math.max(1, spread.ops);
+
+    log(`wallet credits: 1 wallet ${Math.round(oneRate)}/s (${oneRetries.toFixed(2)} retries/credit, ${oneEvents} events at the end), ${opts.wallets} wallets ${Math.round(spreadRate)}/s (${spreadRetries.toFixed(2)} retries/credit); bare 1-event appends ${Math.round(bareRate)}/s`);
+    const common = { unit: 'credits/s', baselineName: `bare 1-event append, ${opts.concurrency} writers`, baseline: bareRate, target: null, targetKind: null };
+    return {
+      rows: [
+        row({ ...common, item: 'w1', metric: `wallet credits, 1 wallet (contention), ${opts.concurrency} writers`, value: oneRate, note: `${oneRetries.toFixed(2)} retries per credit` }),
+        row({ ...common, item: 'w2', metric: `wallet credits, ${opts.wallets} wallets (spread), ${opts.concurrency} writers`, value: spreadRate, note: `${spreadRetries.toFixed(2)} retries per credit` }),
+      ],
+      details: { bareRate, oneRate, oneRetries, oneEvents, spreadRate, spreadRetries, durationMs: opts.durationMs, concurrency: opts.concurrency },
+    };
+  } finally {
+    await store.dropSchema().catch(() => undefined);
+    await store.close();
+  }
+}
+
+function event(streamId: string, seq: number): NewEvent {
+  return {
+    id: randomUUID(),
+    type: 'billing.WalletCredited.v1',
+    data: { projectId: streamId, currency: 'USD', creditId: randomUUID(), amountCents: 100, balanceCents: 100 * (seq + 1), source: 'top-up', reference: randomUUID(), description: null, conversion: null, creditedAt: at },
+    metadata: { projectId: 'bench', actor: 'apikey:bench', requestId: randomUUID(), schemaVersion: 1 },
+  };
+}
