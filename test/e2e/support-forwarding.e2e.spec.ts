@@ -135,6 +135,11 @@ describe.each<Profile>(['embedded', 'server'])('support ticket forwarding by ema
     const messageForwards = await eventually(() => forwardEvents('support.TicketMessageForwarded.v1', id), (l) => l.length === 2);
     expect(messageForwards.find((e) => e.data.channel === 'tracker')?.data).toMatchObject({ issueNumber: issue.number, commentId: issue.comments[0].id });
 
+    // Forwarding is the desk's bookkeeping: endpoints cannot subscribe to it, only to the ticket's own events.
+    const published = (await api.get('/v1/notifications/events?resource=ticket&limit=100')).body.data.map((d: { attributes: { action: string } }) => d.attributes.action);
+    expect(published).toContain('opened');
+    expect(published.filter((a: string) => a.includes('forward'))).toEqual([]);
+
     // The token is in no event, log line or answer.
     expect(JSON.stringify(await allEvents())).not.toContain(token);
     expect(srv.logs()).not.toContain(token);

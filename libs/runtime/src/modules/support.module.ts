@@ -25,4 +25,6 @@ export const supportModule: ContextModule = {
     ];
   },
   eventTypes: [...Object.values(TicketEventTypes), ...Object.values(ForwardingEventTypes)],
+  // Forwarding is the support desk's own bookkeeping (its tracker, its mailbox), not the customer's ticket.
+  unpublished: Object.values(ForwardingEventTypes),
 };
