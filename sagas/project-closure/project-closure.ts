@@ -2,7 +2,8 @@ import { v5 as uuidv5 } from 'uuid';
 import type pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
-import type { ProjectClosed } from '../../libs/domain/identity/events';
+import { projectStream, type ProjectClosed, type ProjectEvent } from '../../libs/domain/identity/events';
+import { projectDecider } from '../../libs/domain/identity/project.decider';
 import { DomainError, type Decider } from '../../libs/domain/shared/domain-error';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
@@ -15,7 +16,9 @@ const CLOSURE_NAMESPACE = '0d7c1f4e-52a9-4d7b-8f0e-6a2f3c9b1e75';
 export const closureJobId = (projectId: string, resourceType: string, resourceId: string) => uuidv5(`${projectId}/${resourceType}/${resourceId}`, CLOSURE_NAMESPACE);
 
 /** Statuses in which a resource needs no termination (already gone, or going). */
-const SETTLED = new Set(['terminating', 'terminated', 'deleting', 'deleted']);
+const CLOSING_SKIPS: ReadonlySet<string> = new Set(['terminating', 'terminated', 'deleting', 'deleted']);
+/** After the close, a resource in `error` is not tried again by itself (each try would be a job that may fail again). */
+const RESWEEP_SKIPS: ReadonlySet<string> = new Set([...CLOSING_SKIPS, 'error', 'failed']);
 
 /** The delete request each resource's decider takes. */
 export function terminationCommand(resourceType: string, c: { resourceId: string; projectId: string; jobId: string; now: string; requestedBy: string }): unknown {
@@ -41,7 +44,9 @@ export interface ProjectClosureDeps {
  * delete requested under a job id derived from the project and the resource, so the existing job
  * lifecycle terminates it (3 attempts, retries, the resource's `error` on failure) and a replay after a
  * crash requests nothing twice. A resource whose decider refuses (mid-operation, or a rule such as a
- * volume still attached) is logged and left; the project's history is never touched.
+ * volume still attached) is logged and left; when a job of the closed project completes later (the
+ * operation the resource was busy with), the project is swept again, so a resource that was creating
+ * at the close is terminated once it is created. The project's history is never touched.
  */
 export class ProjectClosure {
   readonly name = 'saga:project-closure';
@@ -51,21 +56,45 @@ export class ProjectClosure {
 
   async handle(batch: RecordedEvent[]): Promise<boolean> {
     let handled = false;
+    // A project's jobs that completed after its close: the resource they left settled may need terminating now.
+    const completed = new Map<string, RecordedEvent>();
     for (const e of batch) {
-      if (e.type !== 'identity.ProjectClosed.v1') continue;
+      if (e.type === 'identity.ProjectClosed.v1') {
+        handled = true;
+        const projectId = (e.data as ProjectClosed['data']).projectId;
+        this.closed.add(projectId);
+        completed.delete(projectId);
+        await this.terminateAll(projectId, e, CLOSING_SKIPS);
+      } else if (e.type === 'jobs.JobCompleted.v1' && e.metadata.projectId) completed.set(e.metadata.projectId, e);
+    }
+    for (const [projectId, e] of completed) {
+      if (!(await this.isClosed(projectId))) continue;
       handled = true;
-      await this.terminateAll((e.data as ProjectClosed['data']).projectId, e);
+      // A resource left in `error` (its termination failed) waits for a manual retry rather than another job.
+      await this.terminateAll(projectId, e, RESWEEP_SKIPS);
     }
     return handled;
   }
 
-  private async terminateAll(projectId: string, closed: RecordedEvent): Promise<void> {
+  /** Closed is final, so a closed project is remembered; any other is read from its stream (short) each time. */
+  private readonly closed = new Set<string>();
+
+  private async isClosed(projectId: string): Promise<boolean> {
+    if (this.closed.has(projectId)) return true;
+    const history = await this.deps.events.readStream(projectStream(projectId));
+    const closed = history.reduce((s, e) => projectDecider.evolve(s, { type: e.type, data: e.data } as ProjectEvent), projectDecider.initialState()).status === 'closed';
+    if (closed) this.closed.add(projectId);
+    return closed;
+  }
+
+  /** Requests the delete of each of the project's live resources, as of the read models at `at`. */
+  private async terminateAll(projectId: string, at: RecordedEvent, skip: ReadonlySet<string>): Promise<void> {
     const models = this.deps.resources.map((r) => ({ r, model: this.deps.projections.projections.find((p) => p.name === r.readModel) })).filter((x): x is { r: AnyJobBackedResource; model: DocumentProjection } => !!x.model);
     // Everything created before the close must be in the read models before they are listed.
-    if (!(await this.deps.waitForProjections(closed.position, models.map((m) => m.model.name)))) throw new Error(`read models have not reached the closure of project ${projectId} yet`);
-    const ctx: CommandContext = { metadata: { projectId, actor: 'system:project-closure', correlationId: closed.metadata.correlationId ?? closed.id, causationId: closed.id } };
+    if (!(await this.deps.waitForProjections(at.position, models.map((m) => m.model.name)))) throw new Error(`read models have not reached position ${at.position} for the closure of project ${projectId} yet`);
+    const ctx: CommandContext = { metadata: { projectId, actor: 'system:project-closure', correlationId: at.metadata.correlationId ?? at.id, causationId: at.id } };
     for (const { r, model } of models) {
-      for (const doc of await this.live(model, projectId)) {
+      for (const doc of await this.live(model, projectId, skip)) {
         const command = terminationCommand(r.resourceType, { resourceId: doc.id, projectId, jobId: closureJobId(projectId, r.resourceType, doc.id), now: this.deps.now(), requestedBy: 'system:project-closure' });
         try {
           await handleCommand(this.deps.events, r.stream(doc.id), r.decider as unknown as Decider<unknown, never, unknown>, command, ctx);
@@ -77,13 +106,13 @@ export class ProjectClosure {
     }
   }
 
-  /** The project's documents of one model that are not gone or going, read page by page. */
-  private async live(model: DocumentProjection, projectId: string): Promise<ReadDoc[]> {
+  /** The project's documents of one model whose status is not in `skip`, read page by page. */
+  private async live(model: DocumentProjection, projectId: string, skip: ReadonlySet<string>): Promise<ReadDoc[]> {
     const collection = await this.deps.projections.collection(model);
     const out: ReadDoc[] = [];
-    for (let skip = 0; ; skip += 500) {
-      const page = await collection.find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], skip, limit: 500, withTotal: false });
-      out.push(...page.items.filter((d) => !SETTLED.has(String((d as { status?: unknown }).status))));
+    for (let from = 0; ; from += 500) {
+      const page = await collection.find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], skip: from, limit: 500, withTotal: false });
+      out.push(...page.items.filter((d) => !skip.has(String((d as { status?: unknown }).status))));
       if (page.items.length < 500) return out;
     }
   }

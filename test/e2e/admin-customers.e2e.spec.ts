@@ -2,6 +2,8 @@ import { projectStream } from '../../libs/domain/identity/events';
 import { instanceStream } from '../../libs/domain/compute/instance.events';
 import { instancesProjection } from '../../projections/instances/instances.projection';
 import { jobsProjection } from '../../projections/jobs/jobs.projection';
+import { volumesProjection } from '../../projections/volumes/volumes.projection';
+import { volumeStream } from '../../libs/domain/storage/volume.resource';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -172,5 +174,25 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect(a.revenue).toEqual([{ currency: 'USD', month, amountCents: 1500, payments: 1 }]);
     const refused = await other.get('/v1/admin/analytics');
     expect([refused.status, refused.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);
+  }, 90000);
+
+  it('closes a project whose volume is still being created: the closure leaves it, then deletes it through a job once its create completes', async () => {
+    const { id, api } = await newProject('gamma');
+    const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-gamma' });
+    // Two failed attempts keep the create pending for about 3 s (retries after 1 s and 2 s).
+    const created = await api.post('/v1/storage/volumes', { name: 'data', sizeGb: 50, region: 'us-east-1', providerId: provider.body.data.id, tags: { simulate: 'fail:2' } });
+    expect(created.status).toBe(202);
+    const volumeId = created.body.data.id;
+    expect((await admin.delete(`/v1/admin/customers/${id}`)).status).toBe(200);
+    // the close's sweep found it creating (a volume is deleted only once available) and left it
+    await eventually(async () => srv.logs(), (logs) => logs.split('\n').some((l) => l.includes('project closure: resource not terminated') && l.includes(volumeId)));
+    const volumes = await srv.platform.projections.collection(volumesProjection);
+    expect((await volumes.get(volumeId))?.status).toBe('creating');
+    // its create completes, the project is swept again, and the delete job removes it
+    await eventually(() => volumes.get(volumeId), (doc) => doc === null, 60000);
+    const history = await srv.platform.events.readStream(volumeStream(volumeId));
+    const deletion = history.find((e) => e.type === 'storage.VolumeOperationRequested.v1' && (e.data as { operation: string }).operation === 'delete');
+    expect(deletion?.metadata).toMatchObject({ actor: 'system:project-closure', projectId: id });
+    expect(history[0].type).toBe('storage.VolumeRequested.v1');
   }, 90000);
 });
