@@ -4,7 +4,8 @@ import type pino from 'pino';
 import type { AppConfig } from '../../../libs/config/src/config';
 import { createHttpApp, type HttpApp } from '../../../libs/http/src/http-app';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from '../../../libs/http/src/rate-limit';
-import { MemoryIdempotencyStore, RedisIdempotencyStore, type IdempotencyStore } from '../../../libs/http/src/idempotency';
+import type { IdempotencyStore } from '../../../libs/http/src/idempotency';
+import { EventStreamIdempotencyStore } from '../../../libs/http/src/event-stream-idempotency-store';
 import { SqlIdempotencyStore } from '../../../libs/http/src/sql-idempotency-store';
 import { CachedIdempotencyStore } from '../../../libs/http/src/cached-idempotency-store';
 import { CredentialCipher } from '../../../libs/providers/src/credential-cipher';
@@ -53,8 +54,8 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
     (err) => logger.warn({ err: String(err) }, 'rate-limit store unavailable'),
     () => platform.clock.now(),
   );
-  // Idempotency records live with the events wherever the event store is SQL (PostgreSQL, PGlite), so
-  // that a key and its write survive a crash together (DECISIONS 5); else Redis, else memory.
+  // Idempotency records live with the events, so that a key and its write survive a crash together
+  // (DECISIONS 5): in the event store's database where it is SQL (PostgreSQL, PGlite).
   // With Redis (the server profile), answered keys are cached there in front of the SQL records, so a
   // replay reads no database; the SQL record stays the truth and a Redis outage only costs that read.
   const seal = CredentialCipher.fromConfig(config.dataDir, config.credentialsKey);
@@ -67,9 +68,10 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
     cacheWarnedAt = Date.now();
     logger.warn({ err: String(err) }, 'idempotency cache (redis) unavailable; answering from the SQL records');
   };
-  const idempotencyStore: IdempotencyStore = sqlIdempotency
-    ? redis ? new CachedIdempotencyStore(sqlIdempotency, redis, { seal, onError: cacheError }) : sqlIdempotency
-    : redis ? new RedisIdempotencyStore(redis) : new MemoryIdempotencyStore();
+  // EventStoreDB has no tables: the records are streams of their own there, the write's events
+  // carrying the key in their metadata (libs/http/src/event-stream-idempotency-store.ts).
+  const durableIdempotency = sqlIdempotency ?? new EventStreamIdempotencyStore(platform.events, { seal }).start();
+  const idempotencyStore: IdempotencyStore = redis ? new CachedIdempotencyStore(durableIdempotency, redis, { seal, onError: cacheError }) : durableIdempotency;
 
   const http = await createHttpApp(AppModule.forRoot(platform, identity, redis ? () => redis!.ping() : null), {
     port: config.port,
@@ -94,7 +96,7 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
     bootstrapFile: boot.file,
     async close() {
       await http.close();
-      sqlIdempotency?.stop();
+      durableIdempotency.stop();
       await platform.close();
       redis?.disconnect();
     },

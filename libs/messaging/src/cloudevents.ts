@@ -90,6 +90,17 @@ export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.free
   admin: 'admin',
 });
 
+/**
+ * Stream categories that are the service's own bookkeeping, never published: `idempotency` (the
+ * Idempotency-Key records kept as streams where the event store has no tables, EventStoreDB).
+ */
+export const INTERNAL_CATEGORIES: readonly string[] = Object.freeze(['idempotency']);
+
+export function isInternalStream(streamId: string): boolean {
+  const dash = streamId.indexOf('-');
+  return INTERNAL_CATEGORIES.includes((dash === -1 ? streamId : streamId.slice(0, dash)).toLowerCase());
+}
+
 /** Context used for stream categories that are not in the table. */
 export const FALLBACK_CONTEXT = 'platform';
 

@@ -2,7 +2,7 @@ import { CompressionTypes, Kafka, logLevel as KafkaLogLevel, Partitioners } from
 import type { Admin, ICustomPartitioner, LogEntry, Message, Producer, TopicMessages } from 'kafkajs';
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
 import type { SubscriptionHandler } from '../../subscriptions/src/subscription-runner';
-import { allTopics, CLOUDEVENTS_CONTENT_TYPE, serializeCloudEvent, topicOf } from './cloudevents';
+import { allTopics, CLOUDEVENTS_CONTENT_TYPE, isInternalStream, serializeCloudEvent, topicOf } from './cloudevents';
 
 export interface RelayLogger {
   debug?(msg: string, extra?: Record<string, unknown>): void;
@@ -199,6 +199,7 @@ export class KafkaRelay implements SubscriptionHandler {
     let current = new Map<string, Message[]>();
     let bytes = 0;
     for (const e of events) {
+      if (isInternalStream(e.streamId)) continue;
       const value = serializeCloudEvent(e);
       const size = Buffer.byteLength(value) + e.streamId.length + e.id.length + e.type.length + 96;
       if (bytes > 0 && bytes + size > maxBytes) {

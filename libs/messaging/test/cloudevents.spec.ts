@@ -3,6 +3,7 @@ import {
   ALL_CONTEXTS,
   allTopics,
   contextOf,
+  isInternalStream,
   serializeCloudEvent,
   stripSecrets,
   toCloudEvent,
@@ -119,6 +120,14 @@ describe('secret stripping', () => {
   it('strips secret keys from metadata before reading extensions', () => {
     const ce = toCloudEvent(recorded({ metadata: { projectId: 'p1', token: 't', schemaVersion: 1 } }));
     expect(JSON.stringify(ce)).not.toContain('"t"');
+  });
+});
+
+describe('internal streams', () => {
+  it('the Idempotency-Key record streams are never published; resource streams are', () => {
+    expect(isInternalStream('idempotency-0f3a')).toBe(true);
+    expect(isInternalStream('Idempotency-0f3a')).toBe(true);
+    for (const s of ['instance-1', 'idempotent-1', 'idempotency', 'platform-idempotency-1']) expect({ s, internal: isInternalStream(s) }).toEqual({ s, internal: s === 'idempotency' });
   });
 });
 
