@@ -30,6 +30,7 @@ import { benchHistoryRebuild } from './history.bench';
 import { benchList } from './list.bench';
 import { benchCreate } from './create.bench';
 import { benchWallets } from './wallet.bench';
+import { benchWebhooks } from './webhooks.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -39,7 +40,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -130,6 +131,14 @@ async function main(): Promise<number> {
       const r = await benchWallets({ pgUrl: e.pgUrl, durationMs: num('BENCH_WALLET_DURATION_MS', 5000), concurrency: num('BENCH_WALLET_CONCURRENCY', 16), wallets: num('BENCH_WALLETS', 1000) });
       rows.push(...r.rows);
       details.wallets = r.details;
+    });
+  }
+
+  if (only.has('webhooks')) {
+    await step('webhooks', async () => {
+      const r = await benchWebhooks({ endpoints: num('BENCH_WEBHOOK_ENDPOINTS', 100), events: num('BENCH_WEBHOOK_EVENTS', 50), baselineMs: num('BENCH_WEBHOOK_BASELINE_MS', 5000) });
+      rows.push(...r.rows);
+      details.webhooks = r.details;
     });
   }
 

@@ -1,18 +1,13 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { NotificationEventTypes, type DeliveryEvent, type EndpointEvent, type EndpointType } from '../../libs/domain/notifications/events';
+import type { EndpointFields } from '../../libs/domain/notifications/endpoint.decider';
+import { NotificationEventTypes, type DeliveryEvent, type EndpointEvent } from '../../libs/domain/notifications/events';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 
-export interface EndpointDoc extends ReadDoc {
+/** The endpoint's fields as created (`secretRef`: the vault reference of the signing secret, never the secret). */
+export interface EndpointDoc extends ReadDoc, EndpointFields {
   projectId: string;
-  type: EndpointType;
-  url: string | null;
-  email: string | null;
-  events: string[];
-  enabled: boolean;
-  /** The vault reference of the signing secret (never the secret). */
-  secretRef: string | null;
   createdAt: string;
   /** Position of the create: events recorded before it are not sent to it. */
   createdPosition: number;

@@ -1,7 +1,8 @@
 import type pino from 'pino';
 import { v5 as uuidv5 } from 'uuid';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand } from '../../libs/eventstore/src/handle-command';
+import { WrongExpectedRevisionError } from '../../libs/eventstore/src/event-store.port';
+import { handleCommand, toNewEvent } from '../../libs/eventstore/src/handle-command';
 import { deliveryDecider, webhookIdOf, type DeliveryState } from '../../libs/domain/notifications/delivery.decider';
 import { dueForDisable, endpointDecider } from '../../libs/domain/notifications/endpoint.decider';
 import { deliveryStream, endpointStream, notificationStream } from '../../libs/domain/notifications/events';
@@ -146,7 +147,15 @@ export class Deliverer implements Timer {
     const at = new Date(this.deps.clock.now()).toISOString();
     const ctx = { metadata: { projectId: state.projectId, actor: 'system:notifications', causationId: state.eventId, correlationId: state.eventId } };
     const { success, statusCode, error, durationMs, final } = result;
-    await handleCommand(this.deps.events, deliveryStream(deliveryId), deliveryDecider, { type: 'RecordAttempt', deliveryId, attempt: state.attempts + 1, outcome: { success, final, statusCode, error, durationMs, at } }, ctx);
+    // Recorded at the revision the attempt was decided on (the stream was just read): a concurrent
+    // record of the same attempt loses the race and changes nothing.
+    const decided = deliveryDecider.decide({ type: 'RecordAttempt', deliveryId, attempt: state.attempts + 1, outcome: { success, final, statusCode, error, durationMs, at } }, state);
+    try {
+      await this.deps.events.append(deliveryStream(deliveryId), decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: history[history.length - 1].revision });
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError) return;
+      throw err;
+    }
     if (!success && endpoint?.enabled) await this.disableIfFailingTooLong(endpoint, state, at);
   }
 

@@ -292,3 +292,48 @@ describe.each<Profile>(['embedded', 'server'])('webhook targets without the priv
     expect((await api.post('/v1/notifications/endpoints', { type: 'webhook', url: 'https://hooks.not-yet-registered.invalid/x', events: ['job.failed'] })).status).toBe(201);
   });
 });
+
+describe.each<Profile>(['embedded', 'server'])('deliveries across a restart (%s profile)', (profile) => {
+  const clock = new ManualClock();
+  let srv: TestServer | null = null;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await srv?.stop();
+    await receiver?.close();
+  });
+
+  it('keeps a pending delivery through a stop and delivers it after; an acknowledged one is not sent again', async () => {
+    srv = await startTestServer(profile, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }, { clock });
+    let api = srv.as(srv.bootstrap.apiKey);
+    const hook = await api.post('/v1/notifications/endpoints', { type: 'webhook', url: `${receiver.url}/restart`, events: ['notification.created'] });
+    const secret = hook.body.data.attributes.secret as string;
+    const acked = await api.post('/v1/notifications', { title: 'Before', message: 'acknowledged before the stop' });
+    await receiver.waitFor('/restart', 1);
+    receiver.failAlways('/restart', true);
+    const pending = await api.post('/v1/notifications', { title: 'During', message: 'pending at the stop' });
+    await eventually(() => api.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries?status=pending`), (r) => r.body.data[0]?.attributes.attempts.length === 1);
+    await eventually(() => api.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries?status=delivered`), (r) => r.body.meta.total === 1);
+
+    const env = srv.env;
+    await srv.stop({ keepData: true });
+    srv = null;
+    receiver.failAlways('/restart', false);
+    srv = await startTestServer(profile, env, { clock });
+    api = srv.as(srv.bootstrap.apiKey);
+    clock.advance(5000);
+    const done = await eventually(() => api.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries`), (r) => r.body.data.length === 2 && r.body.data.every((d: { attributes: { status: string } }) => d.attributes.status === 'delivered'));
+    expect(done.body.data.map((d: { attributes: { attempts: unknown[] } }) => d.attributes.attempts.length).sort()).toEqual([1, 2]);
+
+    const got = receiver.received.filter((r) => r.path === '/restart').map((r) => ({ status: r.status, id: r.headers['webhook-id'], note: (new Webhook(secret).verify(r.body, r.headers) as { data: { notificationId: string } }).data.notificationId }));
+    expect(got.map((g) => [g.status, g.note])).toEqual([
+      [200, acked.body.data.id],
+      [503, pending.body.data.id],
+      [200, pending.body.data.id],
+    ]);
+    expect(got[1].id).toBe(got[2].id);
+  });
+});
