@@ -154,6 +154,9 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     expect(dup.status).toBe(409);
     expect(dup.body.errors[0].code).toBe('CONFLICT');
     expect((await owner.post(`/v1/projects/${projectId}/invites`, { email: 'ANN@example.com' })).status).toBe(409);
+    // Two racing adds of one address: the one stream orders them, the second is 409.
+    const racing = await Promise.all([owner.post('/v1/iam/members', { email: 'race@example.com', role: 'viewer' }), owner.post(`/v1/projects/${projectId}/invites`, { email: 'RACE@example.com' })]);
+    expect(racing.map((r) => r.status).sort()).toEqual([201, 409]);
     expect((await owner.post('/v1/iam/members', { email: 'not-an-email', role: 'viewer' })).status).toBe(400);
     expect((await owner.post('/v1/iam/members', { email: 'x@example.com', role: 'member' })).status).toBe(400);
 

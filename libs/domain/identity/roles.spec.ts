@@ -1,4 +1,4 @@
-import { BUILT_IN_ROLES, GRANT_PATTERN, MANAGEMENT_RESOURCES, PERMISSION_PATTERN, PROJECT_ROLES, grantCovers, isPermitted, mayAssignRole, roleAllows, rolePermissions } from './roles';
+import { BUILT_IN_ROLES, GRANT_PATTERN, MANAGEMENT_RESOURCES, PERMISSION_PATTERN, PROJECT_ROLES, grantCovers, isPermitted, mayAssignRole, mayGrant, roleAllows, rolePermissions } from './roles';
 
 const catalogue = ['api-keys:read', 'api-keys:write', 'instances:read', 'instances:write', 'providers:read', 'providers:write', 'roles:read'];
 
@@ -68,5 +68,16 @@ describe('assigning a role to a key (DECISIONS 15)', () => {
     expect(mayAssignRole(keyManager, 'developer', catalogue)).toBe(false);
     expect(mayAssignRole({ role: 'viewer', permissions: ['*'] }, 'admin', catalogue)).toBe(true);
     expect(mayAssignRole({ role: 'viewer', permissions: ['*'] }, 'owner', catalogue)).toBe(false);
+  });
+});
+
+describe('granting a permission list (custom roles, DECISIONS 15)', () => {
+  it('only what the granter holds over the catalogue', () => {
+    expect(mayGrant({ role: 'admin' }, { role: 'viewer', permissions: ['*'] }, catalogue)).toBe(true);
+    expect(mayGrant({ role: 'developer' }, { role: 'viewer', permissions: ['instances:*'] }, catalogue)).toBe(true);
+    expect(mayGrant({ role: 'developer' }, { role: 'viewer', permissions: ['api-keys:write'] }, catalogue)).toBe(false);
+    expect(mayGrant({ role: 'viewer', permissions: ['*:read'] }, { role: 'viewer', permissions: ['*:read'] }, catalogue)).toBe(true);
+    expect(mayGrant({ role: 'viewer', permissions: ['*:read'] }, { role: 'viewer', permissions: ['instances:write'] }, catalogue)).toBe(false);
+    expect(mayGrant({ role: 'admin' }, { role: 'owner' }, catalogue)).toBe(false);
   });
 });
