@@ -26,4 +26,6 @@ export const adminModule: ContextModule = {
     }),
   ],
   eventTypes: [...Object.values(KycEventTypes), ...Object.values(SettingsEventTypes)],
+  // Platform settings concern no project: not an event name a project's notification endpoint can subscribe to.
+  unpublished: Object.values(SettingsEventTypes),
 };
