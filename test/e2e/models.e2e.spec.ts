@@ -173,6 +173,20 @@ describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed
     expect((await api.delete(`/v1/models/${id}`)).status).toBe(404);
   });
 
+  it('keeps a cluster that serves models: its DELETE is 409 INVALID_STATE until they are deleted, then 204', async () => {
+    const own = await api.post(`/v1/kubernetes/clusters?providerId=${multi}`, { ...clusterBody, name: 'serving' });
+    await eventually(() => api.get(`/v1/kubernetes/clusters/${own.body.data.id}`), status('active'));
+    const id = (await api.post('/v1/models', model({ name: 'tenant', clusterId: own.body.data.id }))).body.data.id;
+    await eventually(() => get(id), status('active'));
+    const refused = await api.delete(`/v1/kubernetes/clusters/${own.body.data.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0]).toMatchObject({ code: 'INVALID_STATE', detail: expect.stringContaining('1 AI model') });
+    expect(attrs(await api.get(`/v1/kubernetes/clusters/${own.body.data.id}`)).status).toBe('active');
+    expect((await api.delete(`/v1/models/${id}`)).status).toBe(202);
+    await eventually(() => get(id), (r) => r.status === 404);
+    expect((await api.delete(`/v1/kubernetes/clusters/${own.body.data.id}`)).status).toBe(204);
+  });
+
   it('ends a deploy that keeps failing in failed, with the error, after the job failed its 3 attempts; a failed model accepts a delete', async () => {
     const res = await api.post('/v1/models', model({ name: 'broken', tags: { simulate: 'fail:always' } }));
     expect(res.status).toBe(201);

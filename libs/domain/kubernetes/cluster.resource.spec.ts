@@ -35,6 +35,9 @@ describe('cluster decider (a declared job-backed resource)', () => {
     given([...active, asked('j2', 'active')]).when(ask('j3', 'delete')).thenThrows('INVALID_STATE', /deleting/);
     given(active).when(ask('j2', 'delete', 'p2')).thenThrows('NOT_FOUND');
     given(active).when(ask('j2', 'upgrade')).thenThrows('BAD_REQUEST');
+    // The AI models it serves go first (the handler counts them).
+    given(active).when({ ...ask('j2', 'delete'), args: { models: 2 } } as Command).thenThrows('INVALID_STATE', /2 AI model/);
+    given(active).when({ ...ask('j2', 'delete'), args: { models: 0 } } as Command).then([{ ...asked('j2', 'active'), data: { ...asked('j2', 'active').data, args: { models: 0 } } }]);
   });
 
   it('gives a kubeconfig only once active, whose cluster, user and context refer to each other', () => {

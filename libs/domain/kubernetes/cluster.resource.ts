@@ -44,6 +44,12 @@ export const clusters: JobResource<typeof clusterSchema, ClusterOperation, Clust
     delete: { from: ['active', 'error'], transient: 'deleting', final: 'deleted' },
   },
   gone: ['deleting', 'deleted'],
+  rules: {
+    // The AI models served on it (DECISIONS 17) go first, as an instance's volumes do: a cluster deleted
+    // under them would leave models that serve nothing and whose own delete has nowhere to run.
+    delete: (fields, args) =>
+      Number(args.models) > 0 ? new DomainError('INVALID_STATE', `Cluster ${fields.name} serves ${String(args.models)} AI model(s); delete them first`) : null,
+  },
 };
 
 /** The kubeconfig's user: one per cluster, holding the cluster's credential. */

@@ -91,6 +91,8 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
   secrets?: (input: LookupInput<z.output<S>> & { id: string }) => Promise<{ fields?: Partial<z.output<S>>; reveal: Record<string, unknown> }>;
   /** `GET/POST <path>/db`: the operator's records of what exists at the provider, an import registered like a create. */
   records?: { list: string; create: string };
+  /** The lookups a DELETE's rule needs (a cluster: the AI models it serves): the args the request records. */
+  prepareDelete?: ActionRoute['prepare'];
   /** DELETE's status: 202 with the job (default), or 204 where the spec shows it (clusters). */
   deleteStatus?: 202 | 204;
   /** The field `?region=` filters on, for a resource without one `region` (an interconnection's two ends); default `region`. */
@@ -214,9 +216,9 @@ export class RequestResourceOperationHandler implements ICommandHandler<RequestR
     requireSameProvider(doc.providerId, call.providerId, resource.label);
     // The resource's own provider, even if it has been disabled since (a delete must still run).
     const provider = (await findProjectProvider(this.platform, projectId, doc.providerId)) ?? ({ id: doc.providerId, name: doc.providerKind } as ProviderDoc);
-    const action = call.operation === 'update' ? routes.update : routes.actions?.[call.operation];
+    const prepare = call.operation === 'delete' ? routes.prepareDelete : (call.operation === 'update' ? routes.update : routes.actions?.[call.operation])?.prepare;
     const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
-    const args = action?.prepare ? await action.prepare(input) : call.body;
+    const args = prepare ? await prepare(input) : call.body;
     const jobId = uuidv7();
     const command = { type: 'RequestOperation' as const, id: call.id, jobId, projectId, operation: call.operation, args, requestedBy: requestedBy(call.context), now: this.platform.now() };
     const r = await handleCommand(this.platform.events, resource.stream(call.id), deciderOf(resource), command, call.context);

@@ -4,6 +4,7 @@ import { clusterVersionRefusal } from '../../../../libs/domain/kubernetes/kubern
 import type { NodePool } from '../../../../libs/domain/kubernetes/node-pools';
 import { badRequest } from '../../../../libs/http/src/errors';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
+import { modelsProjection } from '../../../../projections/models/models.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { jobResourceController } from '../common/job-resource.routes';
 import { offeredPlan } from '../common/offered-plan';
@@ -42,6 +43,11 @@ export const ClustersController = jobResourceController({
       nodePools.push({ ...pool, plan: plan.slug });
     }
     return { ...(body as ClusterFields), region: region.slug, nodePools, credentialRef: null };
+  },
+  // The AI models on the cluster, which its delete rule refuses to leave behind (409).
+  async prepareDelete({ platform, projectId, doc }) {
+    const { total } = await (await platform.projections.collection(modelsProjection)).find({ filter: { clusterId: doc.id, projectId }, limit: 1 });
+    return { models: total };
   },
   // The kubeconfig's per-cluster credential: made here, kept only in the vault.
   async secrets({ platform, projectId }) {
