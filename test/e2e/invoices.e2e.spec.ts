@@ -178,6 +178,50 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
     expect((await getBytes(srv, srv.bootstrap.apiKey, '/v1/invoices/no-such-invoice/pdf')).status).toBe(404);
   });
 
+  it('pays from the wallet: 422 INSUFFICIENT_FUNDS without funds, then paid once (InvoicePaid linked to its debit), 409 paying twice', async () => {
+    const created = (await owner.post('/v1/invoices', invoice({ amountCents: 1000, taxRate: 0.075 }))).body.data;
+    expect(created.totalCents).toBe(1075);
+    const poor = await owner.patch(`/v1/invoices/${created.id}/pay`, {});
+    expect([poor.status, poor.body.errors[0].code]).toEqual([422, 'INSUFFICIENT_FUNDS']);
+    expect((await owner.get(`/v1/invoices/${created.id}`)).body.data.status).toBe('pending');
+
+    expect((await owner.post('/v1/billing/wallets/USD/credit', { amountCents: 1500 })).status).toBe(200);
+    const paid = await owner.patch(`/v1/invoices/${created.id}/pay`, {});
+    expect(paid.status).toBe(200);
+    expect(paid.body.data).toMatchObject({ id: created.id, status: 'paid', totalCents: 1075 });
+    expect(paid.body.data.paidAt).toEqual(expect.any(String));
+    expect((await owner.get(`/v1/invoices/${created.id}`)).body.data).toEqual(paid.body.data);
+    const twice = await owner.patch(`/v1/invoices/${created.id}/pay`, {});
+    expect([twice.status, twice.body.errors[0].code]).toEqual([409, 'INVALID_STATE']);
+    expect((await owner.get('/v1/billing/wallets/USD')).body.data.attributes.balanceCents).toBe(425);
+    expect((await other.patch(`/v1/invoices/${created.id}/pay`, {})).status).toBe(404);
+
+    // The debit names the invoice (source, reference); InvoicePaid names the debit and is caused by it.
+    const debits = (await srv.platform.events.readStream(`wallet-${srv.bootstrap.projectId}-USD`)).filter((e) => e.type === 'billing.WalletDebited.v1');
+    expect(debits).toHaveLength(1);
+    expect(debits[0].data).toMatchObject({ source: 'invoice', reference: created.id, amountCents: 1075, currency: 'USD' });
+    const paidEvents = (await srv.platform.events.readStream(`invoice-${created.id}`)).filter((e) => e.type === 'billing.InvoicePaid.v1');
+    expect(paidEvents).toHaveLength(1);
+    expect(paidEvents[0].data).toMatchObject({ payment: { method: 'wallet', debitId: (debits[0].data as { debitId: string }).debitId, walletStream: debits[0].streamId, debitEventId: debits[0].id, debitPosition: debits[0].position } });
+    expect(paidEvents[0].metadata.causationId).toBe(debits[0].id);
+    expect(paid.body.data.paymentId).toBe((debits[0].data as { debitId: string }).debitId);
+
+    const overview = (await owner.get('/v1/billing/overview')).body.data.attributes;
+    expect(overview).toMatchObject({ totalSpendCents: 1075, totalCreditsCents: 1500, currency: 'USD', paymentCount: 1, creditCount: 1 });
+    expect(overview.balances).toEqual([{ currency: 'USD', balanceCents: 425 }]);
+  });
+
+  it('debits once when the same invoice is paid by five concurrent requests: one 200, the others 409', async () => {
+    const created = (await owner.post('/v1/invoices', invoice({ amountCents: 100 }))).body.data;
+    const balance = async () => (await owner.get('/v1/billing/wallets/USD')).body.data.attributes.balanceCents as number;
+    const before = await balance();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => owner.patch(`/v1/invoices/${created.id}/pay`, {})));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    expect(await balance()).toBe(before - 100);
+    const debits = (await srv.platform.events.readStream(`wallet-${srv.bootstrap.projectId}-USD`)).filter((e) => (e.data as { reference?: string }).reference === created.id);
+    expect(debits).toHaveLength(1);
+  });
+
   let instanceId: string;
   let hourly: number;
 

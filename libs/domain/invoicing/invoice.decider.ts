@@ -21,8 +21,12 @@ export type IssueInvoice = {
   source: InvoiceSource;
   now: string;
 };
-/** Payment is recorded after the wallet debit it names was appended (the handler debits first). */
-export type MarkInvoicePaid = { type: 'MarkInvoicePaid'; invoiceId: string; projectId: string; payment: InvoicePayment; now: string };
+/**
+ * Payment is recorded from the wallet debit that paid it (appended first, source `invoice`, reference
+ * the invoice id), with that debit's currency and amount: a debit that does not cover the invoice
+ * exactly pays nothing.
+ */
+export type MarkInvoicePaid = { type: 'MarkInvoicePaid'; invoiceId: string; projectId: string; currency: Currency; amountCents: number; payment: InvoicePayment; now: string };
 export type InvoiceCommand = IssueInvoice | MarkInvoicePaid;
 
 type Issued = Exclude<InvoiceState, { status: 'none' }>;
@@ -75,6 +79,9 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
       case 'MarkInvoicePaid': {
         const invoice = existingInvoice(state, command.projectId);
         refuseUnpayable(invoice);
+        if (command.currency !== invoice.currency || command.amountCents !== invoice.totalCents) {
+          throw new DomainError('BAD_REQUEST', `Invoice ${invoice.invoiceNumber} is ${invoice.totalCents} ${invoice.currency}; a debit of ${command.amountCents} ${command.currency} does not pay it`);
+        }
         const { invoiceId, projectId, invoiceNumber, currency, totalCents } = invoice;
         return [{ type: 'billing.InvoicePaid.v1', data: { invoiceId, projectId, invoiceNumber, currency, totalCents, payment: command.payment, paidAt: command.now } }];
       }

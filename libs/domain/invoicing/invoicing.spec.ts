@@ -61,13 +61,17 @@ describe('invoice decider', () => {
   const issued: InvoiceIssued = { type: 'billing.InvoiceIssued.v1', data: { ...issuedData, taxCents: 70, totalCents: 1075, issuedAt: now } };
   const payment = { method: 'wallet' as const, debitId: 'd1', walletStream: 'wallet-p1-USD', debitEventId: 'e1', debitPosition: 7 };
   const paid: InvoicePaid = { type: 'billing.InvoicePaid.v1', data: { invoiceId: 'i1', projectId: 'p1', invoiceNumber: 'INV-2026-000001', currency: 'USD', totalCents: 1075, payment, paidAt: now } };
-  const pay = { type: 'MarkInvoicePaid' as const, invoiceId: 'i1', projectId: 'p1', payment, now };
+  const pay = { type: 'MarkInvoicePaid' as const, invoiceId: 'i1', projectId: 'p1', currency: 'USD' as const, amountCents: 1075, payment, now };
 
   it('issues a pending invoice with its tax and total', () => given([]).when(issue).then([issued]));
   it('refuses line items that do not add up to amountCents', () => given([]).when({ ...issue, amountCents: 1006 }).thenThrows('BAD_REQUEST', /add up to 1005/));
   it('refuses a second issue of the same id', () => given([issued]).when(issue).thenThrows('CONFLICT'));
   it('is paid once, naming the debit that paid it', () => given([issued]).when(pay).then([paid]));
   it('refuses paying a paid invoice (409 INVALID_STATE)', () => given([issued, paid]).when(pay).thenThrows('INVALID_STATE', /INV-2026-000001 is paid/));
+  it('refuses a debit that does not cover the invoice exactly', () => {
+    given([issued]).when({ ...pay, amountCents: 1 }).thenThrows('BAD_REQUEST', /does not pay it/);
+    given([issued]).when({ ...pay, currency: 'NGN' }).thenThrows('BAD_REQUEST');
+  });
   it("hides another project's invoice", () => given([issued]).when({ ...pay, projectId: 'p2' }).thenThrows('NOT_FOUND'));
 
   it('numbers INV-<year>-<6 digits> from the shared gapless sequence', () => {

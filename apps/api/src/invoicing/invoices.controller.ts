@@ -10,7 +10,7 @@ import { INVOICE_SORT_FIELDS, type InvoiceDoc } from '../../../../projections/in
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices } from './invoices.handlers';
+import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice } from './invoices.handlers';
 
 // ---------------------------------------------------------------- records (spec 2.9: flat)
 const lineItem = z.object({
@@ -101,6 +101,18 @@ const createRoute = route({
   responses: { 201: one(invoiceRecord) },
 });
 const getRoute = route({ ...common, method: 'GET', path: '/v1/invoices/{id}', summary: 'Get an invoice', permission: 'invoices:read', params: idParams, responses: { 200: one(invoiceRecord) } });
+const payRoute = route({
+  ...common,
+  method: 'PATCH',
+  path: '/v1/invoices/{id}/pay',
+  summary: "Pay a pending invoice from the project's wallet in its currency (status paid, paidAt set)",
+  description: 'Debits the wallet by totalCents (source `invoice`, reference the invoice id): 422 INSUFFICIENT_FUNDS when the balance does not cover it; a paid invoice: 409 INVALID_STATE.',
+  permission: 'invoices:write',
+  type: 'invoices',
+  params: idParams,
+  idempotent: true,
+  responses: { 200: one(invoiceRecord) },
+});
 const pdfRoute = route({
   ...common,
   method: 'GET',
@@ -132,6 +144,11 @@ export class InvoicesController extends BusController {
   @ApiRoute(getRoute)
   async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
     return { data: invoiceItem(await this.queries.execute(new GetInvoice(projectIdOf(principal), params.id))) };
+  }
+
+  @ApiRoute(payRoute)
+  async pay(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof payRoute>['params']) {
+    return { data: invoiceItem(await this.commands.execute(new PayInvoice(projectIdOf(principal), params.id, commandContext(req, principal)))) };
   }
 
   @ApiRoute(pdfRoute)

@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
 import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceLineItem, type InvoiceStatus } from '../../../../libs/domain/invoicing/events';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
@@ -12,6 +12,13 @@ import { invoicesProjection, type InvoiceDoc } from '../../../../projections/inv
 import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
 import { issueInvoice } from '../../../../sagas/usage-invoicing/issue-invoice';
 import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
+import { walletStream } from '../../../../libs/domain/billing/events';
+import { existingInvoice, invoiceDecider, refuseUnpayable } from '../../../../libs/domain/invoicing/invoice.decider';
+import { DomainError } from '../../../../libs/domain/shared/domain-error';
+import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
+import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
+import { recordInvoicePayment } from '../../../../sagas/usage-invoicing/invoice-payments';
+import { DebitWalletCommand } from '../billing/wallets.handlers';
 import { ownDoc, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
 import { renderInvoicePdf } from './invoice-pdf';
@@ -29,6 +36,16 @@ export class CreateInvoice extends Command<InvoiceDoc> {
   constructor(
     readonly projectId: string,
     readonly input: InvoiceInput,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+export class PayInvoice extends Command<InvoiceDoc> {
+  constructor(
+    readonly projectId: string,
+    readonly invoiceId: string,
     readonly context: CommandContext,
   ) {
     super();
@@ -100,6 +117,41 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoice> {
   async execute({ projectId, input, context }: CreateInvoice): Promise<InvoiceDoc> {
     const invoiceId = uuidv7();
     const { position } = await issueInvoice(this.platform.events, { invoiceId, projectId, ...input, source: { kind: 'request' }, now: this.platform.now() }, context);
+    await this.platform.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
+    return written(this.platform, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
+  }
+}
+
+/** An invoice's state folded from its stream (the decision's source of truth, not the read model). */
+async function invoiceState(platform: Platform, invoiceId: string) {
+  const history = await platform.events.readStream(invoiceStream(invoiceId));
+  const state = history.reduce((s, e) => invoiceDecider.evolve(s, { type: e.type, data: e.data } as never), invoiceDecider.initialState());
+  return { state, position: history.length > 0 ? history[history.length - 1].position : null };
+}
+
+/**
+ * Pay (DECISIONS 9/16): debit the project's wallet in the invoice's currency by its total (source
+ * `invoice`, reference the invoice id: 422 INSUFFICIENT_FUNDS when it cannot; one debit per invoice
+ * however often it is retried), then record InvoicePaid naming that debit. The invoice-payments
+ * process manager records it too, so a crash between the two cannot leave a paid-for invoice pending;
+ * whichever comes first writes it. Paying a paid invoice (or one whose debit is already made): 409.
+ */
+@CommandHandler(PayInvoice)
+export class PayInvoiceHandler implements ICommandHandler<PayInvoice> {
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(CommandBus) private readonly commands: CommandBus,
+  ) {}
+
+  async execute({ projectId, invoiceId, context }: PayInvoice): Promise<InvoiceDoc> {
+    const invoice = existingInvoice((await invoiceState(this.platform, invoiceId)).state, projectId);
+    refuseUnpayable(invoice);
+    const origin = { source: 'invoice' as const, reference: invoiceId, description: `Invoice ${invoice.invoiceNumber}` };
+    const { movement } = await this.commands.execute(new DebitWalletCommand(projectId, invoice.currency, invoice.totalCents, origin, context));
+    if (!movement.applied) throw new DomainError('INVALID_STATE', `Invoice ${invoice.invoiceNumber} is already paid (debit ${movement.id})`);
+    const debit = (await this.platform.events.readStream(walletStream(projectId, invoice.currency))).find((e) => (e.data as { debitId?: string }).debitId === movement.id);
+    if (debit) await recordInvoicePayment(this.platform.events, debit);
+    const { position } = await invoiceState(this.platform, invoiceId);
     await this.platform.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
     return written(this.platform, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
   }
@@ -181,8 +233,10 @@ export class GetUsageHandler implements IQueryHandler<GetUsage> {
 }
 
 /**
- * Spec 2.10. Spend: the paid invoices in the billing currency. Upcoming charges: usage accrued since the
- * last closed period. Balances, credits and payments are the wallets' (none until the wallets exist).
+ * Spec 2.10, in the billing currency (USD, the currency usage accrues in). Spend: the invoices paid.
+ * Credits: all credited to that wallet (top-ups, promos, payments, conversions in). Upcoming charges:
+ * usage accrued since the last closed period. Balances: every wallet of the project. Payments: provider
+ * payments settled into a wallet plus invoices paid. Credits counted across wallets.
  */
 @QueryHandler(GetBillingOverview)
 export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOverview> {
@@ -192,18 +246,21 @@ export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOvervi
     const now = Date.parse(this.platform.now());
     const account = await (await this.platform.projections.collection(billingAccountsProjection)).get(projectId);
     const meters = await projectMeters(await this.platform.projections.collection(usageMetersProjection), projectId, now + 1);
+    const wallets = (await (await this.platform.projections.collection(billingWalletsProjection)).find({ filter: { projectId }, sort: [{ field: 'currency', direction: 1 }], limit: 10, withTotal: false })).items;
+    const credits = await this.platform.projections.collection(billingCreditsProjection);
+    const providerPayments = (await credits.find({ filter: { projectId, source: { $in: ['payment', 'checkout'] } }, limit: 1 })).total;
     return {
       projectId,
       totalSpendCents: account?.paidCents[USAGE_CURRENCY] ?? 0,
-      totalCreditsCents: 0,
+      totalCreditsCents: wallets.find((w) => w.currency === USAGE_CURRENCY)?.creditedCents ?? 0,
       upcomingChargesCents: upcomingChargesCents(meters, account?.invoicedThrough ?? null, now),
       currency: USAGE_CURRENCY,
-      balances: [],
-      paymentCount: 0,
-      creditCount: 0,
+      balances: wallets.map((w) => ({ currency: w.currency, balanceCents: w.balanceCents })),
+      paymentCount: providerPayments + (account?.paidCount ?? 0),
+      creditCount: wallets.reduce((n, w) => n + w.creditCount, 0),
       invoiceCount: account?.invoiceCount ?? 0,
     };
   }
 }
 
-export const INVOICING_HANDLERS = [CreateInvoiceHandler, GetInvoiceHandler, GetInvoicePdfHandler, ListInvoicesHandler, GetUsageHandler, GetBillingOverviewHandler];
+export const INVOICING_HANDLERS = [CreateInvoiceHandler, PayInvoiceHandler, GetInvoiceHandler, GetInvoicePdfHandler, ListInvoicesHandler, GetUsageHandler, GetBillingOverviewHandler];

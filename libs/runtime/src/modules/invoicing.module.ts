@@ -4,6 +4,7 @@ import { invoicesProjection } from '../../../../projections/invoices/invoices.pr
 import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
 import { MonthEndInvoicing } from '../../../../sagas/usage-invoicing/month-end-run';
 import { UsageInvoicer } from '../../../../sagas/usage-invoicing/usage-invoicer';
+import { InvoicePayments } from '../../../../sagas/usage-invoicing/invoice-payments';
 import type { ContextModule } from '../context-module';
 
 /**
@@ -15,7 +16,7 @@ import type { ContextModule } from '../context-module';
 export const invoicingModule: ContextModule = {
   name: 'invoicing',
   projections: [invoicesProjection, usageMetersProjection, billingAccountsProjection],
-  processManagers: (rt) => [new UsageInvoicer(rt.events)],
+  processManagers: (rt) => [new UsageInvoicer(rt.events), new InvoicePayments(rt.events)],
   timers: (rt) => [
     new MonthEndInvoicing({
       events: rt.events,
