@@ -34,6 +34,8 @@ describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after
       { name: 'instance', path: '/v1/instances', body: { name: 'inst-recover', providerId, region: 'us-east-1', instanceType: 'pc-t3-medium' }, status: 202, key: randomUUID() },
       { name: 'volume', path: '/v1/storage/volumes', body: { name: 'vol-recover', sizeGb: 10, region: 'us-east-1' }, status: 202, key: randomUUID() },
       { name: 'api key', path: '/v1/api-keys', body: { name: 'apikey-recover', role: 'developer' }, status: 201, key: randomUUID() },
+      { name: 'provider', path: '/v1/providers', body: { name: 'provider_baremetal', apiKey: 'sk-recover-metal' }, status: 201, key: randomUUID() },
+      { name: 'file', path: '/v1/files', body: { path: '/recover', name: 'file-recover', content: 'v1' }, status: 201, key: randomUUID() },
     ];
     for (const c of creates) {
       c.first = await api.post(c.path, c.body, { 'Idempotency-Key': c.key });
@@ -92,5 +94,7 @@ describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after
     expect(await names('/v1/instances?limit=100')).toEqual(['inst-recover']);
     expect(await names('/v1/storage/volumes?limit=100')).toEqual(['vol-recover']);
     expect(await names('/v1/api-keys?limit=100')).toEqual(['apikey-recover']);
+    expect((await api2.get('/v1/providers?limit=100')).body.data.filter((d: { attributes: { name: string } }) => d.attributes.name === 'provider_baremetal')).toHaveLength(1);
+    expect((await api2.get('/v1/files?limit=100')).body.data.filter((d: { name: string }) => d.name === 'file-recover')).toHaveLength(1);
   }, 240000);
 });

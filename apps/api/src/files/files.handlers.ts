@@ -12,6 +12,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
 import { filesProjection, type FileDoc } from '../../../../projections/files/files.projection';
 import { PLATFORM } from '../tokens';
+import { idInStream, type RecoveredWrite } from '../common/recovery';
 
 /** Where the request's content sits (`/content`, or under `/data/attributes`), for the 413's pointer. */
 export interface ContentInput {
@@ -106,6 +107,24 @@ async function liveFile(platform: Platform, projectId: string, fileId: string): 
 async function written(platform: Platform, fileId: string, position: number | null): Promise<FileDoc> {
   await platform.waitForProjections(position, [filesProjection.name, fileVersionsProjection.name]);
   return (await platform.readBack(filesProjection, fileStream(fileId), fileId, position))!;
+}
+
+/** The file a committed create or PUT wrote, as of that write (recovery of a lost answer). */
+export class WrittenFile extends Query<FileDoc | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenFile)
+export class WrittenFileHandler implements IQueryHandler<WrittenFile> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenFile): Promise<FileDoc | null> {
+    const fileId = idInStream(fileStream, write.streamId);
+    const doc = fileId ? await written(this.platform, fileId, write.position) : null;
+    return doc && doc.projectId === write.projectId ? doc : null;
+  }
 }
 
 @CommandHandler(CreateFile)
@@ -206,4 +225,4 @@ export class GetFileVersionHandler implements IQueryHandler<GetFileVersion> {
   }
 }
 
-export const FILE_HANDLERS = [CreateFileHandler, PutFileContentHandler, DeleteFileHandler, GetFileHandler, ListFilesHandler, ListFileVersionsHandler, GetFileVersionHandler];
+export const FILE_HANDLERS = [WrittenFileHandler, CreateFileHandler, PutFileContentHandler, DeleteFileHandler, GetFileHandler, ListFilesHandler, ListFileVersionsHandler, GetFileVersionHandler];

@@ -11,7 +11,8 @@ import type { FileVersionDoc } from '../../../../projections/file-versions/file-
 import type { FileDoc } from '../../../../projections/files/files.projection';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent } from './files.handlers';
+import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent, WrittenFile } from './files.handlers';
+import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
 
 export { FILE_HANDLERS } from './files.handlers';
@@ -103,6 +104,8 @@ const versionsRoute = route({
   responses: { 200: many(versionRecord) },
 });
 const versionRoute = route({ ...common, method: 'GET', path: '/v1/files/{id}/versions/{version}', summary: 'Get one version of a file by its number', permission: 'files:read', params: versionParams, responses: { 200: one(versionRecord) } });
+/** A create or PUT whose answer a crash lost answers the file as that write left it. */
+const recoverFile = recoverBy((w) => new WrittenFile(w), (doc) => ({ data: fileItem(doc) }));
 const createRoute = route({
   ...common,
   method: 'POST',
@@ -112,6 +115,7 @@ const createRoute = route({
   type: 'files',
   body: createBody,
   idempotent: true,
+  recover: recoverFile,
   responses: { 201: one(fileRecord) },
 });
 const putRoute = route({
@@ -124,6 +128,7 @@ const putRoute = route({
   params: idParams,
   body: putBody,
   idempotent: true,
+  recover: recoverFile,
   responses: { 200: one(fileRecord) },
 });
 const removeRoute = route({ ...common, method: 'DELETE', path: '/v1/files/{id}', summary: 'Soft-delete a file: it leaves lists and answers 404', permission: 'files:write', params: idParams, responses: { 204: null } });

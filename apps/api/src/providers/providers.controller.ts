@@ -9,7 +9,8 @@ import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/pro
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { pathId } from '../common/resource-lifecycle';
-import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from './providers.handlers';
+import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider, WrittenProvider } from './providers.handlers';
+import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
 
 export const providerAttributes = z.object({
@@ -91,6 +92,7 @@ const createRoute = route({
   type: 'providers',
   body: createBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenProvider(w), (doc) => providerDocument(doc)),
   responses: { 201: resourceSchema('providers', providerAttributes) },
 });
 const getRoute = route({
