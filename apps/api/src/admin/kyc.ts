@@ -3,7 +3,7 @@ import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, typ
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { kycDecider, kycStream, kycSubmissionSchema, type KycCommand, type KycSubmission } from '../../../../libs/domain/admin/kyc';
+import { KycEventTypes, kycDecider, kycStream, kycSubmissionSchema, type KycCommand, type KycSubmission } from '../../../../libs/domain/admin/kyc';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { principalActor, type Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
@@ -15,6 +15,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { kycRequestsProjection, type KycRequestDoc } from '../../../../projections/kyc-requests/kyc-requests.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { BusController } from '../common/bus-controller';
+import { recoverBy, requestEvent, type RecoveredWrite } from '../common/recovery';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { PLATFORM } from '../tokens';
@@ -121,7 +122,25 @@ export class ListKycRequestsHandler implements IQueryHandler<ListKycRequests> {
   }
 }
 
-export const KYC_HANDLERS = [SubmitKycRequestHandler, DecideKycRequestHandler, GetKycStatusHandler, ListKycRequestsHandler];
+/** The request a keyed submit committed but never answered (a crash in between): its retry's answer. */
+export class WrittenKycRequest extends Query<KycRequestDoc | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenKycRequest)
+export class WrittenKycRequestHandler implements IQueryHandler<WrittenKycRequest> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenKycRequest): Promise<KycRequestDoc | null> {
+    if (write.streamId !== kycStream(write.projectId)) return null;
+    const kycId = (await requestEvent(this.platform, write, KycEventTypes.KycSubmitted))?.data.kycId;
+    return typeof kycId === 'string' ? this.platform.readBack(kycRequestsProjection, write.streamId, kycId, write.position) : null;
+  }
+}
+
+export const KYC_HANDLERS = [SubmitKycRequestHandler, DecideKycRequestHandler, GetKycStatusHandler, ListKycRequestsHandler, WrittenKycRequestHandler];
 
 const customer = { tag: 'KYC', auth: 'project' } as const;
 const submitRoute = route({
@@ -134,6 +153,7 @@ const submitRoute = route({
   type: TYPE,
   body: kycSubmissionSchema,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenKycRequest(w), requestDocument),
   responses: { 201: resourceSchema(TYPE, requestAttributes) },
 });
 const statusRoute = route({
