@@ -1,8 +1,10 @@
+import { createHmac } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair, type KeyLike } from 'jose';
 import { ManualClock } from '../../libs/runtime/src/clock';
+import { invitationToken } from '../../libs/domain/identity/invitation-token';
 import { client } from '../support/http-client';
 import { startSmtpSink, type SmtpSink } from '../support/smtp';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
@@ -44,9 +46,9 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
   let otherProjectId: string;
 
   /** A JWT the identity provider would issue: its role claim says admin, but the registry decides. */
-  async function jwt(sub: string, email: string): Promise<string> {
+  async function jwt(sub: string, email: string, claims: Record<string, unknown> = {}): Promise<string> {
     const now = Math.floor(clock.now() / 1000);
-    return new SignJWT({ project: projectId, role: 'admin', email }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(sub).setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
+    return new SignJWT({ project: projectId, role: 'admin', email, ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(sub).setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
   }
   const asMember = (token: string) => client(srv.url, { Authorization: `Bearer ${token}` });
 
@@ -93,6 +95,8 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     // `member` acts as developer: reads members and writes resources, manages no member (the claim said admin).
     const members = await asMember(bobJwt).get('/v1/iam/members');
     expect(members.status).toBe(200);
+    // An address the identity provider has not verified finds no member.
+    expect((await asMember(await jwt('idp|mallory', 'bob@example.com', { email_verified: false })).get('/v1/iam/members')).status).toBe(401);
     expect(members.body.data.find((m: { id: string }) => m.id === inviteId).attributes.status).toBe('active');
     expect((await asMember(bobJwt).post('/v1/support', { subject: 'hi', message: 'from bob' })).status).toBe(201);
     const refused = await asMember(bobJwt).post('/v1/iam/members', { email: 'eve@example.com', role: 'viewer' });
@@ -394,4 +398,30 @@ describe('identity events on cloud.identity.events.v1 carry no secret (server pr
     expect(tokenHash).toMatch(/^[0-9a-f]{64}$/);
     for (const secret of [token.split('.')[3], tokenHash, key.body.data.attributes.secret, rotated.body.data.attributes.secret]) expect(carried).not.toContain(secret);
   }, 90000);
+});
+
+describe('invitation mail without SMTP_URL (embedded default)', () => {
+  let srv: TestServer;
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it('writes the mail to the log without the link’s secret, and the link still accepts', async () => {
+    srv = await startTestServer('embedded');
+    const projectId = srv.bootstrap.projectId;
+    const invited = await srv.as(srv.bootstrap.apiKey).post(`/v1/projects/${projectId}/invites`, { email: 'logged@example.com', role: 'admin' });
+    expect(invited.status).toBe(201);
+    const line = await eventually(
+      async () => srv.logs().split('\n').find((l) => l.includes('logged@example.com') && l.includes('SMTP_URL unset')),
+      (l) => l !== undefined,
+    );
+    expect(line).toContain('<secret omitted>');
+    // The link as the server derives it (the keyed hash of its pepper): it is nowhere in the log, and works.
+    const pepper = JSON.parse(fs.readFileSync(path.join(srv.dataDir, 'secrets.json'), 'utf8')).apiKeyPepper as string;
+    const token = invitationToken((t) => createHmac('sha256', pepper).update(t).digest('hex'), projectId, invited.body.data.id);
+    expect(srv.logs()).not.toContain(token.split('.')[3]);
+    const accepted = await srv.anonymous.post(`/v1/invites/${token}/accept`);
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.data.attributes).toMatchObject({ email: 'logged@example.com', role: 'admin', status: 'active' });
+  });
 });

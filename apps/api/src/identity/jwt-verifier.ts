@@ -114,7 +114,8 @@ export class JwtVerifier {
     const sub = payload.sub;
     if (typeof projectId !== 'string' || !CLAIM_VALUE.test(projectId)) return this.reject(`malformed ${s.projectClaim} claim`);
     if (typeof sub !== 'string' || !CLAIM_VALUE.test(sub)) return this.reject('malformed sub claim');
-    const email = typeof payload.email === 'string' && payload.email.length <= 254 ? { email: payload.email } : {};
+    // An address the identity provider says it has not verified never finds a member (anyone could claim it).
+    const email = typeof payload.email === 'string' && payload.email.length <= 254 && payload.email_verified !== false ? { email: payload.email } : {};
     const rawRole = payload[s.roleClaim];
     if (rawRole === undefined) return { projectId, memberId: sub, role: DEFAULT_JWT_ROLE, ...email };
     // A role claim that is present but not one of ours is a malformed token, not a quiet downgrade.
