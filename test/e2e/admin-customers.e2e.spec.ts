@@ -2,6 +2,8 @@ import { projectStream } from '../../libs/domain/identity/events';
 import { instanceStream } from '../../libs/domain/compute/instance.events';
 import { instancesProjection } from '../../projections/instances/instances.projection';
 import { jobsProjection } from '../../projections/jobs/jobs.projection';
+import { serversProjection } from '../../projections/servers/servers.projection';
+import { serverStream } from '../../libs/domain/servers/server.events';
 import { volumesProjection } from '../../projections/volumes/volumes.projection';
 import { volumeStream } from '../../libs/domain/storage/volume.resource';
 import * as fs from 'node:fs';
@@ -26,6 +28,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   let acmeId: string;
   let otherId: string;
   let instanceId: string;
+  let serverId: string;
   let signingKey: KeyLike;
   /** A member of acme signed in through the identity provider (its registered owner, by email). */
   let member: Api;
@@ -55,7 +58,11 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     const created = await acme.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'web-1', providerId: provider.body.data.id });
     expect(created.status).toBe(202);
     instanceId = created.body.data.id;
+    const server = await acme.post('/v1/servers', { data: { type: 'servers', attributes: { name: 'db-1', hostname: 'db-1.example.com', site: 'NYC', plan: 'c3-medium-x86', operating_system: 'ubuntu_22_04_x64_lts', billing: 'hourly' } } });
+    expect(server.status).toBe(201);
+    serverId = server.body.data.id;
     await eventually(() => acme.get(`/v1/instances/${instanceId}`), (r) => r.body.data.attributes.status === 'active');
+    await eventually(() => acme.get(`/v1/servers/${serverId}`), (r) => r.body.data.attributes.status === 'active');
   });
   afterAll(async () => {
     await srv?.stop();
@@ -117,7 +124,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect((await acme.get(`/v1/instances/${instanceId}`)).body.data.attributes.status).toBe('active');
   });
 
-  it('closes: the key gets 401, the running instance is terminated through its job, the history is kept; closed is final', async () => {
+  it('closes: the key gets 401, the running instance and server are terminated through their jobs, the history is kept; closed is final', async () => {
     const closed = await admin.delete(`/v1/admin/customers/${acmeId}?reason=${encodeURIComponent('customer asked')}`);
     expect(closed.status).toBe(200);
     expect(closed.body.data.attributes).toMatchObject({ status: 'closed', statusReason: 'customer asked' });
@@ -139,6 +146,13 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect(history).toContain('compute.InstanceTerminated.v1');
     const requested = (await srv.platform.events.readStream(instanceStream(instanceId))).find((e) => e.type === 'compute.InstanceActionRequested.v1');
     expect(requested?.metadata).toMatchObject({ actor: 'system:project-closure', projectId: acmeId });
+
+    // the bare-metal server too, through its deletion job
+    const servers = await srv.platform.projections.collection(serversProjection);
+    await eventually(() => servers.get(serverId), (d) => d?.status === 'terminated');
+    const serverHistory = await srv.platform.events.readStream(serverStream(serverId));
+    expect(serverHistory.find((e) => e.type === 'compute.ServerDeletionRequested.v1')?.metadata).toMatchObject({ actor: 'system:project-closure', projectId: acmeId });
+    expect(serverHistory.map((e) => e.type)).toContain('compute.ServerTerminated.v1');
     expect((await srv.platform.events.readStream(projectStream(acmeId))).map((e) => e.type)).toEqual(['identity.ProjectCreated.v1', 'identity.ProjectSuspended.v1', 'identity.ProjectReactivated.v1', 'identity.ProjectClosed.v1']);
 
     for (const r of [await admin.delete(`/v1/admin/customers/${acmeId}`), await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'active', reason: 'oops' })]) {
