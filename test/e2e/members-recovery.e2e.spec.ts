@@ -6,6 +6,8 @@
  * Redis cached is removed: a key that was never answered has none).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import Redis from 'ioredis';
 import { requireEngine } from '../engines';
 import { client, type TestResponse } from '../support/http-client';
@@ -19,10 +21,12 @@ describe.each(['embedded', 'server'] as const)('member, invitation, role and pro
     await server.start();
     const apiKey = server.apiKey();
     const api = client(server.url, { 'X-Service-API-Key': apiKey });
+    const projectId = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'bootstrap.json'), 'utf8')).projectId as string;
     const providerId = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-recover' })).body.data.id as string;
     const creates: Array<{ name: string; path: string; body: unknown; key: string; first?: TestResponse }> = [
       { name: 'member', path: '/v1/iam/members', body: { email: 'recover@example.com', role: 'viewer' }, key: randomUUID() },
       { name: 'workspace member', path: '/v1/workspaces/members', body: { email: 'ws-recover@example.com' }, key: randomUUID() },
+      { name: 'invitation', path: `/v1/projects/${projectId}/invites`, body: { email: 'invite-recover@example.com' }, key: randomUUID() },
       { name: 'role', path: '/v1/iam/roles', body: { name: 'Recover', permissions: ['*:read'] }, key: randomUUID() },
       { name: 'provider key', path: '/v1/iam/api-keys', body: { name: 'recover', providerId }, key: randomUUID() },
     ];
@@ -63,7 +67,8 @@ describe.each(['embedded', 'server'] as const)('member, invitation, role and pro
         expect({ name: c.name, body: retry.body }).toEqual({ name: c.name, body: c.first!.body });
       }
     }
-    expect((await api2.get('/v1/iam/members')).body.meta.total).toBe(1);
+    expect((await api2.get('/v1/iam/members')).body.meta.total).toBe(2);
+    expect((await api2.get(`/v1/projects/${projectId}/invites`)).body.meta.total).toBe(1);
     expect((await api2.get('/v1/workspaces/members')).body.meta.total).toBe(1);
     expect((await api2.get('/v1/iam/roles?builtIn=false')).body.meta.total).toBe(1);
     expect((await api2.get('/v1/iam/api-keys')).body.meta.total).toBe(1);
