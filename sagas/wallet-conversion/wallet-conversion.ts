@@ -2,8 +2,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { walletStream, type WalletDebited } from '../../libs/domain/billing/events';
 import { walletDecider, type CreditWallet, type WalletCommand, type WalletState } from '../../libs/domain/billing/wallet.decider';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext, type CommandResult } from '../../libs/eventstore/src/handle-command';
-import { KeyedLock } from '../../libs/eventstore/src/keyed-lock';
+import { CoalescingWriter } from '../../libs/eventstore/src/coalescing-writer';
+import type { CommandContext, CommandResult } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export const WALLET_CONVERSION = 'saga:wallet-conversion';
@@ -11,17 +11,16 @@ export const WALLET_CONVERSION = 'saga:wallet-conversion';
 /** Wallet commands retry a lost revision check this often: each round of concurrent writers to one wallet has one winner. */
 export const WALLET_ATTEMPTS = 200;
 
-const walletTurns = new KeyedLock();
+const walletWriter = new CoalescingWriter(walletDecider, { attempts: WALLET_ATTEMPTS, maxBatch: 256 });
 
 /**
  * The one write path of a wallet: fold its stream, decide, append at the expected revision. Within a
- * process the commands of one wallet take turns (no lost revision checks among themselves); between
- * processes (a split deployment) the expected revision decides and the loser retries on the fresh
- * balance.
+ * process the commands of one wallet that arrive while one is written are decided together on one
+ * read and appended in one append (each answered as if alone); between processes (a split
+ * deployment) the expected revision decides and the losing round retries on the fresh balance.
  */
 export function writeWallet(events: EventStore, command: WalletCommand, context: CommandContext): Promise<CommandResult<WalletState>> {
-  const stream = walletStream(command.projectId, command.currency);
-  return walletTurns.run(stream, () => handleCommand(events, stream, walletDecider, command, context, { attempts: WALLET_ATTEMPTS }));
+  return walletWriter.write(events, walletStream(command.projectId, command.currency), command, context);
 }
 
 /**
