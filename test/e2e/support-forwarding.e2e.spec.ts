@@ -228,3 +228,53 @@ describe.each<Profile>(['embedded', 'server'])('support ticket forwarding by ema
     expect(smtp.messages.length).toBe(mailsBefore);
   });
 });
+
+describe.each<Profile>(['embedded', 'server'])('support ticket forwarding across a restart (%s profile)', (profile) => {
+  let first: TestServer | null = null;
+  let second: TestServer | null = null;
+  let smtp: SmtpSink;
+  let tracker: Awaited<ReturnType<typeof startTracker>>;
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    tracker = await startTracker('acme/desk');
+    first = await startTestServer(profile, { SMTP_URL: smtp.url, SUPPORT_FORWARD_EMAIL: 'desk@example.com', TRACKER_URL: tracker.url, TRACKER_REPO: 'acme/desk', TRACKER_TOKEN: 'tok-restart-0123456789' });
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await first?.stop();
+    await tracker?.close();
+    await smtp?.close();
+  });
+
+  it('an issue created just before the process stopped, its answer lost, is recorded by the next process and not created again', async () => {
+    if (!first) throw new Error('the first server did not start');
+    const env = first.env;
+    // The tracker makes the issue but the answer is lost, then it is down: the process cannot learn the outcome.
+    tracker.state.loseNextAnswer = 1;
+    const lost = () => tracker.requests.some((r) => r.method === 'POST');
+    const created = await first.as(first.bootstrap.apiKey).post('/v1/support', { subject: 'Across a restart', message: 'forwarded by the next process' });
+    expect(created.status).toBe(201);
+    const number: string = created.body.data.attributes.number;
+    await eventually(async () => lost(), (v) => v);
+    tracker.state.down = true;
+    const stream = `ticket-forwarding-tracker-${created.body.data.id}`;
+    const recorded = async (server: TestServer) => (await server.platform.events.readStream(stream)).map((e) => e.type);
+    await eventually(() => recorded(first!), (types) => types.includes('support.TicketForwardStarted.v1'));
+    expect(await recorded(first)).not.toContain('support.TicketForwarded.v1');
+    await first.stop({ keepData: true });
+    first = null;
+
+    tracker.state.down = false;
+    second = await startTestServer(profile, env);
+    await eventually(() => recorded(second!), (types) => types.includes('support.TicketForwarded.v1'));
+    expect(tracker.issuesFor(number)).toHaveLength(1);
+    expect(tracker.requests.filter((r) => r.method === 'POST' && r.path === '/repos/acme/desk/issues')).toHaveLength(1);
+    const forwarded = (await second.platform.events.readStream(stream)).filter((e) => e.type === 'support.TicketForwarded.v1');
+    expect(forwarded.map((e) => e.data.issueNumber)).toEqual([tracker.issuesFor(number)[0].number]);
+    // The mail went once, by the first process or the second.
+    await smtp.waitFor((m) => m.subject === `[${number}] Across a restart`);
+    await eventually(async () => (await second!.platform.events.readStream(`ticket-forwarding-email-${created.body.data.id}`)).length, (n) => n === 1);
+    expect(smtp.messages.filter((m) => m.subject === `[${number}] Across a restart`)).toHaveLength(1);
+  });
+});
