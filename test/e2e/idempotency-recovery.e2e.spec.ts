@@ -41,10 +41,15 @@ describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after
       c.first = await api.post(c.path, c.body, { 'Idempotency-Key': c.key });
       expect({ name: c.name, status: c.first.status }).toEqual({ name: c.name, status: c.status });
     }
+    // A batch over the instance just created (its outcome moves on; the batch and its job id do not).
+    const instanceId = creates.find((c) => c.name === 'instance')!.first!.body.data.id as string;
+    const batch = { path: '/v1/batch/batch/action', body: { action: 'stop', resourceType: 'instances', resourceIds: [instanceId] }, key: randomUUID() };
+    const batchFirst = await api.post(batch.path, batch.body, { 'Idempotency-Key': batch.key });
+    expect(batchFirst.status).toBe(202);
 
     // The kill, and each record as a kill between the commit and the answer leaves it.
     await server.kill();
-    const keys = creates.map((c) => c.key);
+    const keys = [...creates.map((c) => c.key), batch.key];
     const reset = await server.query<{ key: string; scope: string }>(
       `UPDATE "${server.storeSchema}".idempotency SET state = 'committed', status = NULL, body = NULL, content_type = NULL
        WHERE key = ANY($1::text[]) AND state = 'completed' RETURNING key, scope`,
@@ -82,6 +87,12 @@ describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after
       const again = await api2.post(c.path, c.body, { 'Idempotency-Key': c.key });
       expect({ name: c.name, status: again.status, text: again.text }).toEqual({ name: c.name, status: retry.status, text: retry.text });
     }
+
+    const batchRetry = await api2.post(batch.path, batch.body, { 'Idempotency-Key': batch.key });
+    expect({ status: batchRetry.status, replayed: batchRetry.headers['idempotent-replayed'] }).toEqual({ status: 202, replayed: 'true' });
+    expect({ id: batchRetry.body.data.id, jobId: batchRetry.body.jobId, action: batchRetry.body.data.attributes.action, total: batchRetry.body.data.attributes.total }).toEqual({
+      id: batchFirst.body.data.id, jobId: batchFirst.body.jobId, action: 'stop', total: 1,
+    });
 
     // Nothing was carried out twice: one of each.
     const names = async (listPath: string) => {

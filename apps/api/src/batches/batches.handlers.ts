@@ -9,6 +9,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
 import { PLATFORM } from '../tokens';
 import { batchOutcome } from './batch-view';
+import { idInStream, type RecoveredWrite } from '../common/recovery';
 
 export type BatchView = { doc: BatchDoc; outcome: Awaited<ReturnType<typeof batchOutcome>> };
 
@@ -49,4 +50,24 @@ export class GetBatchHandler implements IQueryHandler<GetBatch> {
   }
 }
 
-export const BATCH_HANDLERS = [RequestBatchHandler, GetBatchHandler];
+/** The batch a committed request wrote, once fanned out as its answer was (recovery of a lost answer). */
+export class WrittenBatch extends Query<BatchView | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenBatch)
+export class WrittenBatchHandler implements IQueryHandler<WrittenBatch> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenBatch): Promise<BatchView | null> {
+    const batchId = idInStream(batchStream, write.streamId);
+    if (!batchId) return null;
+    await this.platform.consistency.waitForSaga('saga:batch-fanout', write.position, write.streamId, ['batches']);
+    const doc = await this.platform.readBack(batchesProjection, write.streamId, batchId, null);
+    return doc && doc.projectId === write.projectId ? { doc, outcome: await batchOutcome(this.platform, doc) } : null;
+  }
+}
+
+export const BATCH_HANDLERS = [RequestBatchHandler, GetBatchHandler, WrittenBatchHandler];
