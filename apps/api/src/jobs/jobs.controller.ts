@@ -8,7 +8,8 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { commandContext } from '../identity/request-context';
 import { projectIdOf, pathId } from '../common/resource-lifecycle';
 import { jobAttributes, jobResource } from './job-view';
-import { GetJob, ListJobs, RetryJob } from './jobs.handlers';
+import { GetJob, ListJobs, RetryJob, WrittenJobRetry } from './jobs.handlers';
+import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
 
 const idParams = z.object({ id: pathId });
@@ -46,6 +47,7 @@ const retryRoute = route({
   permission: 'jobs:write',
   params: idParams,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenJobRetry(w), (job) => ({ data: { jobId: job.id, status: 'retrying' as const } })),
   responses: { 200: z.object({ data: z.object({ jobId: z.string(), status: z.literal('retrying') }) }) },
 });
 

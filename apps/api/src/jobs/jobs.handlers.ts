@@ -13,6 +13,7 @@ import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.p
 import { JOB_RESOURCES } from '../../../../libs/runtime/src/registrations';
 import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
 import { PLATFORM } from '../tokens';
+import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
 
 /** A failed job re-opened with a fresh budget of attempts (DECISIONS 7). */
 export class RetryJob extends Command<JobDoc> {
@@ -89,4 +90,26 @@ export class GetJobHandler implements IQueryHandler<GetJob> {
   }
 }
 
-export const JOB_HANDLERS = [RetryJobHandler, ListJobsHandler, GetJobHandler];
+/**
+ * The job a committed retry re-opened (recovery of a lost answer): the retry writes the resource's
+ * reset first (its event names the job), then the job's own stream.
+ */
+export class WrittenJobRetry extends Query<JobDoc | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenJobRetry)
+export class WrittenJobRetryHandler implements IQueryHandler<WrittenJobRetry> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenJobRetry): Promise<JobDoc | null> {
+    const named = idInStream(jobStream, write.streamId) ?? (await requestEvent(this.platform, write))?.data.jobId;
+    if (typeof named !== 'string') return null;
+    const doc = await this.platform.readBack(jobsProjection, jobStream(named), named, write.position);
+    return doc && doc.projectId === write.projectId ? doc : null;
+  }
+}
+
+export const JOB_HANDLERS = [RetryJobHandler, ListJobsHandler, GetJobHandler, WrittenJobRetryHandler];
