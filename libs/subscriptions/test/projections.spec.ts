@@ -476,7 +476,10 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
     let saves = 0;
     const counting = { load: (n: string) => inner.load(n), save: async (n: string, p: number) => (saves++, inner.save(n, p)) };
     const seen: number[] = [];
-    const handler = { name: `coalesce-${randomUUID()}`, batchSize: 1, handle: async (events: RecordedEvent[]) => void seen.push(...events.map((e) => e.position)) };
+    // A 2 s spacing rather than the default 50 ms: how many saves a run makes then depends on how long
+    // the 40 appends take only beyond 2 s each (a loaded CI machine took over 50 ms per append and made
+    // the default spacing save almost every batch).
+    const handler = { name: `coalesce-${randomUUID()}`, batchSize: 1, checkpointIntervalMs: 2000, handle: async (events: RecordedEvent[]) => void seen.push(...events.map((e) => e.position)) };
     const start = await events.headPosition();
     await inner.save(handler.name, start);
     const runner = new SubscriptionRunner(events, counting, handler);
