@@ -1,27 +1,18 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { InvoicingEventTypes, type Currency, type InvoiceEvent, type InvoiceLineItem, type InvoicePayment, type InvoiceSource, type InvoiceStatus } from '../../libs/domain/invoicing/events';
+import { InvoicingEventTypes, type InvoiceEvent, type InvoiceIssued, type InvoicePayment, type InvoiceStatus } from '../../libs/domain/invoicing/events';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 
-export interface InvoiceDoc extends ReadDoc {
-  projectId: string;
-  invoiceNumber: string;
-  currency: Currency;
-  amountCents: number;
-  taxRate: number;
-  taxCents: number;
-  totalCents: number;
-  lineItems: InvoiceLineItem[];
-  status: InvoiceStatus;
-  dueDate: string;
-  metadata: Record<string, unknown>;
-  source: InvoiceSource;
-  paidAt: string | null;
-  payment: InvoicePayment | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The issued invoice's data (flat, spec 2.9), its status and payment. */
+export type InvoiceDoc = ReadDoc &
+  Omit<InvoiceIssued['data'], 'invoiceId' | 'issuedAt'> & {
+    status: InvoiceStatus;
+    paidAt: string | null;
+    payment: InvoicePayment | null;
+    createdAt: string;
+    updatedAt: string;
+  };
 
 export const INVOICE_SORT_FIELDS = ['createdAt', 'dueDate', 'status', 'invoiceNumber', 'totalCents'];
 const LISTS: ListShape[] = [{ query: 'GET /v1/invoices', equal: ['projectId'], residual: ['status', 'currency'], sortable: INVOICE_SORT_FIELDS }];

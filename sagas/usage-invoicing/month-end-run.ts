@@ -6,6 +6,7 @@ import type { EventStore } from '../../libs/eventstore/src/event-store.port';
 import { handleCommand } from '../../libs/eventstore/src/handle-command';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { Clock } from '../../libs/runtime/src/clock';
+import { PollingTimer } from '../../libs/runtime/src/polling-timer';
 import type { BillingAccountDoc } from '../../projections/billing-accounts/billing-accounts.projection';
 import type { UsageMeterDoc } from '../../projections/usage-meters/usage-meters.projection';
 import { projectMeters, usageLines } from './project-usage';
@@ -32,59 +33,20 @@ export interface MonthEndRunDeps {
  * (a restart, a second worker, a poll on a stale read model) changes nothing. The invoice is issued
  * from that event by the usage invoicer (a checkpointed process manager).
  */
-export class MonthEndInvoicing {
-  private timer: NodeJS.Timeout | null = null;
-  private busy = false;
-  private again = false;
-  private stopped = false;
-  private unsubscribe: (() => void) | null = null;
-  /** Completed polls (tests wait on it instead of sleeping). */
-  ticks = 0;
-
+export class MonthEndInvoicing extends PollingTimer {
   constructor(
     private readonly deps: MonthEndRunDeps,
-    private readonly intervalMs = 5000,
-  ) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.tick(), this.intervalMs);
-    this.timer.unref?.();
-    this.unsubscribe = this.deps.clock.onAdvance(() => void this.tick());
-    void this.tick();
+    intervalMs = 5000,
+  ) {
+    super(deps.clock, deps.logger, intervalMs, 'month-end run');
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.unsubscribe?.();
-    if (this.timer) clearInterval(this.timer);
-    while (this.busy) await new Promise((r) => setTimeout(r, 10));
-  }
-
-  async tick(): Promise<void> {
-    if (this.stopped) return;
-    if (this.busy) {
-      this.again = true;
-      return;
-    }
-    this.busy = true;
-    try {
-      const now = this.deps.clock.now();
-      const accounts = await this.deps.accounts();
-      const due = await accounts.find({ filter: { runArmed: true, nextRunAt: { $lte: new Date(now).toISOString() } }, sort: [{ field: 'nextRunAt', direction: 1 }], limit: 100, withTotal: false });
-      if (due.items.length > 0 && (await this.deps.metersCaughtUp())) {
-        for (const account of due.items) {
-          await this.closeEndedPeriods(account, now).catch((err) => this.deps.logger.warn({ err: String(err), projectId: account.projectId }, 'month-end run failed; retrying on the next tick'));
-        }
-      }
-    } catch (err) {
-      this.deps.logger.warn({ err: String(err) }, 'month-end run tick failed');
-    } finally {
-      this.busy = false;
-      this.ticks++;
-    }
-    if (this.again) {
-      this.again = false;
-      await this.tick();
+  protected async poll(now: number): Promise<void> {
+    const accounts = await this.deps.accounts();
+    const due = await accounts.find({ filter: { runArmed: true, nextRunAt: { $lte: new Date(now).toISOString() } }, sort: [{ field: 'nextRunAt', direction: 1 }], limit: 100, withTotal: false });
+    if (due.items.length === 0 || !(await this.deps.metersCaughtUp())) return;
+    for (const account of due.items) {
+      await this.closeEndedPeriods(account, now).catch((err) => this.logger.warn({ err: String(err), projectId: account.projectId }, 'month-end run failed; retrying on the next tick'));
     }
   }
 

@@ -1,26 +1,14 @@
 import { DomainError, type Decider } from '../shared/domain-error';
 import { numberSequenceDecider } from '../shared/number-sequence';
-import { InvoicingEventTypes, formatInvoiceNumber, type Currency, type InvoiceEvent, type InvoiceLineItem, type InvoicePayment, type InvoiceSource, type InvoiceStatus } from './events';
+import { InvoicingEventTypes, formatInvoiceNumber, type Currency, type InvoiceEvent, type InvoiceIssued, type InvoicePayment, type InvoiceStatus } from './events';
 import { lineItemsTotal, taxCentsOf } from './tax';
 
 export type InvoiceState =
   | { status: 'none' }
   | { status: InvoiceStatus; invoiceId: string; projectId: string; invoiceNumber: string; currency: Currency; totalCents: number; payment: InvoicePayment | null };
 
-export type IssueInvoice = {
-  type: 'IssueInvoice';
-  invoiceId: string;
-  projectId: string;
-  invoiceNumber: string;
-  currency: Currency;
-  amountCents: number;
-  taxRate: number;
-  lineItems: InvoiceLineItem[];
-  dueDate: string;
-  metadata: Record<string, unknown>;
-  source: InvoiceSource;
-  now: string;
-};
+/** An invoice as decided: its data but the amounts derived from it (tax, total) and the issue time. */
+export type IssueInvoice = { type: 'IssueInvoice'; now: string } & Omit<InvoiceIssued['data'], 'taxCents' | 'totalCents' | 'issuedAt'>;
 /**
  * Payment is recorded from the wallet debit that paid it (appended first, source `invoice`, reference
  * the invoice id), with that debit's currency and amount: a debit that does not cover the invoice

@@ -30,29 +30,7 @@ export interface UsageDay {
   costCents: number;
 }
 
-/** A resource's hours and cost in [start, end), in total and per UTC day (an hour belongs to the day it started in). */
-export function usageIn(runs: readonly RunInterval[], start: number, end: number, now: number): { hours: number; costCents: number; days: UsageDay[] } {
-  const days: UsageDay[] = [];
-  let hours = 0;
-  let costCents = 0;
-  for (let dayStart = Math.floor(start / DAY_MS) * DAY_MS; dayStart < end; dayStart += DAY_MS) {
-    const from = Math.max(start, dayStart);
-    const to = Math.min(end, dayStart + DAY_MS);
-    let dayHours = 0;
-    let dayCost = 0;
-    for (const run of runs) {
-      const h = startedHours(run, from, to, now);
-      dayHours += h;
-      dayCost += h * run.hourlyPriceCents;
-    }
-    if (dayHours > 0) days.push({ date: new Date(dayStart).toISOString().slice(0, 10), hours: dayHours, costCents: dayCost });
-    hours += dayHours;
-    costCents += dayCost;
-  }
-  return { hours, costCents, days };
-}
-
-/** Cost of the hours started in [start, end) without the per-day breakdown (summaries, upcoming charges). */
+/** Cost of the hours started in [start, end) (summaries, upcoming charges, a closed period). */
 export function costIn(runs: readonly RunInterval[], start: number, end: number, now: number): { hours: number; costCents: number } {
   let hours = 0;
   let costCents = 0;
@@ -62,6 +40,16 @@ export function costIn(runs: readonly RunInterval[], start: number, end: number,
     costCents += h * run.hourlyPriceCents;
   }
   return { hours, costCents };
+}
+
+/** A resource's hours and cost in [start, end), in total and per UTC day (an hour belongs to the day it started in). */
+export function usageIn(runs: readonly RunInterval[], start: number, end: number, now: number): { hours: number; costCents: number; days: UsageDay[] } {
+  const days: UsageDay[] = [];
+  for (let dayStart = Math.floor(start / DAY_MS) * DAY_MS; dayStart < end; dayStart += DAY_MS) {
+    const day = costIn(runs, Math.max(start, dayStart), Math.min(end, dayStart + DAY_MS), now);
+    if (day.hours > 0) days.push({ date: new Date(dayStart).toISOString().slice(0, 10), ...day });
+  }
+  return { hours: days.reduce((n, d) => n + d.hours, 0), costCents: days.reduce((n, d) => n + d.costCents, 0), days };
 }
 
 // ------------------------------------------------------------------------------------------ months
