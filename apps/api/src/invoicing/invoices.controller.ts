@@ -10,7 +10,8 @@ import { INVOICE_SORT_FIELDS, type InvoiceDoc } from '../../../../projections/in
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice } from './invoices.handlers';
+import { recoverBy } from '../common/recovery';
+import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice, WrittenInvoice } from './invoices.handlers';
 
 // ---------------------------------------------------------------- records (spec 2.9: flat)
 const lineItem = z.object({
@@ -85,6 +86,8 @@ const createBody = z
 const idParams = z.object({ id: pathId });
 const listQuery = z.object({ status: z.enum(INVOICE_STATUSES).optional(), currency: z.enum(CURRENCIES).optional() });
 const common = { tag: 'Billing', auth: 'project' as const };
+/** A keyed create or pay that committed unanswered (a crash) is answered with the invoice it wrote. */
+const recoverInvoice = recoverBy((w) => new WrittenInvoice(w), (doc) => ({ data: invoiceItem(doc) }));
 
 const listSpec = { type: 'invoices', sortFields: INVOICE_SORT_FIELDS };
 const listRoute = route({ ...common, method: 'GET', path: '/v1/invoices', summary: "List the project's invoices", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });
@@ -98,6 +101,7 @@ const createRoute = route({
   type: 'invoices',
   body: createBody,
   idempotent: true,
+  recover: recoverInvoice,
   responses: { 201: one(invoiceRecord) },
 });
 const getRoute = route({ ...common, method: 'GET', path: '/v1/invoices/{id}', summary: 'Get an invoice', permission: 'invoices:read', params: idParams, responses: { 200: one(invoiceRecord) } });
@@ -111,6 +115,7 @@ const payRoute = route({
   type: 'invoices',
   params: idParams,
   idempotent: true,
+  recover: recoverInvoice,
   responses: { 200: one(invoiceRecord) },
 });
 const pdfRoute = route({

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
-import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceLineItem, type InvoiceStatus } from '../../../../libs/domain/invoicing/events';
+import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceStatus } from '../../../../libs/domain/invoicing/events';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
@@ -13,24 +13,19 @@ import { usageMetersProjection } from '../../../../projections/usage-meters/usag
 import { issueInvoice } from '../../../../sagas/usage-invoicing/issue-invoice';
 import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
 import { walletStream } from '../../../../libs/domain/billing/events';
-import { existingInvoice, invoiceDecider, refuseUnpayable } from '../../../../libs/domain/invoicing/invoice.decider';
+import { existingInvoice, invoiceDecider, refuseUnpayable, type IssueInvoice } from '../../../../libs/domain/invoicing/invoice.decider';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
 import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { recordInvoicePayment } from '../../../../sagas/usage-invoicing/invoice-payments';
 import { DebitWalletCommand } from '../billing/wallets.handlers';
+import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { ownDoc, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
 import { renderInvoicePdf } from './invoice-pdf';
 
-export interface InvoiceInput {
-  currency: Currency;
-  amountCents: number;
-  taxRate: number;
-  lineItems: InvoiceLineItem[];
-  dueDate: string;
-  metadata: Record<string, unknown>;
-}
+/** What a client's POST decides: the invoice but its id, project, number, source and time. */
+export type InvoiceInput = Pick<IssueInvoice, 'currency' | 'amountCents' | 'taxRate' | 'lineItems' | 'dueDate' | 'metadata'>;
 
 export class CreateInvoice extends Command<InvoiceDoc> {
   constructor(
@@ -157,6 +152,34 @@ export class PayInvoiceHandler implements ICommandHandler<PayInvoice> {
   }
 }
 
+/** The invoice a keyed create or pay wrote (DECISIONS 5 recovery): a create's stream is the invoice's; a pay's is the wallet's, whose debit there names the invoice. */
+export class WrittenInvoice extends Query<InvoiceDoc | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenInvoice)
+export class WrittenInvoiceHandler implements IQueryHandler<WrittenInvoice> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenInvoice): Promise<InvoiceDoc | null> {
+    // A create: the invoice as of its write (pending, however it went on).
+    let invoiceId = idInStream(invoiceStream, write.streamId);
+    let position: number | null = write.position;
+    if (!invoiceId) {
+      // A pay: its debit names the invoice, answered as it stands now (paid by the pay or by the process manager).
+      const debit = (await this.platform.events.readStream(write.streamId)).find((e) => e.position === write.position && e.type === 'billing.WalletDebited.v1');
+      const data = debit?.data as { source?: string; reference?: string } | undefined;
+      invoiceId = data?.source === 'invoice' && data.reference ? data.reference : null;
+      if (invoiceId) position = (await invoiceState(this.platform, invoiceId)).position;
+    }
+    if (!invoiceId || position === null) return null;
+    const doc = await this.platform.readBack(invoicesProjection, invoiceStream(invoiceId), invoiceId, position);
+    return doc && doc.projectId === write.projectId ? doc : null;
+  }
+}
+
 @QueryHandler(GetInvoice)
 export class GetInvoiceHandler implements IQueryHandler<GetInvoice> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
@@ -263,4 +286,4 @@ export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOvervi
   }
 }
 
-export const INVOICING_HANDLERS = [CreateInvoiceHandler, PayInvoiceHandler, GetInvoiceHandler, GetInvoicePdfHandler, ListInvoicesHandler, GetUsageHandler, GetBillingOverviewHandler];
+export const INVOICING_HANDLERS = [WrittenInvoiceHandler, CreateInvoiceHandler, PayInvoiceHandler, GetInvoiceHandler, GetInvoicePdfHandler, ListInvoicesHandler, GetUsageHandler, GetBillingOverviewHandler];
