@@ -136,7 +136,8 @@ async function main(): Promise<number> {
 
   if (only.has('webhooks')) {
     await step('webhooks', async () => {
-      const r = await benchWebhooks({ endpoints: num('BENCH_WEBHOOK_ENDPOINTS', 100), events: num('BENCH_WEBHOOK_EVENTS', 50), baselineMs: num('BENCH_WEBHOOK_BASELINE_MS', 5000) });
+      const profile = process.env.BENCH_WEBHOOK_PROFILE === 'server' ? 'server' : 'embedded';
+      const r = await benchWebhooks({ endpoints: num('BENCH_WEBHOOK_ENDPOINTS', 100), events: num('BENCH_WEBHOOK_EVENTS', 50), baselineMs: num('BENCH_WEBHOOK_BASELINE_MS', 5000), profile, engines: e });
       rows.push(...r.rows);
       details.webhooks = r.details;
     });

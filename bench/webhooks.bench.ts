@@ -6,6 +6,8 @@
  * through the API, 8 at a time, and the clock runs until the receiver has every delivery
  * (events x endpoints) and the deliveries model shows each one delivered.
  *
+ * BENCH_WEBHOOK_PROFILE=server runs the same on the server engines (PostgreSQL, FerretDB, Redis, Kafka).
+ *
  * Figure: events/s delivered to all endpoints (and the deliveries/s behind it), beside the baseline
  * measured first in the same run: signed POSTs (the same standardwebhooks signer, keep-alive
  * agent, 128 in flight like the deliverer) from this one process to the same receiver, as fast as
@@ -24,12 +26,18 @@ import { startServer, type RunningServer } from '../apps/api/src/server';
 import { loadConfig } from '../libs/config/src/config';
 import { REDACT_PATHS } from '../libs/http/src/logging';
 import { notificationDeliveriesProjection } from '../projections/notification-deliveries/notification-deliveries.projection';
-import { log, row, type Row } from './lib';
+import { MongoClient } from 'mongodb';
+import { Client } from 'pg';
+import { serverConfig } from './compute.bench';
+import { log, row, shortId, type Engines, type Row } from './lib';
 
 export interface WebhooksBenchOptions {
   endpoints: number;
   events: number;
   baselineMs: number;
+  /** `embedded` (PGlite, memory read store; the default) or `server` (PostgreSQL, FerretDB, Redis, Kafka). */
+  profile: 'embedded' | 'server';
+  engines: Engines;
 }
 
 const HIGH = String(10_000_000);
@@ -120,6 +128,8 @@ async function rawSignedPosts(url: string, ms: number, inFlight: number): Promis
 export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-api-bench-webhooks-'));
   const env = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', EVENT_STORE: 'pglite', READ_STORE: 'memory', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', RATE_LIMIT_PROJECT_PER_MIN: HIGH, RATE_LIMIT_KEY_PER_MIN: HIGH, RATE_LIMIT_IP_PER_MIN: HIGH };
+  const id = shortId();
+  const config = opts.profile === 'server' ? serverConfig(opts.engines, `wh${id}`, dataDir, { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }) : loadConfig({}, env);
   const logger = pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, pino.destination({ dest: path.join(dataDir, 'api.log'), sync: false }));
   let server: RunningServer | null = null;
   const receiver = await startReceiver();
@@ -128,7 +138,7 @@ export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows:
     const rawRate = raw.posts / raw.seconds;
     log(`raw signed POSTs from one process: ${raw.posts} in ${raw.seconds.toFixed(1)} s = ${Math.round(rawRate)}/s`);
 
-    server = await startServer(loadConfig({}, env), logger);
+    server = await startServer(config, logger);
     const boot = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8')) as { apiKey: string };
     for (let i = 0; i < opts.endpoints; i += 10) {
       await Promise.all(Array.from({ length: Math.min(10, opts.endpoints - i) }, (_, j) => post(server!.url, boot.apiKey, '/v1/notifications/endpoints', { type: 'webhook', url: `${receiver.url}/ep/${i + j}`, events: ['notification.created'] })));
@@ -168,7 +178,7 @@ export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows:
     const deliveriesPerS = expected / receivedSeconds;
     return {
       rows: [
-        row({ item: 'w1', metric: `webhook fan-out: events/s delivered to ${opts.endpoints} endpoints`, unit: 'ev/s', value: eventsPerS, baselineName: `raw signed POSTs/s / ${opts.endpoints}`, baseline: rawRate / opts.endpoints, target: null, targetKind: null }),
+        row({ item: 'w1', metric: `webhook fan-out (${opts.profile}): events/s delivered to ${opts.endpoints} endpoints`, unit: 'ev/s', value: eventsPerS, baselineName: `raw signed POSTs/s / ${opts.endpoints}`, baseline: rawRate / opts.endpoints, target: null, targetKind: null }),
         row({ item: 'w1', metric: '  the same as deliveries/s (signed POSTs acknowledged)', unit: 'POST/s', value: deliveriesPerS, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
         row({ item: 'w1', metric: '  until every delivery was recorded delivered', unit: 'POST/s', value: expected / recordedSeconds, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
       ],
@@ -177,6 +187,7 @@ export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows:
   } finally {
     await server?.close().catch((err) => log(`server close failed: ${String(err)}`));
     await receiver.close();
+    if (opts.profile === 'server') await dropServerData(opts.engines, `bench_cmp_wh${id}`).catch((err) => log(`cleanup failed: ${String(err)}`));
     logger.flush();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
@@ -195,4 +206,15 @@ async function post(base: string, apiKey: string, route: string, body: unknown):
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** The server profile's schema and database of this run. */
+async function dropServerData(e: Engines, name: string): Promise<void> {
+  const pg = new Client({ connectionString: e.pgUrl });
+  await pg.connect();
+  await pg.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+  await pg.end();
+  const mongo = await MongoClient.connect(e.mongoUrl);
+  await mongo.db(name).dropDatabase();
+  await mongo.close();
 }

@@ -33,8 +33,9 @@ export interface DelivererDeps {
 
 /**
  * The durable timer of deliveries: the `dueAt` of the deliveries model (projected from the events,
- * so a restart re-arms every pending delivery). New and re-armed deliveries also come from the
- * projector's change feed (`observe`), so a first attempt does not wait for the next poll.
+ * so a restart re-arms every pending delivery). New deliveries are also handed over by the fan-out
+ * of this process (`take`) and re-armed ones come from the projector's change feed (`observe`), so
+ * an attempt waits neither for the next poll nor for the model (FerretDB lags under a fan-out).
  *
  * An attempt reads the delivery's stream first (the model may lag): only the attempt the delivery
  * waits for, when due, is sent. Its outcome is recorded with the stream's expected revision. A crash
@@ -76,6 +77,11 @@ export class Deliverer implements Timer {
   observe(changes: Array<{ id: string; doc: DeliveryDoc | null }>): void {
     const now = this.deps.clock.now();
     for (const { id, doc } of changes) if (doc?.due && doc.dueAt && Date.parse(doc.dueAt) <= now) this.enqueue(id);
+  }
+
+  /** Deliveries just scheduled (the fan-out's hand-off): each attempt reads its stream, so the model need not have them yet. */
+  take(deliveryIds: string[]): void {
+    for (const id of deliveryIds) this.enqueue(id);
   }
 
   private enqueue(id: string): void {

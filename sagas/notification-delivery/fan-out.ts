@@ -21,6 +21,8 @@ export interface FanOutDeps {
   /** Resolves once the endpoints model has passed `position` (false: it did not in time). */
   endpointsAt: (position: number) => Promise<boolean>;
   now: () => string;
+  /** Told the deliveries this batch scheduled (or found scheduled), once they are in the log: the deliverer may start them before the model has them. */
+  scheduled?: (deliveryIds: string[]) => void;
 }
 
 /**
@@ -52,18 +54,18 @@ export class DeliveryFanOut implements SubscriptionHandler {
       return found;
     };
     const now = this.deps.now();
-    const work: Promise<unknown>[] = [];
+    const work: Promise<string>[] = [];
     for (const { e, name, projectId } of named) {
       for (const ep of await of(projectId)) {
         if (ep.createdPosition >= e.position || !subscribes(ep.events, name)) continue;
         work.push(this.schedule(e, ep, name, now));
       }
     }
-    await Promise.all(work);
+    this.deps.scheduled?.(await Promise.all(work));
     return work.length > 0;
   }
 
-  private async schedule(e: RecordedEvent, ep: EndpointDoc, name: string, now: string): Promise<void> {
+  private async schedule(e: RecordedEvent, ep: EndpointDoc, name: string, now: string): Promise<string> {
     const deliveryId = deliveryIdFor(e.id, ep.id);
     const decided = deliveryDecider.decide({ type: 'ScheduleDelivery', deliveryId, endpointId: ep.id, projectId: ep.projectId, eventId: e.id, eventPosition: e.position, eventName: name, now }, deliveryDecider.initialState());
     const metadata = { projectId: ep.projectId, actor: 'system:notifications', correlationId: (e.metadata?.correlationId as string | undefined) ?? e.id, causationId: e.id };
@@ -72,5 +74,6 @@ export class DeliveryFanOut implements SubscriptionHandler {
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError)) throw err; // scheduled before a crash: done
     }
+    return deliveryId;
   }
 }

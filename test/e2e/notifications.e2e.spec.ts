@@ -104,6 +104,7 @@ describe.each<Profile>(['embedded', 'server'])('notifications and webhook delive
     const given = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
     const own = await webhook('/own-secret', ['*'], { secret: given, enabled: false });
     expect(own.body.data.attributes).toMatchObject({ secret: given, enabled: false });
+    expect(srv.logs()).not.toContain(given);
     expect((await api.delete(`/v1/notifications/endpoints/${own.body.data.id}`)).status).toBe(204);
     expect((await api.get(`/v1/notifications/endpoints/${own.body.data.id}`)).status).toBe(404);
     expect((await api.delete(`/v1/notifications/endpoints/${created.body.data.id}`)).status).toBe(204);

@@ -9,8 +9,12 @@ import { DeliveryFanOut } from '../../../../sagas/notification-delivery/fan-out'
 import { isoNow } from '../clock';
 import type { ContextModule, RuntimeServices } from '../context-module';
 
-/** The deliverer of one runtime: started with the timers, fed by the deliveries projector's change feed. */
+const deliverers = new WeakMap<RuntimeServices, Deliverer>();
+
+/** The deliverer of one runtime (one per runtime: the fan-out hands it new deliveries, the timers start it), fed by the deliveries projector's change feed. */
 function deliverer(rt: RuntimeServices): Deliverer {
+  const known = deliverers.get(rt);
+  if (known) return known;
   const d = new Deliverer({
     events: rt.events,
     deliveries: () => rt.projections.collection(notificationDeliveriesProjection),
@@ -24,6 +28,7 @@ function deliverer(rt: RuntimeServices): Deliverer {
   rt.projections.onRunner(notificationDeliveriesProjection.name, (runner) => {
     if (runner.handler instanceof DocumentProjector) (runner.handler as DocumentProjector<DeliveryDoc>).onWritten((changes) => d.observe(changes));
   });
+  deliverers.set(rt, d);
   return d;
 }
 
@@ -42,6 +47,7 @@ export const notificationsModule: ContextModule = {
       endpoints: () => rt.projections.collection(notificationEndpointsProjection),
       endpointsAt: (position) => rt.projections.runner(notificationEndpointsProjection.name).waitFor(position, 30_000),
       now: () => isoNow(rt.clock),
+      scheduled: (ids) => deliverer(rt).take(ids),
     }),
   ],
   timers: (rt) => [deliverer(rt)],
