@@ -15,6 +15,7 @@ import { requireEngine } from '../engines';
 import { client, type TestResponse } from '../support/http-client';
 import { crashableServer } from '../support/spawn-server';
 import { ed25519Key } from '../support/ssh-keys';
+import { eventually } from '../support/wait';
 
 describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after a crash (%s profile)', (profile) => {
   const server = crashableServer(profile, 'recover');
@@ -46,10 +47,17 @@ describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after
     const batch = { path: '/v1/batch/batch/action', body: { action: 'stop', resourceType: 'instances', resourceIds: [instanceId] }, key: randomUUID() };
     const batchFirst = await api.post(batch.path, batch.body, { 'Idempotency-Key': batch.key });
     expect(batchFirst.status).toBe(202);
+    // A manual retry of a failed job (first written to the instance's stream: its reset names the job).
+    const doomed = await api.post('/v1/instances', { name: 'doomed-job', providerId, region: 'us-east-1', instanceType: 'pc-t3-medium', tags: { simulate: 'fail:always' } });
+    expect(doomed.status).toBe(202);
+    await eventually(() => api.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data?.attributes.status === 'failed', 60_000, 200);
+    const retryJob = { path: `/v1/jobs/${doomed.body.jobId}/retry`, key: randomUUID() };
+    const retryFirst = await api.post(retryJob.path, {}, { 'Idempotency-Key': retryJob.key });
+    expect(retryFirst.body).toEqual({ data: { jobId: doomed.body.jobId, status: 'retrying' } });
 
     // The kill, and each record as a kill between the commit and the answer leaves it.
     await server.kill();
-    const keys = [...creates.map((c) => c.key), batch.key];
+    const keys = [...creates.map((c) => c.key), batch.key, retryJob.key];
     const reset = await server.query<{ key: string; scope: string }>(
       `UPDATE "${server.storeSchema}".idempotency SET state = 'committed', status = NULL, body = NULL, content_type = NULL
        WHERE key = ANY($1::text[]) AND state = 'completed' RETURNING key, scope`,
@@ -93,6 +101,9 @@ describe.each(['embedded', 'server'] as const)('idempotent answers rebuilt after
     expect({ id: batchRetry.body.data.id, jobId: batchRetry.body.jobId, action: batchRetry.body.data.attributes.action, total: batchRetry.body.data.attributes.total }).toEqual({
       id: batchFirst.body.data.id, jobId: batchFirst.body.jobId, action: 'stop', total: 1,
     });
+
+    const retryAgain = await api2.post(retryJob.path, {}, { 'Idempotency-Key': retryJob.key });
+    expect({ status: retryAgain.status, replayed: retryAgain.headers['idempotent-replayed'], body: retryAgain.body }).toEqual({ status: 200, replayed: 'true', body: retryFirst.body });
 
     // Nothing was carried out twice: one of each.
     const names = async (listPath: string) => {
