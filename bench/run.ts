@@ -128,7 +128,7 @@ async function main(): Promise<number> {
 
   if (only.has('wallets')) {
     await step('wallets', async () => {
-      const r = await benchWallets({ pgUrl: e.pgUrl, durationMs: num('BENCH_WALLET_DURATION_MS', 5000), concurrency: num('BENCH_WALLET_CONCURRENCY', 16), wallets: num('BENCH_WALLETS', 1000) });
+      const r = await benchWallets({ pgUrl: e.pgUrl, durationMs: num('BENCH_WALLET_DURATION_MS', 5000), concurrency: num('BENCH_WALLET_CONCURRENCY', 16), wallets: num('BENCH_WALLETS', 1000), slices: num('BENCH_WALLET_SLICES', 5) });
       rows.push(...r.rows);
       details.wallets = r.details;
     });

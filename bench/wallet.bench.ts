@@ -7,7 +7,9 @@
  * beside the bare 1-event append (own stream per writer, exact expected revision) in the same run.
  *   w1: every writer credits the same wallet (contention: rounds of queued credits);
  *   w2: credits spread over 1,000 wallets (a writer picks the next wallet of a shared counter).
- * Knobs: BENCH_WALLET_DURATION_MS (per run, default 5000), BENCH_WALLET_CONCURRENCY (default 16).
+ * The three loads alternate in slices so each sees the same share of a busy machine.
+ * Knobs: BENCH_WALLET_DURATION_MS (per load, default 5000, cut into BENCH_WALLET_SLICES slices, default 5),
+ * BENCH_WALLET_CONCURRENCY (default 16).
  */
 import { randomUUID } from 'node:crypto';
 import { walletStream } from '../libs/domain/billing/events';
@@ -22,6 +24,8 @@ export interface WalletBenchOptions {
   durationMs: number;
   concurrency: number;
   wallets: number;
+  /** How many alternating slices the duration is cut into (default 5). */
+  slices: number;
 }
 
 const at = '2026-01-01T00:00:00.000Z';
@@ -43,28 +47,35 @@ export async function benchWallets(opts: WalletBenchOptions): Promise<{ rows: Ro
   try {
     await store.append(`warmup-${id}`, [event('warmup', 0)], { expectedRevision: 'no_stream' });
 
-    // baseline: bare 1-event appends, own stream per writer, exact expected revision
+    // The three loads alternate in slices (baseline, w1, w2, baseline, …) so that each sees the same
+    // share of a shared machine's noise; each figure is its slices' operations over their seconds.
     const revs = new Array<number>(opts.concurrency).fill(-1);
     const streams = Array.from({ length: opts.concurrency }, (_, w) => `bench-${id}-${w}`);
-    const bare = await timedLoop(opts.concurrency, opts.durationMs, async (w) => {
-      const r = await store.append(streams[w], [event(streams[w], revs[w] + 1)], { expectedRevision: revs[w] < 0 ? 'no_stream' : revs[w] });
-      revs[w] = r.nextRevision;
-    });
-    const bareRate = bare.units / bare.seconds;
-
-    // w1: one wallet, every writer
-    reads = 0;
-    const one = await timedLoop(opts.concurrency, opts.durationMs, () => creditOnce(`one-${id}`));
-    const oneRate = one.units / one.seconds;
-    const oneRetries = reads / Math.max(1, one.ops);
-    const oneEvents = (await store.readStream(walletStream(`one-${id}`, 'USD'))).length;
-
-    // w2: 1,000 wallets
-    reads = 0;
     let next = 0;
-    const spread = await timedLoop(opts.concurrency, opts.durationMs, () => creditOnce(`spread-${id}-${next++ % opts.wallets}`));
-    const spreadRate = spread.units / spread.seconds;
-    const spreadRetries = reads / Math.max(1, spread.ops);
+    const loads = {
+      bare: (w: number) =>
+        store.append(streams[w], [event(streams[w], revs[w] + 1)], { expectedRevision: revs[w] < 0 ? 'no_stream' : revs[w] }).then((r) => {
+          revs[w] = r.nextRevision;
+        }),
+      one: () => creditOnce(`one-${id}`),
+      spread: () => creditOnce(`spread-${id}-${next++ % opts.wallets}`),
+    };
+    const totals = { bare: { ops: 0, seconds: 0, reads: 0 }, one: { ops: 0, seconds: 0, reads: 0 }, spread: { ops: 0, seconds: 0, reads: 0 } };
+    for (let slice = 0; slice < opts.slices; slice++) {
+      for (const name of ['bare', 'one', 'spread'] as const) {
+        reads = 0;
+        const r = await timedLoop(opts.concurrency, opts.durationMs / opts.slices, (w) => loads[name](w));
+        totals[name].ops += r.ops;
+        totals[name].seconds += r.seconds;
+        totals[name].reads += reads;
+      }
+    }
+    const bareRate = totals.bare.ops / totals.bare.seconds;
+    const oneRate = totals.one.ops / totals.one.seconds;
+    const oneRetries = totals.one.reads / Math.max(1, totals.one.ops);
+    const oneEvents = (await store.readStream(walletStream(`one-${id}`, 'USD'))).length;
+    const spreadRate = totals.spread.ops / totals.spread.seconds;
+    const spreadRetries = totals.spread.reads / Math.max(1, totals.spread.ops);
 
     log(`wallet credits: 1 wallet ${Math.round(oneRate)}/s (${oneRetries.toFixed(2)} reads/credit, ${oneEvents} events at the end), ${opts.wallets} wallets ${Math.round(spreadRate)}/s (${spreadRetries.toFixed(2)} reads/credit); bare 1-event appends ${Math.round(bareRate)}/s`);
     const common = { unit: 'credits/s', baselineName: `bare 1-event append, ${opts.concurrency} writers`, baseline: bareRate, target: null, targetKind: null };
@@ -73,7 +84,7 @@ export async function benchWallets(opts: WalletBenchOptions): Promise<{ rows: Ro
         row({ ...common, item: 'w1', metric: `wallet credits, 1 wallet (contention), ${opts.concurrency} writers`, value: oneRate, note: `${oneRetries.toFixed(2)} stream reads per credit` }),
         row({ ...common, item: 'w2', metric: `wallet credits, ${opts.wallets} wallets (spread), ${opts.concurrency} writers`, value: spreadRate, note: `${spreadRetries.toFixed(2)} stream reads per credit` }),
       ],
-      details: { bareRate, oneRate, oneRetries, oneEvents, spreadRate, spreadRetries, durationMs: opts.durationMs, concurrency: opts.concurrency },
+      details: { bareRate, oneRate, oneRetries, oneEvents, spreadRate, spreadRetries, durationMs: opts.durationMs, slices: opts.slices, concurrency: opts.concurrency },
     };
   } finally {
     await store.dropSchema().catch(() => undefined);
