@@ -307,5 +307,10 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
     expect(after.map((i) => i.id)).toEqual([issued.id]);
     const closed = await srv.platform.events.readStream(`invoice-usage-${srv.bootstrap.projectId}`);
     expect(closed.map((e) => e.type)).toEqual(['billing.UsagePeriodClosed.v1']);
+    // The period's usage, read from meters the restart folded again from the events (embedded: a fresh
+    // in-memory read store), is still what was invoiced.
+    const periodStart = (closed[0].data as { periodStart: string }).periodStart;
+    const usage = await owner.get(`/v1/billing/usage?startDate=${encodeURIComponent(periodStart)}&endDate=${encodeURIComponent(new Date(monthEnd).toISOString())}`);
+    expect(usage.body.meta).toMatchObject({ total: 1, totalHours: 3, totalCostCents: issued.amountCents });
   }, 120_000);
 });
