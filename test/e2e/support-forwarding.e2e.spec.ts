@@ -19,7 +19,7 @@ interface Issue {
 async function startTracker(repo: string) {
   const issues: Issue[] = [];
   const requests: Array<{ method: string; path: string; authorization: string | undefined }> = [];
-  const state = { down: false, failNext: 0, loseNextAnswer: 0, nextId: 1000 };
+  const state = { down: false, failNext: 0, loseNextAnswer: 0, downAfterLoss: false, nextId: 1000 };
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
@@ -43,6 +43,8 @@ async function startTracker(repo: string) {
       const answer = (status: number, payload: unknown) => {
         if (req.method === 'POST' && state.loseNextAnswer > 0) {
           state.loseNextAnswer--;
+          // And stays down from then on (until told otherwise), so no retry can learn the outcome.
+          if (state.downAfterLoss) state.down = true;
           return send(res, 502, { message: 'bad gateway' });
         }
         send(res, status, payload);
@@ -252,12 +254,13 @@ describe.each<Profile>(['embedded', 'server'])('support ticket forwarding across
     const env = first.env;
     // The tracker makes the issue but the answer is lost, then it is down: the process cannot learn the outcome.
     tracker.state.loseNextAnswer = 1;
+    tracker.state.downAfterLoss = true;
     const lost = () => tracker.requests.some((r) => r.method === 'POST');
     const created = await first.as(first.bootstrap.apiKey).post('/v1/support', { subject: 'Across a restart', message: 'forwarded by the next process' });
     expect(created.status).toBe(201);
     const number: string = created.body.data.attributes.number;
     await eventually(async () => lost(), (v) => v);
-    tracker.state.down = true;
+    expect(tracker.state.down).toBe(true);
     const stream = `ticket-forwarding-tracker-${created.body.data.id}`;
     const recorded = async (server: TestServer) => (await server.platform.events.readStream(stream)).map((e) => e.type);
     await eventually(() => recorded(first!), (types) => types.includes('support.TicketForwardStarted.v1'));
