@@ -35,9 +35,11 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
  * A DNS lookup that refuses names resolving to an address outside public unicast (DECISIONS 10),
  * used by the socket itself: the address checked is the address connected to (no rebinding window).
  */
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export type Resolver = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
+export function guardedLookup(allowPrivate: boolean, resolve: Resolver = dns.lookup): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, options.all ? [] : '', 4);
       const refused = addresses.map((a) => addressRefusal(a.address, allowPrivate)).find((r) => r !== null);
       if (refused) return callback(Object.assign(new Error(refused), { code: 'EREFUSEDTARGET' }), options.all ? [] : '', 4);
@@ -61,8 +63,10 @@ export class EndpointSender {
     private readonly allowPrivate: boolean,
     private readonly nowMs: () => number,
     maxSockets = 256,
+    /** The system resolver (tests give names an address without a DNS server). */
+    resolve: Resolver = dns.lookup,
   ) {
-    const lookup = guardedLookup(allowPrivate);
+    const lookup = guardedLookup(allowPrivate, resolve);
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets, lookup } as http.AgentOptions);
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets, lookup } as https.AgentOptions);
   }
