@@ -178,9 +178,9 @@ export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows:
     const deliveriesPerS = expected / receivedSeconds;
     return {
       rows: [
-        row({ item: 'w1', metric: `webhook fan-out (${opts.profile}): events/s delivered to ${opts.endpoints} endpoints`, unit: 'ev/s', value: eventsPerS, baselineName: `raw signed POSTs/s / ${opts.endpoints}`, baseline: rawRate / opts.endpoints, target: null, targetKind: null }),
-        row({ item: 'w1', metric: '  the same as deliveries/s (signed POSTs acknowledged)', unit: 'POST/s', value: deliveriesPerS, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
-        row({ item: 'w1', metric: '  until every delivery was recorded delivered', unit: 'POST/s', value: expected / recordedSeconds, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
+        row({ item: 'n1', metric: `webhook fan-out (${opts.profile}): events/s delivered to ${opts.endpoints} endpoints`, unit: 'ev/s', value: eventsPerS, baselineName: `raw signed POSTs/s / ${opts.endpoints}`, baseline: rawRate / opts.endpoints, target: null, targetKind: null }),
+        row({ item: 'n1', metric: '  the same as deliveries/s (signed POSTs acknowledged)', unit: 'POST/s', value: deliveriesPerS, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
+        row({ item: 'n1', metric: '  until every delivery was recorded delivered', unit: 'POST/s', value: expected / recordedSeconds, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
       ],
       details: { endpoints: opts.endpoints, events: opts.events, expected, postedSeconds, receivedSeconds, recordedSeconds, extra, retried: retried.length, errors, raw: { ...raw, rate: rawRate } },
     };
