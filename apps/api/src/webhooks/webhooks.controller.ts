@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { INBOUND_WEBHOOK_SOURCES, inboundWebhookDecider, inboundWebhookStream, type InboundWebhookSource } from '../../../../libs/domain/webhooks/inbound';
 import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
 import { notFound, unauthorized } from '../../../../libs/http/src/errors';
+import { SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { rawBodyOf } from '../../../../libs/http/src/json-body';
 import { ApiRoute, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
@@ -54,7 +55,10 @@ export class ReceiveInboundWebhookHandler implements ICommandHandler<ReceiveInbo
   }
 }
 
-const receiptSchema = z.object({ data: z.object({ type: z.literal('webhook-receipt'), attributes: z.object({ received: z.boolean(), processed: z.boolean() }) }) });
+// Named (WebhookReceipt) so generated clients get a type; it has no id of its own to make it a resource.
+const receiptSchema = z.object({
+  data: z.object({ type: z.literal('webhook-receipt'), attributes: z.object({ received: z.boolean(), processed: z.boolean() }) }).meta({ [SCHEMA_NAME_MARK]: 'WebhookReceipt' }),
+});
 const receiveRoute = route({
   method: 'POST',
   path: '/v1/webhooks/{source}',
