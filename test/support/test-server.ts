@@ -80,6 +80,10 @@ export async function startTestServer(profile: Profile, env: Record<string, stri
       const mongo = await MongoClient.connect(merged.MONGO_URL);
       await mongo.db(merged.MONGO_DB).dropDatabase();
       await mongo.close();
+      // Topics under a prefix this server made up are its own: deleting them keeps the shared local
+      // broker at a few hundred partitions instead of the thousands a full run leaves behind (each
+      // server-profile server makes one topic per context). A prefix a test chose may be shared.
+      if (!env.KAFKA_TOPIC_PREFIX) await deleteTopics(merged.KAFKA_BROKERS, `${merged.KAFKA_TOPIC_PREFIX}.`);
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
@@ -93,4 +97,18 @@ export async function startTestServer(profile: Profile, env: Record<string, stri
     stop,
     env: merged,
   };
+}
+
+async function deleteTopics(brokers: string, prefix: string): Promise<void> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ clientId: 'e2e-cleanup', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  try {
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length) await admin.deleteTopics({ topics, timeout: 10000 });
+  } catch {
+    // Clean-up only: a broker a test stopped on purpose keeps the topics until the next `engines.sh up`.
+  } finally {
+    await admin.disconnect().catch(() => undefined);
+  }
 }
