@@ -10,9 +10,10 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
 import type { WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
+import { recoverBy } from '../common/recovery';
 import { projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, type ConversionView, type RateView, type WalletMovement } from './wallets.handlers';
+import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, WrittenConversion, WrittenWalletMovement, type ConversionView, type RateView, type WalletMovement } from './wallets.handlers';
 
 const WALLETS = 'wallets';
 const CREDITS = 'credits';
@@ -66,6 +67,10 @@ const rateDocument = (r: RateView) => resource(RATES, `${r.from}-${r.to}`, r);
 const conversionDocument = ({ conversion: { conversionId, ...c }, applied, from, to }: ConversionView) =>
   resource(CONVERSIONS, conversionId, { ...c, applied, balances: [from, to].map((w) => ({ currency: w.currency, balanceCents: w.balanceCents })) });
 
+/** A promotional credit's answer: the credit as recorded, with the wallet's balance after it. */
+const promoDocument = ({ wallet, movement }: WalletMovement, description: string | null) =>
+  resource(CREDITS, movement.id, { currency: wallet.currency, amountCents: movement.amountCents, source: 'promo' as const, reference: movement.reference, description, conversion: null, createdAt: wallet.updatedAt, applied: movement.applied, balanceCents: wallet.balanceCents });
+
 const currencyParams = z.object({ currency });
 const pairParams = z.object({ from: currency, to: currency }).refine((p) => p.from !== p.to, { message: 'from and to must differ', path: ['to'] });
 const movementBody = z.object({ amountCents: cents, reference: reference.optional(), description: description.optional() });
@@ -98,6 +103,7 @@ const creditRoute = route({
   params: currencyParams,
   body: movementBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenWalletMovement(w), movementDocument),
   responses: { 200: resourceSchema(WALLETS, walletAttributes, { meta: movementMeta }) },
 });
 const debitRoute = route({
@@ -109,6 +115,7 @@ const debitRoute = route({
   params: currencyParams,
   body: movementBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenWalletMovement(w), movementDocument),
   responses: { 200: resourceSchema(WALLETS, walletAttributes, { meta: movementMeta }) },
 });
 const convertRoute = route({
@@ -121,6 +128,7 @@ const convertRoute = route({
   type: CONVERSIONS,
   body: z.object({ amountCents: cents, fromCurrency: currency, toCurrency: currency, reference: reference.optional() }).refine((b) => b.fromCurrency !== b.toCurrency, { message: 'must differ from fromCurrency', path: ['toCurrency'] }),
   idempotent: true,
+  recover: recoverBy((w) => new WrittenConversion(w), conversionDocument),
   responses: { 200: resourceSchema(CONVERSIONS, conversionAttributes) },
 });
 const getRateRoute = route({
@@ -151,6 +159,7 @@ const promoRoute = route({
   type: CREDITS,
   body: z.object({ amountCents: cents, currency, description: description.optional(), reference: reference.optional() }),
   idempotent: true,
+  recover: recoverBy((w) => new WrittenWalletMovement(w), (m) => promoDocument(m, m.description)),
   responses: { 201: resourceSchema(CREDITS, creditAttributes.extend({ applied: z.boolean(), balanceCents: z.number().int() })) },
 });
 const setRateRoute = route({
@@ -218,9 +227,8 @@ export class WalletsController extends BusController {
   @ApiRoute(promoRoute)
   async promo(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof promoRoute>['body']) {
     const origin = { source: 'promo' as const, reference: body.reference ?? '', description: body.description ?? null };
-    const { wallet, movement }: WalletMovement = await this.commands.execute(new CreditWalletCommand(projectIdOf(principal), body.currency, body.amountCents, origin, commandContext(req, principal)));
-    const attributes = { currency: body.currency, amountCents: body.amountCents, source: 'promo' as const, reference: movement.reference, description: body.description ?? null, conversion: null, createdAt: wallet.updatedAt, applied: movement.applied, balanceCents: wallet.balanceCents };
-    return resource(CREDITS, movement.id, attributes);
+    const moved: WalletMovement = await this.commands.execute(new CreditWalletCommand(projectIdOf(principal), body.currency, body.amountCents, origin, commandContext(req, principal)));
+    return promoDocument(moved, body.description ?? null);
   }
 
   @ApiRoute(setRateRoute)

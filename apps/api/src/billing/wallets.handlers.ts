@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
-import { exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet } from '../../../../libs/domain/billing/events';
+import { BillingEventTypes, exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet, type WalletEvent } from '../../../../libs/domain/billing/events';
 import { exchangeRateDecider, rateInForce } from '../../../../libs/domain/billing/exchange-rate.decider';
 import { CURRENCIES, type Currency } from '../../../../libs/domain/billing/money';
 import { planConversion, type WalletCommand } from '../../../../libs/domain/billing/wallet.decider';
@@ -15,6 +15,7 @@ import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../
 import { exchangeRatesProjection, rateId } from '../../../../projections/exchange-rates/exchange-rates.projection';
 import { WALLET_CONVERSION, writeWallet } from '../../../../sagas/wallet-conversion/wallet-conversion';
 import { PLATFORM } from '../tokens';
+import { requestEvent, type RecoveredWrite } from '../common/recovery';
 
 /** Where a movement comes from: every credit and debit carries its source and reference (DECISIONS 16). */
 export interface MovementOrigin<S extends string> {
@@ -253,4 +254,64 @@ export class ListCreditsHandler implements IQueryHandler<ListCredits> {
   }
 }
 
-export const WALLET_HANDLERS = [CreditWalletHandler, DebitWalletHandler, ConvertCurrencyHandler, SetExchangeRateHandler, GetWalletsHandler, GetExchangeRateHandler, ListCreditsHandler];
+/** The wallet movement a keyed write appended (its request's own credit or debit, on the project's wallet), or null. */
+async function writtenMovement(platform: Platform, write: RecoveredWrite): Promise<{ event: WalletEvent['data']; credit: boolean; position: number } | null> {
+  const recorded = await requestEvent(platform, write);
+  if (!recorded || (recorded.type !== BillingEventTypes.WalletCredited && recorded.type !== BillingEventTypes.WalletDebited)) return null;
+  const event = recorded.data as WalletEvent['data'];
+  if (event.projectId !== write.projectId || write.streamId !== walletStream(event.projectId, event.currency)) return null;
+  return { event, credit: recorded.type === BillingEventTypes.WalletCredited, position: recorded.position };
+}
+
+/**
+ * The credit or debit a keyed wallet write made, for an answer a crash lost (DECISIONS 5): the
+ * movement from the request's own event, the wallet as of the write (as the answer read it).
+ */
+export class WrittenWalletMovement extends Query<(WalletMovement & { description: string | null }) | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenWalletMovement)
+export class WrittenWalletMovementHandler implements IQueryHandler<WrittenWalletMovement> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenWalletMovement): Promise<(WalletMovement & { description: string | null }) | null> {
+    const found = await writtenMovement(this.platform, write);
+    if (!found) return null;
+    const { event, credit } = found;
+    await this.platform.waitForProjections(write.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
+    const wallet = await walletAt(this.platform, event.projectId, event.currency, write.position);
+    const id = credit ? (event as WalletEvent['data'] & { creditId: string }).creditId : (event as WalletEvent['data'] & { debitId: string }).debitId;
+    return { wallet, movement: { kind: credit ? 'credit' : 'debit', id, amountCents: event.amountCents, source: event.source, reference: event.reference, applied: true, position: write.position }, description: event.description };
+  }
+}
+
+/**
+ * The conversion a keyed convert made, for an answer a crash lost: the source wallet as of its debit,
+ * the other wallet once the conversion's credit is visible (as the answer waited for it).
+ */
+export class WrittenConversion extends Query<ConversionView | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenConversion)
+export class WrittenConversionHandler implements IQueryHandler<WrittenConversion> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenConversion): Promise<ConversionView | null> {
+    const found = await writtenMovement(this.platform, write);
+    const conversion = found && !found.credit ? found.event.conversion : null;
+    if (!found || !conversion) return null;
+    const { projectId } = found.event;
+    await this.platform.consistency.waitForSaga(WALLET_CONVERSION, write.position, walletStream(projectId, conversion.toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
+    await this.platform.waitForProjections(write.position, [billingWalletsProjection.name]);
+    const [from, to] = await Promise.all([walletAt(this.platform, projectId, conversion.fromCurrency, write.position), walletAt(this.platform, projectId, conversion.toCurrency, null)]);
+    return { conversion, applied: true, from, to };
+  }
+}
+
+export const WALLET_HANDLERS = [WrittenWalletMovementHandler, WrittenConversionHandler, CreditWalletHandler, DebitWalletHandler, ConvertCurrencyHandler, SetExchangeRateHandler, GetWalletsHandler, GetExchangeRateHandler, ListCreditsHandler];

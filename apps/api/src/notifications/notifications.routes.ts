@@ -30,7 +30,10 @@ import {
   MarkNotificationRead,
   ResendDelivery,
   TestEndpoints,
+  WrittenEndpoint,
+  WrittenNotification,
 } from './notifications.handlers';
+import { recoverBy } from '../common/recovery';
 
 export { NOTIFICATION_HANDLERS } from './notifications.handlers';
 
@@ -89,6 +92,15 @@ const deliveryOf = (d: DeliveryDoc) => ({
   attributes: { endpointId: d.endpointId, webhookId: webhookIdOf(d.id), eventId: d.eventId, eventName: d.eventName, status: d.status, attempts: d.attempts, nextAttemptAt: d.dueAt, createdAt: d.createdAt, updatedAt: d.updatedAt },
 });
 
+/**
+ * An endpoint's create answer rebuilt after a crash lost it (DECISIONS 5): an email endpoint's is the
+ * create's own (its secret was null); a webhook's leaves the signing secret out, which is never shown twice.
+ */
+const recoveredEndpoint = (d: EndpointDoc) =>
+  d.type === 'webhook'
+    ? resource(E_TYPE, d.id, endpointOf(d).attributes, { meta: { secret: 'Not shown: the answer that carried it was lost in an outage. Delete the endpoint and create another for a secret you hold.' } })
+    : resource(E_TYPE, d.id, { ...endpointOf(d).attributes, secret: null });
+
 // ---------------------------------------------------------------- requests
 const endpointBody = z
   .object({
@@ -117,7 +129,7 @@ const listRoute = route({
   query: z.object({ read: bool, type: z.enum(NOTIFICATION_TYPES).optional() }),
   responses: { 200: collectionSchema(N_TYPE, notificationAttributes) },
 });
-const createRoute = route({ ...common, method: 'POST', path: '/v1/notifications', summary: 'Create a notification', permission: write, type: N_TYPE, body: notificationSchema, idempotent: true, responses: { 201: resourceSchema(N_TYPE, notificationAttributes) } });
+const createRoute = route({ ...common, method: 'POST', path: '/v1/notifications', summary: 'Create a notification', permission: write, type: N_TYPE, body: notificationSchema, idempotent: true, recover: recoverBy((w) => new WrittenNotification(w), (d) => resource(N_TYPE, d.id, notificationOf(d).attributes)), responses: { 201: resourceSchema(N_TYPE, notificationAttributes) } });
 const getRoute = route({ ...common, method: 'GET', path: '/v1/notifications/{id}', summary: 'Get a notification', permission: read, params: idParams, responses: { 200: resourceSchema(N_TYPE, notificationAttributes) } });
 const markRoute = route({
   ...common,
@@ -174,6 +186,7 @@ const createEndpointRoute = route({
   type: E_TYPE,
   body: endpointBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenEndpoint(w), recoveredEndpoint),
   responses: { 201: resourceSchema(E_TYPE, createdEndpointAttributes) },
 });
 const getEndpointRoute = route({ ...common, method: 'GET', path: '/v1/notifications/endpoints/{id}', summary: 'Get a notification endpoint', permission: read, params: idParams, responses: { 200: resourceSchema(E_TYPE, endpointAttributes) } });

@@ -9,7 +9,8 @@ import type { SupportMessageDoc } from '../../../../projections/support-messages
 import type { SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, type TicketView } from './support.handlers';
+import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, WrittenTicket, type TicketView } from './support.handlers';
+import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
 
 const TYPE = 'support-tickets';
@@ -77,6 +78,7 @@ const createRoute = route({
   type: TYPE,
   body: createBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenTicket(w), (view: TicketView) => ticketDocument(view)),
   responses: { 201: resourceSchema(TYPE, ticketAttributes) },
 });
 const getRoute = route({
@@ -111,6 +113,7 @@ const messageRoute = route({
   params: idParams,
   body: messageBody,
   idempotent: true,
+  recover: recoverBy((w) => new WrittenTicket(w), (view: TicketView) => ticketDocument(view)),
   responses: { 200: resourceSchema(TYPE, ticketAttributes) },
 });
 

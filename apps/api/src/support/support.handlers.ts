@@ -15,6 +15,7 @@ import { supportMessagesProjection, type SupportMessageDoc } from '../../../../p
 import { supportTicketsProjection, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { ownDoc, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
+import { idInStream, type RecoveredWrite } from '../common/recovery';
 
 /** A ticket as its single answers show it: the ticket and its thread, in order. */
 export interface TicketView {
@@ -171,4 +172,30 @@ export class ListSupportTicketsHandler implements IQueryHandler<ListSupportTicke
   }
 }
 
-export const SUPPORT_HANDLERS = [OpenSupportTicketHandler, AddSupportMessageHandler, UpdateSupportTicketHandler, GetSupportTicketHandler, ListSupportTicketsHandler];
+/**
+ * The ticket a keyed create or message wrote, for an answer a crash lost (DECISIONS 5): the ticket as
+ * of the write and its thread up to the write, folded from the ticket's own stream (so a later message
+ * is not in it, as it was not in the answer).
+ */
+export class WrittenTicket extends Query<TicketView | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenTicket)
+export class WrittenTicketHandler implements IQueryHandler<WrittenTicket> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenTicket): Promise<TicketView | null> {
+    const ticketId = idInStream(ticketStream, write.streamId);
+    if (!ticketId) return null;
+    await this.platform.waitForProjections(write.position, [supportTicketsProjection.name]);
+    const ticket = await this.platform.readBack(supportTicketsProjection, write.streamId, ticketId, write.position);
+    if (!ticket || ticket.projectId !== write.projectId) return null;
+    const added = (await this.platform.events.readStream(write.streamId)).filter((e) => supportMessagesProjection.eventTypes.includes(e.type) && e.position <= write.position);
+    return { ticket, messages: added.slice(0, THREAD_LIMIT).map((e) => supportMessagesProjection.evolve(null, e)!) };
+  }
+}
+
+export const SUPPORT_HANDLERS = [WrittenTicketHandler, OpenSupportTicketHandler, AddSupportMessageHandler, UpdateSupportTicketHandler, GetSupportTicketHandler, ListSupportTicketsHandler];

@@ -1,0 +1,102 @@
+/**
+ * DECISIONS 5 for the keyed writes of support, wallets and notifications: a keyed write whose append
+ * committed but whose answer a crash lost answers its retry with the route's real answer, rebuilt from
+ * the write (a webhook endpoint's without its signing secret), and carries nothing out twice.
+ * As in idempotency-recovery.e2e.spec.ts, each key's record is put back to the state such a kill
+ * leaves (`committed`, no response) while the server is down (and, on the server profile, the answer
+ * Redis cached is removed: a key that was never answered has none).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { requireEngine } from '../engines';
+import { client, type TestResponse } from '../support/http-client';
+import { crashableServer } from '../support/spawn-server';
+
+describe.each(['embedded', 'server'] as const)('support, wallet and notification answers rebuilt after a crash (%s profile)', (profile) => {
+  const server = crashableServer(profile, 'recovermore');
+  const allowPrivate = process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+  beforeAll(() => {
+    // The webhook endpoint targets a loopback address (nothing is delivered to it in this test).
+    process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = 'true';
+  });
+  afterAll(async () => {
+    if (allowPrivate === undefined) delete process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
+    else process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS = allowPrivate;
+    await server.cleanup();
+  });
+
+  it('answers each keyed write its real answer after the crash, and carries none out twice', async () => {
+    await server.start();
+    const apiKey = server.apiKey();
+    const api = client(server.url, { 'X-Service-API-Key': apiKey });
+    // Unkeyed groundwork: a ticket to write a message to, and funds to debit and convert.
+    const ticket = await api.post('/v1/support', { subject: 'Thread', message: 'First' });
+    expect(ticket.status).toBe(201);
+    const ticketId = ticket.body.data.id as string;
+    expect((await api.post('/v1/billing/wallets/USD/credit', { amountCents: 10000, reference: 'seed' })).status).toBe(200);
+
+    type Write = { name: string; path: string; body: unknown; status: number; key: string; first?: TestResponse };
+    const writes: Write[] = [
+      { name: 'ticket', path: '/v1/support', body: { subject: 'Lost answer', message: 'Please help', priority: 'high' }, status: 201, key: randomUUID() },
+      { name: 'ticket message', path: `/v1/support/${ticketId}/messages`, body: { content: 'Any news?' }, status: 200, key: randomUUID() },
+      { name: 'wallet credit', path: '/v1/billing/wallets/NGN/credit', body: { amountCents: 700, description: 'top-up' }, status: 200, key: randomUUID() },
+      { name: 'wallet debit', path: '/v1/billing/wallets/USD/debit', body: { amountCents: 300, reference: 'order-1' }, status: 200, key: randomUUID() },
+      { name: 'promo credit', path: '/v1/billing/credits/promo', body: { amountCents: 500, currency: 'USD', description: 'welcome' }, status: 201, key: randomUUID() },
+      { name: 'conversion', path: '/v1/billing/convert', body: { amountCents: 1000, fromCurrency: 'USD', toCurrency: 'NGN' }, status: 200, key: randomUUID() },
+      { name: 'notification', path: '/v1/notifications', body: { title: 'Hello', message: 'Recovered', type: 'info' }, status: 201, key: randomUUID() },
+      { name: 'email endpoint', path: '/v1/notifications/endpoints', body: { type: 'email', email: 'ops@example.com', events: ['*'] }, status: 201, key: randomUUID() },
+      { name: 'webhook endpoint', path: '/v1/notifications/endpoints', body: { type: 'webhook', url: 'https://127.0.0.1:9/hook', events: ['*'] }, status: 201, key: randomUUID() },
+    ];
+    for (const w of writes) {
+      w.first = await api.post(w.path, w.body, { 'Idempotency-Key': w.key });
+      expect({ name: w.name, status: w.first.status }).toEqual({ name: w.name, status: w.status });
+    }
+    const counts = async (a: typeof api) => ({
+      tickets: (await a.get('/v1/support')).body.meta.total,
+      replies: (await a.get(`/v1/support/${ticketId}`)).body.data.attributes.replies,
+      credits: (await a.get('/v1/billing/credits')).body.meta.total,
+      wallets: (await a.get('/v1/billing/wallets')).body.data.map((x: { attributes: { balanceCents: number } }) => x.attributes.balanceCents),
+      notifications: (await a.get('/v1/notifications')).body.meta.total,
+      endpoints: (await a.get('/v1/notifications/endpoints')).body.meta.total,
+    });
+    const before = await counts(api);
+
+    await server.kill();
+    const keys = writes.map((w) => w.key);
+    const reset = await server.query<{ key: string; scope: string }>(
+      `UPDATE "${server.storeSchema}".idempotency SET state = 'committed', status = NULL, body = NULL, content_type = NULL
+       WHERE key = ANY($1::text[]) AND state = 'completed' RETURNING key, scope`,
+      [keys],
+    );
+    expect(reset.map((r) => r.key).sort()).toEqual([...keys].sort());
+    if (profile === 'server') {
+      const redis = new Redis(requireEngine('REDIS_URL'));
+      try {
+        const cached = reset.map((r) => `idem-answer:${r.scope}:${createHash('sha256').update(r.key).digest('hex')}`);
+        expect(await redis.del(...cached)).toBe(cached.length);
+      } finally {
+        redis.disconnect();
+      }
+    }
+
+    await server.start();
+    const api2 = client(server.url, { 'X-Service-API-Key': apiKey });
+    for (const w of writes) {
+      const retry = await api2.post(w.path, w.body, { 'Idempotency-Key': w.key });
+      expect({ name: w.name, status: retry.status, replayed: retry.headers['idempotent-replayed'] }).toEqual({ name: w.name, status: w.status, replayed: 'true' });
+      if (w.name === 'webhook endpoint') {
+        const { secret, ...attributes } = w.first!.body.data.attributes;
+        expect(secret).toMatch(/^whsec_/);
+        expect(retry.body.data).toEqual({ ...w.first!.body.data, attributes });
+        expect(retry.body.meta.secret).toMatch(/Not shown/);
+        expect(retry.text).not.toContain(secret);
+      } else {
+        expect({ name: w.name, body: retry.body }).toEqual({ name: w.name, body: w.first!.body });
+      }
+      // From then on the recovered answer is the stored one.
+      const again = await api2.post(w.path, w.body, { 'Idempotency-Key': w.key });
+      expect({ name: w.name, text: again.text }).toEqual({ name: w.name, text: retry.text });
+    }
+    expect(await counts(api2)).toEqual(before);
+  }, 240000);
+});
