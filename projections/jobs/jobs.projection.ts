@@ -26,6 +26,8 @@ export interface JobDoc extends ReadDoc {
   updatedAt: string;
   startedAt: string | null;
   completedAt: string | null;
+  /** The mode of the request that enqueued it (DECISIONS 21); absent: live. Its attempts' events carry it. */
+  mode?: 'live' | 'test';
 }
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
@@ -72,6 +74,7 @@ export const jobsProjection: DocumentProjection<JobDoc> = {
         updatedAt: d.enqueuedAt,
         startedAt: null,
         completedAt: null,
+        ...(recorded.metadata?.mode === 'test' ? { mode: 'test' as const } : {}),
       };
     }
     if (!current) return null;

@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand } from '../../libs/eventstore/src/handle-command';
 import { jobDecider, type EnqueueJob } from '../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../libs/domain/jobs/events';
 import { DomainError } from '../../libs/domain/shared/domain-error';
@@ -32,7 +32,7 @@ export class JobDispatcher implements SubscriptionHandler {
     for (const e of batch) {
       const job = this.jobOf(e);
       if (!job) continue;
-      const metadata = { projectId: e.metadata.projectId, actor: 'system:job-dispatcher', correlationId: e.metadata.correlationId ?? e.id, causationId: e.id, requestId: e.metadata.requestId };
+      const metadata = causedBy(e, { projectId: e.metadata.projectId, actor: 'system:job-dispatcher', requestId: e.metadata.requestId });
       work.push(this.enqueue({ ...job, maxAttempts: MAX_ATTEMPTS }, metadata));
     }
     await Promise.all(work);

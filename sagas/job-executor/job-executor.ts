@@ -201,7 +201,7 @@ export class JobExecutor {
   }
 
   private async attempt(job: JobDoc, attempt: number, fresh: boolean): Promise<void> {
-    const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id } };
+    const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id, mode: job.mode ?? 'live' } };
     const now = () => new Date(this.clock.now()).toISOString();
     if (fresh) {
       const started = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'StartAttempt', attempt, now: now() }, ctx);

@@ -34,7 +34,9 @@ describe.each<Profile>(['embedded', 'server'])('project API keys and bootstrap (
     expect(created.status).toBe(201);
     const { id, type, attributes } = created.body.data;
     expect(type).toBe('api-keys');
-    expect(attributes.key).toMatch(/^svc_live_[0-9A-Za-z]{40}$/);
+    // The creating key (the bootstrap key) is a test key: a created key has its mode unless the body says one.
+    expect(attributes.key).toMatch(/^svc_test_[0-9A-Za-z]{40}$/);
+    expect(attributes.mode).toBe('test');
     expect(attributes.prefix).toBe(attributes.key.slice(0, 12));
     expect(attributes).toMatchObject({ name: 'deploy bot', expiresAt: '2099-01-01T00:00:00.000Z', revoked: false, role: 'admin' });
 

@@ -23,7 +23,10 @@ describe.each<Profile>(['embedded', 'server'])('checkout, payments and inbound w
     twin = await startPaystackTwin(PAYSTACK_SECRET);
     // Stripe has no secret key here, so its driver is the simulator; its webhooks are verified with the secret.
     srv = await startTestServer(profile, { STRIPE_WEBHOOK_SECRET, PAYSTACK_SECRET_KEY: PAYSTACK_SECRET, PAYSTACK_API_URL: twin.url, GITHUB_WEBHOOK_SECRET: GITHUB_SECRET });
-    owner = srv.as(srv.bootstrap.apiKey);
+    // A live key: the bootstrap key is a test key, and test mode always uses the simulators (DECISIONS 21).
+    const live = await srv.as(srv.bootstrap.apiKey).post('/v1/api-keys', { name: 'live owner', role: 'owner', mode: 'live' });
+    expect(live.body.data.attributes.mode).toBe('live');
+    owner = srv.as(live.body.data.attributes.key);
     admin = srv.as(srv.bootstrap.adminKey);
   });
   afterAll(async () => {
@@ -213,7 +216,8 @@ describe('the Stripe driver behind the API (stripe-mock)', () => {
   });
 
   it('creates the setup intent and the checkout session at Stripe', async () => {
-    const owner = srv.as(srv.bootstrap.apiKey);
+    // A live key: the bootstrap key is a test key, whose payments always go to the simulator (DECISIONS 21).
+    const owner = srv.as((await srv.as(srv.bootstrap.apiKey).post('/v1/api-keys', { name: 'live', mode: 'live' })).body.data.attributes.key);
     const started = await owner.post('/v1/billing/checkout/setup-intent', { amountCents: 5000 });
     expect(started.status).toBe(201);
     expect(started.body.data.attributes.setupIntentId).toMatch(/^seti_/);

@@ -225,6 +225,7 @@ describe.each<[Profile, Source]>([
     const created = await admin.post('/v1/api-keys', { name: 'made by carol' });
     expect(created.status).toBe(201);
     expect(created.body.data.attributes.key).toMatch(/^svc_live_/);
+    expect(created.body.data.attributes.mode).toBe('live'); // a signed-in member acts in live mode
     const provider = await admin.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'x' });
     expect(provider.status).toBe(201);
     const template = await developer.post('/v1/templates', { name: 'web', providerId: provider.body.data.id, region: 'NYC', instanceType: 'c2-small-x86' });

@@ -12,6 +12,8 @@ export interface EventMetadata {
   correlationId?: string;
   causationId?: string;
   idempotencyKey?: string;
+  /** live or test (DECISIONS 21): the mode of the request (or of the event that caused this one); absent means live. */
+  mode?: 'live' | 'test';
   schemaVersion: number;
   [key: string]: unknown;
 }

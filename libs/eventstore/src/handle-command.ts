@@ -26,6 +26,15 @@ export function idempotencyReservation(context: CommandContext): IdempotencyRese
   return scope ? { scope, key, requestId } : undefined;
 }
 
+/**
+ * The metadata of events a process manager appends because of `cause`: its causation, its correlation
+ * (the cause's, else the cause itself) and its mode (DECISIONS 21: work caused by a test-mode event is
+ * test-mode work).
+ */
+export function causedBy(cause: { id: string; metadata: Partial<EventMetadata> }, metadata: Omit<EventMetadata, 'schemaVersion' | 'causationId'>): CommandContext['metadata'] {
+  return { correlationId: cause.metadata.correlationId ?? cause.id, ...metadata, causationId: cause.id, mode: cause.metadata.mode ?? 'live' };
+}
+
 export interface CommandResult<S> {
   state: S;
   /** Position of the last appended event, or null when the command decided nothing. */

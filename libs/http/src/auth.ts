@@ -5,12 +5,20 @@ import { isPermitted } from '../../domain/identity/roles';
 
 export type { ProjectRole };
 
+/** Live or test mode (DECISIONS 21): a `svc_test_` key acts in test mode, everything else in live mode. */
+export type Mode = 'live' | 'test';
+
+/** The mode a project key's prefix (or the key itself) says: `svc_test_…` is test, anything else live. */
+export const modeOfKey = (keyOrPrefix: string): Mode => (keyOrPrefix.startsWith('svc_test_') ? 'test' : 'live');
+
 /** A project API key (`svc_live_…` / `svc_test_…`). */
 export interface ProjectKeyPrincipal {
   kind: 'project-key';
   projectId: string;
   keyId: string;
   role: ProjectRole;
+  /** From the key's prefix: `svc_test_` keys act in test mode (DECISIONS 21). */
+  mode: Mode;
   /** custom role: `resource:action` list */
   permissions?: string[];
   /** The project is suspended by a platform admin (DECISIONS 18): every route answers 403. */
@@ -24,6 +32,8 @@ export interface ProjectMemberPrincipal {
   /** The JWT `sub`. */
   memberId: string;
   role: ProjectRole;
+  /** A signed-in member always acts in live mode (test mode is for test keys). */
+  mode: 'live';
   /** custom role: `resource:action` list */
   permissions?: string[];
   /** The project is suspended by a platform admin (DECISIONS 18): every route answers 403. */
@@ -40,6 +50,9 @@ export const isProjectPrincipal = (p: Principal | null | undefined): p is Projec
 
 /** The project a principal acts in, or undefined for platform admins and anonymous requests. */
 export const principalProjectId = (p: Principal | null | undefined): string | undefined => (isProjectPrincipal(p) ? p.projectId : undefined);
+
+/** The mode a principal acts in: its key's for a project key, live for members and platform admins. */
+export const principalMode = (p: Principal | null | undefined): Mode => (p?.kind === 'project-key' ? p.mode : 'live');
 
 /** The `actor` written into event metadata: `apikey:<id>`, `member:<sub>`, `admin:<id>` or `anonymous`. */
 export function principalActor(p: Principal | null | undefined): string {

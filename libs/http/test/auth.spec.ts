@@ -4,8 +4,8 @@ import {
 } from '../src';
 
 /** Project members (verified JWTs, DECISIONS 3) are handled like project keys with their role. */
-const member = (role: ProjectMemberPrincipal['role']): ProjectMemberPrincipal => ({ kind: 'project-member', projectId: 'p1', memberId: 'alice', role });
-const key: Principal = { kind: 'project-key', projectId: 'p1', keyId: 'k1', role: 'owner' };
+const member = (role: ProjectMemberPrincipal['role']): ProjectMemberPrincipal => ({ kind: 'project-member', projectId: 'p1', memberId: 'alice', role, mode: 'live' });
+const key: Principal = { kind: 'project-key', projectId: 'p1', keyId: 'k1', role: 'owner', mode: 'live' };
 const admin: Principal = { kind: 'platform-admin', keyId: 'k-admin' };
 
 const statusOf = (fn: () => void): number | 'ok' => {
@@ -55,7 +55,7 @@ describe('principals', () => {
     expect(statusOf(() => authorize(route(), 'GET', member('admin'), true))).toBe('ok');
     expect(statusOf(() => authorize(route('providers:write'), 'PATCH', member('developer'), true))).toBe(403);
     expect(statusOf(() => authorize(route('servers:write'), 'PATCH', member('developer'), true))).toBe('ok');
-    const custom: Principal = { kind: 'project-key', projectId: 'p1', keyId: 'k2', role: 'viewer', permissions: ['instances:*', '*:read'] };
+    const custom: Principal = { kind: 'project-key', projectId: 'p1', keyId: 'k2', role: 'viewer', mode: 'live', permissions: ['instances:*', '*:read'] };
     expect(statusOf(() => authorize(route('instances:write'), 'POST', custom, true))).toBe('ok');
     expect(statusOf(() => authorize(route('servers:read'), 'GET', custom, true))).toBe('ok');
     expect(statusOf(() => authorize(route('servers:write'), 'POST', custom, true))).toBe(403);

@@ -16,12 +16,12 @@ import {
 } from '../src';
 
 export const KEYS: Record<string, Principal> = {
-  svc_test_owner: { kind: 'project-key', projectId: 'p1', keyId: 'k-owner', role: 'owner' },
-  svc_test_admin: { kind: 'project-key', projectId: 'p1', keyId: 'k-admin', role: 'admin' },
-  svc_test_dev: { kind: 'project-key', projectId: 'p1', keyId: 'k-dev', role: 'developer' },
-  svc_test_viewer: { kind: 'project-key', projectId: 'p1', keyId: 'k-viewer', role: 'viewer' },
-  svc_test_other: { kind: 'project-key', projectId: 'p2', keyId: 'k-other', role: 'owner' },
-  svc_test_owner2: { kind: 'project-key', projectId: 'p1', keyId: 'k-owner2', role: 'owner' },
+  svc_test_owner: { kind: 'project-key', projectId: 'p1', keyId: 'k-owner', role: 'owner', mode: 'test' },
+  svc_test_admin: { kind: 'project-key', projectId: 'p1', keyId: 'k-admin', role: 'admin', mode: 'test' },
+  svc_test_dev: { kind: 'project-key', projectId: 'p1', keyId: 'k-dev', role: 'developer', mode: 'test' },
+  svc_test_viewer: { kind: 'project-key', projectId: 'p1', keyId: 'k-viewer', role: 'viewer', mode: 'test' },
+  svc_test_other: { kind: 'project-key', projectId: 'p2', keyId: 'k-other', role: 'owner', mode: 'test' },
+  svc_test_owner2: { kind: 'project-key', projectId: 'p1', keyId: 'k-owner2', role: 'owner', mode: 'test' },
   platform_admin_key: { kind: 'platform-admin', keyId: 'k-platform' },
 };
 export const BEARERS: Record<string, Principal> = { 'jwt-owner': KEYS.svc_test_owner };

@@ -19,6 +19,8 @@ export interface CloudEvent<D = Record<string, unknown>> {
   streamrevision: number;
   correlationid?: string;
   causationid?: string;
+  /** False for an event of test mode (metadata.mode `test`, DECISIONS 21); true otherwise. */
+  livemode: boolean;
 }
 
 /** Stream category (the part of the stream id before the first '-') → bounded context. */
@@ -213,6 +215,7 @@ export function toCloudEvent(event: RecordedEvent): CloudEvent {
     data: stripSecrets(event.data ?? {}),
     position: event.position,
     streamrevision: event.revision,
+    livemode: metadata.mode !== 'test',
   };
   if (typeof metadata.correlationId === 'string' && metadata.correlationId) ce.correlationid = metadata.correlationId;
   if (typeof metadata.causationId === 'string' && metadata.causationId) ce.causationid = metadata.causationId;

@@ -53,6 +53,12 @@ describe('toCloudEvent', () => {
     for (const name of Object.keys(ce)) expect(name).toMatch(/^[a-z0-9]+$/);
   });
 
+  it('says livemode: false for a test-mode event, true for a live one and for one without a mode (DECISIONS 21)', () => {
+    expect(toCloudEvent(recorded({ metadata: { schemaVersion: 1, mode: 'test' } })).livemode).toBe(false);
+    expect(toCloudEvent(recorded({ metadata: { schemaVersion: 1, mode: 'live' } })).livemode).toBe(true);
+    expect(toCloudEvent(recorded({ metadata: { schemaVersion: 1 } })).livemode).toBe(true);
+  });
+
   it('omits absent extensions and falls back to /cloud-api without a project', () => {
     const ce = toCloudEvent(recorded({ metadata: { schemaVersion: 1 } }));
     expect(ce.source).toBe('/cloud-api');

@@ -18,7 +18,7 @@ import {
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { unavailable } from '../../../../libs/http/src/errors';
-import { PaymentProviderError, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
+import { PaymentProviderError, SimulatedPaymentDriver, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
 import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
@@ -29,8 +29,19 @@ import { PLATFORM } from '../tokens';
 export const PROVIDER_CURRENCY: Record<PaymentProviderName, Currency> = { stripe: 'USD', paystack: 'NGN' };
 
 const drivers = new WeakMap<Platform, Record<PaymentProviderName, PaymentProvider>>();
-/** The provider's driver for this deployment (the real one where configured, else the simulator). */
-export function paymentProvider(platform: Platform, name: PaymentProviderName): PaymentProvider {
+const simulators: Record<PaymentProviderName, PaymentProvider> = { stripe: new SimulatedPaymentDriver('stripe'), paystack: new SimulatedPaymentDriver('paystack') };
+
+/** The mode a command acts in (DECISIONS 21): its request's, carried in the command's context; absent means live. */
+export const commandMode = (context: CommandContext): 'live' | 'test' => (context.metadata.mode === 'test' ? 'test' : 'live');
+
+/**
+ * The provider's driver for a command: in test mode always the simulator (DECISIONS 21), else this
+ * deployment's (the real one where configured, else the simulator). A checkout or payment is carried
+ * on by the driver that started it (`recorded`: its recorded driver), so a test-mode payment never
+ * reaches the real provider whoever verifies it.
+ */
+export function paymentProvider(platform: Platform, name: PaymentProviderName, mode: 'live' | 'test', recorded?: string): PaymentProvider {
+  if (mode === 'test' || recorded === 'simulator') return simulators[name];
   let all = drivers.get(platform);
   if (!all) drivers.set(platform, (all = paymentProviders(platform.config.payments)));
   return all[name];
@@ -118,7 +129,7 @@ export class StartCheckoutHandler implements ICommandHandler<StartCheckoutComman
 
   async execute({ projectId, provider, amountCents, currency, context }: StartCheckoutCommand): Promise<CheckoutView> {
     const checkoutId = uuidv7();
-    const driver = paymentProvider(this.platform, provider);
+    const driver = paymentProvider(this.platform, provider, commandMode(context));
     const intent = await atProvider(this.platform, () => driver.createSetupIntent({ reference: checkoutId, projectId }));
     const command = { type: 'StartCheckout' as const, checkoutId, projectId, provider, driver: driver.driver, setupIntentId: intent.id, amountCents, currency, startedAt: this.platform.now() };
     const { state } = await handleCommand(this.platform.events, checkoutStream(checkoutId), checkoutDecider, command, context, { newStream: true });
@@ -152,7 +163,7 @@ export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckout
     let confirmed = before.status === 'succeeded';
     let providerStatus = 'succeeded';
     if (!confirmed && setupIntentId === checkout.setupIntentId) {
-      ({ status: providerStatus } = await atProvider(this.platform, () => paymentProvider(this.platform, checkout.provider).confirmSetupIntent({ setupIntentId, paymentMethodId })));
+      ({ status: providerStatus } = await atProvider(this.platform, () => paymentProvider(this.platform, checkout.provider, commandMode(context), checkout.driver).confirmSetupIntent({ setupIntentId, paymentMethodId })));
       confirmed = providerStatus === 'succeeded';
     }
     const command = { type: 'CompleteCheckout' as const, projectId, setupIntentId, paymentMethodId, confirmed, providerStatus, now: this.platform.now() };
@@ -198,7 +209,7 @@ export class InitializePaymentHandler implements ICommandHandler<InitializePayme
   async execute({ projectId, provider, amountCents, currency, email, context }: InitializePaymentCommand): Promise<PaymentView> {
     if (PROVIDER_CURRENCY[provider] !== currency) throw new DomainError('BAD_REQUEST', `${provider} takes ${PROVIDER_CURRENCY[provider]} payments`);
     const reference = `pay_${uuidv7().replace(/-/g, '')}`;
-    const driver = paymentProvider(this.platform, provider);
+    const driver = paymentProvider(this.platform, provider, commandMode(context));
     const returnUrl = `${this.platform.config.publicUrl ?? 'https://localhost'}/v1/payments/verify?reference=${reference}`;
     const init = await atProvider(this.platform, () => driver.initializePayment({ reference, projectId, amountCents, currency, email, returnUrl }));
     const command = { type: 'InitializePayment' as const, reference, projectId, provider, driver: driver.driver, amountCents, currency, providerPaymentId: init.providerPaymentId, authorizationUrl: init.authorizationUrl, initializedAt: this.platform.now() };
@@ -221,7 +232,7 @@ export class VerifyPaymentHandler implements ICommandHandler<VerifyPaymentComman
     // Settled before (a webhook, another verify): the answer still shows the credit that follows.
     const settled = history.find((e) => e.type === 'billing.PaymentSettled.v1');
     if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.platform, settled?.position ?? null, projectId, p.currency) };
-    const outcome = await atProvider(this.platform, () => paymentProvider(this.platform, p.provider).verifyPayment({ reference, providerPaymentId: p.providerPaymentId }));
+    const outcome = await atProvider(this.platform, () => paymentProvider(this.platform, p.provider, commandMode(context), p.driver).verifyPayment({ reference, providerPaymentId: p.providerPaymentId }));
     if (outcome.status === 'pending') return { state: known, wallet: await afterCredit(this.platform, null, projectId, p.currency) };
     const now = this.platform.now();
     const command =

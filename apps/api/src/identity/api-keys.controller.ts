@@ -2,7 +2,7 @@ import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { modeOfKey, principalMode, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
@@ -22,13 +22,15 @@ export const apiKeyAttributes = z.object({
   revoked: z.boolean(),
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
+  mode: z.enum(['live', 'test']).describe('live (svc_live_ key) or test (svc_test_ key; DECISIONS 21)'),
 });
 
 const createBody = z.object({
   name: z.string().min(1).max(64),
   expiresAt: z.iso.datetime({ offset: true }).optional().describe('ISO 8601; must be in the future'),
   role: z.union([z.enum(roles), z.uuid().describe('The id of a custom role of the project')]).optional().describe('Role the key acts with (default admin): a built-in role or a custom role id'),
-  environment: z.enum(['live', 'test']).optional().describe('svc_live_ (default) or svc_test_ key'),
+  mode: z.enum(['live', 'test']).optional().describe("live (a svc_live_ key) or test (a svc_test_ key); default: the creating credential's mode (a signed-in member's is live)"),
+  environment: z.enum(['live', 'test']).optional().describe('Deprecated alias of `mode` (earlier clients); `mode` wins when both are sent'),
 });
 
 const idParams = z.object({ id: pathId });
@@ -45,6 +47,7 @@ export function apiKeyResource(doc: ApiKeyDoc, extra: Record<string, unknown> = 
       revoked: doc.revoked,
       createdAt: doc.createdAt,
       lastUsedAt: doc.lastUsedAt,
+      mode: modeOfKey(doc.prefix),
       ...extra,
     },
   };
@@ -106,7 +109,7 @@ export class ApiKeysController extends BusController {
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const role = body.role ?? 'admin';
     const custom = (roles as readonly string[]).includes(role) ? {} : { customRoleId: role };
-    const input = { projectId: projectOf(principal), name: body.name, role: custom.customRoleId ? 'viewer' : (role as (typeof roles)[number]), ...custom, expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.environment ?? 'live' } as const;
+    const input = { projectId: projectOf(principal), name: body.name, role: custom.customRoleId ? 'viewer' : (role as (typeof roles)[number]), ...custom, expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.mode ?? body.environment ?? principalMode(principal) } as const;
     const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal), granteeOf(principal)));
     const r = apiKeyResource(issued.doc, { key: issued.key });
     return resource(r.type, r.id, r.attributes);

@@ -7,7 +7,7 @@ import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider'
 import { projectDecider, type ProjectState } from '../../../../libs/domain/identity/project.decider';
 import { apiKeyStream, projectStream } from '../../../../libs/domain/identity/events';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import type { Principal, Credential, Authenticator } from '../../../../libs/http/src/auth';
+import { modeOfKey, type Principal, type Credential, type Authenticator } from '../../../../libs/http/src/auth';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import type { Platform } from '../../../../libs/runtime/src/platform';
@@ -76,7 +76,7 @@ export class IdentityService implements Authenticator {
     if (status === 'closed') return null;
     const permissions = doc.customRoleId ? await this.customRolePermissions(doc.projectId!, doc.customRoleId) : undefined;
     if (permissions === null) return null;
-    return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role, ...(permissions ? { permissions } : {}), ...(status === 'suspended' ? { suspended: true } : {}) };
+    return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role, mode: modeOfKey(doc.prefix), ...(permissions ? { permissions } : {}), ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
   /** A project member signed in through the identity provider; the project must exist. No lastUsedAt (keys only). */
@@ -93,7 +93,7 @@ export class IdentityService implements Authenticator {
       this.platform.logger.debug({ reason: 'not a member of the project' }, 'bearer JWT rejected');
       return null;
     }
-    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, ...(registered ?? { role: identity.role }), ...(status === 'suspended' ? { suspended: true } : {}) };
+    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, mode: 'live', ...(registered ?? { role: identity.role }), ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { isProjectPrincipal, principalActor, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { isProjectPrincipal, principalActor, principalMode, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 
 /** Event metadata for a command issued by an HTTP request. */
 export function commandContext(req: FastifyRequest, principal: Principal | null): CommandContext {
@@ -10,6 +10,8 @@ export function commandContext(req: FastifyRequest, principal: Principal | null)
       projectId: principalProjectId(principal),
       // apikey:<keyId>, member:<sub> (a signed-in member), admin:<keyId> or anonymous
       actor: principalActor(principal),
+      // live or test (DECISIONS 21): the key's prefix; members and platform admins act in live mode
+      mode: principalMode(principal),
       requestId: req.id,
       correlationId: req.id,
       idempotencyKey: typeof idem === 'string' ? idem : undefined,
