@@ -1,7 +1,8 @@
 /**
- * DECISIONS 5 for the keyed writes of support, wallets and notifications: a keyed write whose append
+ * DECISIONS 5 for the keyed writes of support, wallets, checkout and payments, and notifications: a keyed write whose append
  * committed but whose answer a crash lost answers its retry with the route's real answer, rebuilt from
- * the write (a webhook endpoint's without its signing secret), and carries nothing out twice.
+ * the write (a webhook endpoint's without its signing secret, a checkout start's without the provider's client
+ * secret), and carries nothing out twice.
  * As in idempotency-recovery.e2e.spec.ts, each key's record is put back to the state such a kill
  * leaves (`committed`, no response) while the server is down (and, on the server profile, the answer
  * Redis cached is removed: a key that was never answered has none).
@@ -12,7 +13,7 @@ import { requireEngine } from '../engines';
 import { client, type TestResponse } from '../support/http-client';
 import { crashableServer } from '../support/spawn-server';
 
-describe.each(['embedded', 'server'] as const)('support, wallet and notification answers rebuilt after a crash (%s profile)', (profile) => {
+describe.each(['embedded', 'server'] as const)('support, wallet, payment and notification answers rebuilt after a crash (%s profile)', (profile) => {
   const server = crashableServer(profile, 'recovermore');
   const allowPrivate = process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
   beforeAll(() => {
@@ -34,6 +35,11 @@ describe.each(['embedded', 'server'] as const)('support, wallet and notification
     expect(ticket.status).toBe(201);
     const ticketId = ticket.body.data.id as string;
     expect((await api.post('/v1/billing/wallets/USD/credit', { amountCents: 10000, reference: 'seed' })).status).toBe(200);
+    // A checkout session to complete and a payment to verify (the payment simulator: no provider is configured).
+    const session = await api.post('/v1/billing/checkout/setup-intent', { amountCents: 2000 });
+    expect(session.status).toBe(201);
+    const payment = await api.post('/v1/payments/stripe-initialize', { amountCents: 1500 });
+    expect(payment.status).toBe(201);
 
     type Write = { name: string; path: string; body: unknown; status: number; key: string; first?: TestResponse };
     const writes: Write[] = [
@@ -46,6 +52,10 @@ describe.each(['embedded', 'server'] as const)('support, wallet and notification
       { name: 'notification', path: '/v1/notifications', body: { title: 'Hello', message: 'Recovered', type: 'info' }, status: 201, key: randomUUID() },
       { name: 'email endpoint', path: '/v1/notifications/endpoints', body: { type: 'email', email: 'ops@example.com', events: ['*'] }, status: 201, key: randomUUID() },
       { name: 'webhook endpoint', path: '/v1/notifications/endpoints', body: { type: 'webhook', url: 'https://127.0.0.1:9/hook', events: ['*'] }, status: 201, key: randomUUID() },
+      { name: 'checkout start', path: '/v1/billing/checkout/setup-intent', body: { amountCents: 900 }, status: 201, key: randomUUID() },
+      { name: 'checkout completion', path: `/v1/billing/checkout/${session.body.data.id}/complete`, body: { paymentMethodId: 'pm_card_visa', setupIntentId: session.body.data.attributes.setupIntentId }, status: 200, key: randomUUID() },
+      { name: 'payment', path: '/v1/payments/stripe/initialize', body: { amountCents: 1200 }, status: 201, key: randomUUID() },
+      { name: 'payment verification', path: '/v1/payments/verify', body: { paymentIntentId: payment.body.data.attributes.reference }, status: 200, key: randomUUID() },
     ];
     for (const w of writes) {
       w.first = await api.post(w.path, w.body, { 'Idempotency-Key': w.key });
@@ -55,6 +65,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet and notification
       tickets: (await a.get('/v1/support')).body.meta.total,
       replies: (await a.get(`/v1/support/${ticketId}`)).body.data.attributes.replies,
       credits: (await a.get('/v1/billing/credits')).body.meta.total,
+      payments: ((await a.get('/v1/billing/credits?limit=100')).body.data as Array<{ attributes: { source: string } }>).filter((c) => c.attributes.source !== 'top-up').length,
       wallets: (await a.get('/v1/billing/wallets')).body.data.map((x: { attributes: { balanceCents: number } }) => x.attributes.balanceCents),
       notifications: (await a.get('/v1/notifications')).body.meta.total,
       endpoints: (await a.get('/v1/notifications/endpoints')).body.meta.total,
@@ -90,6 +101,12 @@ describe.each(['embedded', 'server'] as const)('support, wallet and notification
         expect(retry.body.data).toEqual({ ...w.first!.body.data, attributes });
         expect(retry.body.meta.secret).toMatch(/Not shown/);
         expect(retry.text).not.toContain(secret);
+      } else if (w.name === 'checkout start') {
+        const { clientSecret, ...attributes } = w.first!.body.data.attributes;
+        expect(clientSecret).toMatch(/_secret_/);
+        expect(retry.body.data).toEqual({ ...w.first!.body.data, attributes });
+        expect(retry.body.meta.clientSecret).toMatch(/Not shown/);
+        expect(retry.text).not.toContain(clientSecret);
       } else {
         expect({ name: w.name, body: retry.body }).toEqual({ name: w.name, body: w.first!.body });
       }

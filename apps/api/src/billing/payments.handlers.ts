@@ -1,10 +1,11 @@
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
 import { walletStream } from '../../../../libs/domain/billing/events';
 import type { Currency } from '../../../../libs/domain/billing/money';
 import {
   checkoutDecider,
+  checkoutPromoReference,
   checkoutStream,
   paymentDecider,
   paymentStream,
@@ -24,6 +25,8 @@ import { billingCreditsProjection } from '../../../../projections/billing-credit
 import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { PAYMENT_CREDITS } from '../../../../sagas/payment-credits/payment-credits';
 import { PLATFORM } from '../tokens';
+import { walletAfterCredits } from './wallets.handlers';
+import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
 
 /** Which currency each provider takes (DECISIONS 13): Stripe USD, Paystack NGN. */
 export const PROVIDER_CURRENCY: Record<PaymentProviderName, Currency> = { stripe: 'USD', paystack: 'NGN' };
@@ -270,4 +273,61 @@ export class SetPromoCodeHandler implements ICommandHandler<SetPromoCodeCommand>
   }
 }
 
-export const PAYMENT_HANDLERS = [StartCheckoutHandler, ApplyCheckoutPromoHandler, CompleteCheckoutHandler, InitializePaymentHandler, VerifyPaymentHandler, SetPromoCodeHandler];
+// ---------------------------------------------------------------- lost answers (DECISIONS 5)
+
+/**
+ * The checkout session a keyed write changed, as of the write, for an answer a crash lost: folded from
+ * its stream up to the write; a completion's with the wallet as of its credits (which the answer waited
+ * for), so a later movement is not in it. The provider's client secret was never stored, so it is not in it.
+ */
+export class WrittenCheckout extends Query<CheckoutView | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenCheckout)
+export class WrittenCheckoutHandler implements IQueryHandler<WrittenCheckout> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenCheckout): Promise<CheckoutView | null> {
+    const checkoutId = idInStream(checkoutStream, write.streamId);
+    const own = checkoutId ? await requestEvent(this.platform, write) : null;
+    if (!checkoutId || !own) return null;
+    let state = checkoutDecider.initialState();
+    for (const e of await this.platform.events.readStream(write.streamId)) if (e.position <= write.position) state = checkoutDecider.evolve(state, e as never);
+    const checkout = state.checkout;
+    if (!checkout || checkout.projectId !== write.projectId) return null;
+    // A completion's answer (succeeded or failed) showed the wallet; a start's or a promo's did not.
+    if (own.type !== 'billing.CheckoutCompleted.v1' && own.type !== 'billing.CheckoutFailed.v1') return { checkoutId, state };
+    if (state.status === 'succeeded') await afterCredit(this.platform, write.position, write.projectId, checkout.currency);
+    return { checkoutId, state, wallet: await walletAfterCredits(this.platform, write.projectId, checkout.currency, [checkoutId, checkoutPromoReference(checkoutId)]) };
+  }
+}
+
+/** The payment a keyed initialize or verify wrote, as of the write (a settled one with the wallet once its credit is visible), for an answer a crash lost. */
+export class WrittenPayment extends Query<PaymentView | null> {
+  constructor(readonly write: RecoveredWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenPayment)
+export class WrittenPaymentHandler implements IQueryHandler<WrittenPayment> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenPayment): Promise<PaymentView | null> {
+    const own = idInStream(paymentStream, write.streamId) ? await requestEvent(this.platform, write) : null;
+    if (!own) return null;
+    let state = paymentDecider.initialState();
+    for (const e of await this.platform.events.readStream(write.streamId)) if (e.position <= write.position) state = paymentDecider.evolve(state, e as never);
+    const p = state.payment;
+    if (!p || p.projectId !== write.projectId) return null;
+    // The initialize answered the payment alone; a verify's write settled or failed it, and its answer showed the wallet.
+    if (own.type === 'billing.PaymentInitialized.v1') return { state };
+    if (state.status === 'succeeded') await afterCredit(this.platform, write.position, write.projectId, p.currency);
+    return { state, wallet: await walletAfterCredits(this.platform, write.projectId, p.currency, [p.reference]) };
+  }
+}
+
+export const PAYMENT_HANDLERS = [WrittenCheckoutHandler, WrittenPaymentHandler, StartCheckoutHandler, ApplyCheckoutPromoHandler, CompleteCheckoutHandler, InitializePaymentHandler, VerifyPaymentHandler, SetPromoCodeHandler];

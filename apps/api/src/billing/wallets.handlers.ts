@@ -254,6 +254,20 @@ export class ListCreditsHandler implements IQueryHandler<ListCredits> {
   }
 }
 
+/**
+ * A wallet as a recovered answer shows it (DECISIONS 5): as of the last of the credits with these
+ * references (a process manager's credits following the write), so a later movement is not in it, as it
+ * was not in the lost answer; the wallet now when none is there.
+ */
+export async function walletAfterCredits(platform: Platform, projectId: string, currency: Currency, references: string[]): Promise<WalletDoc> {
+  const credits = (await platform.events.readStream(walletStream(projectId, currency))).filter(
+    (e) => e.type === BillingEventTypes.WalletCredited && references.includes((e.data as WalletEvent['data']).reference),
+  );
+  const last = credits[credits.length - 1];
+  if (last) await platform.waitForProjections(last.position, [billingWalletsProjection.name]);
+  return walletAt(platform, projectId, currency, last?.position ?? null);
+}
+
 /** The wallet movement a keyed write appended (its request's own credit or debit, on the project's wallet), or null. */
 async function writtenMovement(platform: Platform, write: RecoveredWrite): Promise<{ event: WalletEvent['data']; credit: boolean; position: number } | null> {
   const recorded = await requestEvent(platform, write);
@@ -290,7 +304,7 @@ export class WrittenWalletMovementHandler implements IQueryHandler<WrittenWallet
 
 /**
  * The conversion a keyed convert made, for an answer a crash lost: the source wallet as of its debit,
- * the other wallet once the conversion's credit is visible (as the answer waited for it).
+ * the other wallet as of the conversion's credit (which the answer waited for).
  */
 export class WrittenConversion extends Query<ConversionView | null> {
   constructor(readonly write: RecoveredWrite) {
@@ -309,7 +323,7 @@ export class WrittenConversionHandler implements IQueryHandler<WrittenConversion
     const { projectId } = found.event;
     await this.platform.consistency.waitForSaga(WALLET_CONVERSION, write.position, walletStream(projectId, conversion.toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
     await this.platform.waitForProjections(write.position, [billingWalletsProjection.name]);
-    const [from, to] = await Promise.all([walletAt(this.platform, projectId, conversion.fromCurrency, write.position), walletAt(this.platform, projectId, conversion.toCurrency, null)]);
+    const [from, to] = await Promise.all([walletAt(this.platform, projectId, conversion.fromCurrency, write.position), walletAfterCredits(this.platform, projectId, conversion.toCurrency, [conversion.conversionId])]);
     return { conversion, applied: true, from, to };
   }
 }
