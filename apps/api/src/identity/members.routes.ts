@@ -145,6 +145,14 @@ const listInvites = route({
   list: { type: INVITES, sortFields: ['createdAt', 'email', 'expiresAt'] },
   responses: { 200: collectionSchema(INVITES, invitationAttributes) },
 });
+/** An invite's or a resend's answer a crash lost (DECISIONS 5): the invitation its request's own event names, as of the write. */
+const recoverInvitation = recoverBy(
+  (w) => new WrittenMember(w),
+  (d) => {
+    const r = invitationResource(Number.NEGATIVE_INFINITY)(d);
+    return resource(r.type, r.id, r.attributes);
+  },
+);
 const createInvite = route({
   ...inviteCommon,
   method: 'POST',
@@ -154,13 +162,7 @@ const createInvite = route({
   permission: 'invitations:write',
   type: INVITES,
   idempotent: true,
-  recover: recoverBy(
-    (w) => new WrittenMember(w),
-    (d) => {
-      const r = invitationResource(Number.NEGATIVE_INFINITY)(d);
-      return resource(r.type, r.id, r.attributes);
-    },
-  ),
+  recover: recoverInvitation,
   body: z.object({ email, role: roleOf(WORKSPACE_MEMBER_ROLES).default('member') }),
   responses: { 201: resourceSchema(INVITES, invitationAttributes) },
 });
@@ -172,6 +174,7 @@ const resendInvite = route({
   summary: 'Send the invitation email again (at most once a minute: 429); the link is good for 7 more days',
   permission: 'invitations:write',
   idempotent: true,
+  recover: recoverInvitation,
   responses: { 200: resourceSchema(INVITES, invitationAttributes) },
 });
 const cancelInvite = route({
