@@ -1,7 +1,7 @@
 /**
  * DECISIONS 5 for the keyed writes of support, wallets, checkout and payments, and notifications: a keyed write whose append
  * committed but whose answer a crash lost answers its retry with the route's real answer, rebuilt from
- * the write (a webhook endpoint's without its signing secret, a checkout start's without the provider's client
+ * the write (a webhook endpoint's without its signing secret, a provider key rotation's without the new secret, a checkout start's without the provider's client
  * secret), and carries nothing out twice.
  * As in idempotency-recovery.e2e.spec.ts, each key's record is put back to the state such a kill
  * leaves (`committed`, no response) while the server is down (and, on the server profile, the answer
@@ -40,6 +40,10 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
     expect(session.status).toBe(201);
     const payment = await api.post('/v1/payments/stripe-initialize', { amountCents: 1500 });
     expect(payment.status).toBe(201);
+    // A provider key to rotate.
+    const providerId = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-recover' })).body.data.id as string;
+    const providerKey = await api.post('/v1/iam/api-keys', { name: 'rotated', providerId });
+    expect(providerKey.status).toBe(201);
 
     type Write = { name: string; path: string; body: unknown; status: number; key: string; first?: TestResponse };
     const writes: Write[] = [
@@ -56,6 +60,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       { name: 'checkout completion', path: `/v1/billing/checkout/${session.body.data.id}/complete`, body: { paymentMethodId: 'pm_card_visa', setupIntentId: session.body.data.attributes.setupIntentId }, status: 200, key: randomUUID() },
       { name: 'payment', path: '/v1/payments/stripe/initialize', body: { amountCents: 1200 }, status: 201, key: randomUUID() },
       { name: 'payment verification', path: '/v1/payments/verify', body: { paymentIntentId: payment.body.data.attributes.reference }, status: 200, key: randomUUID() },
+      { name: 'provider key rotation', path: `/v1/iam/api-keys/${providerKey.body.data.id}/rotate`, body: undefined, status: 200, key: randomUUID() },
     ];
     for (const w of writes) {
       w.first = await api.post(w.path, w.body, { 'Idempotency-Key': w.key });
@@ -69,6 +74,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       wallets: (await a.get('/v1/billing/wallets')).body.data.map((x: { attributes: { balanceCents: number } }) => x.attributes.balanceCents),
       notifications: (await a.get('/v1/notifications')).body.meta.total,
       endpoints: (await a.get('/v1/notifications/endpoints')).body.meta.total,
+      providerKey: (await a.get('/v1/iam/api-keys')).body.data.map((k: { attributes: { prefix: string; rotatedAt: string } }) => [k.attributes.prefix, k.attributes.rotatedAt]),
     });
     const before = await counts(api);
 
@@ -95,9 +101,9 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
     for (const w of writes) {
       const retry = await api2.post(w.path, w.body, { 'Idempotency-Key': w.key });
       expect({ name: w.name, status: retry.status, replayed: retry.headers['idempotent-replayed'] }).toEqual({ name: w.name, status: w.status, replayed: 'true' });
-      if (w.name === 'webhook endpoint') {
+      if (w.name === 'webhook endpoint' || w.name === 'provider key rotation') {
         const { secret, ...attributes } = w.first!.body.data.attributes;
-        expect(secret).toMatch(/^whsec_/);
+        expect(secret).toMatch(w.name === 'webhook endpoint' ? /^whsec_/ : /^pk_/);
         expect(retry.body.data).toEqual({ ...w.first!.body.data, attributes });
         expect(retry.body.meta.secret).toMatch(/Not shown/);
         expect(retry.text).not.toContain(secret);

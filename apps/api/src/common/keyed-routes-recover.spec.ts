@@ -8,9 +8,6 @@ import '../routes';
 import { routeRegistry } from '../../../../libs/http/src/route';
 
 const WITHOUT_RECOVER: Record<string, string> = {
-  // Its answer carries the new secret, which is never shown twice; a recovered answer would be the key
-  // without it (the client rotates again). Not built yet: the generic 200 stands.
-  'POST /v1/iam/api-keys/:keyId/rotate': 'rotation answers a new secret',
   // Admin-scoped: `recoverBy` serves project principals only (the key scope is the admin's, not a project's).
   'POST /v1/admin/projects': 'admin-scoped',
   'POST /v1/admin/catalog/sync/:providerId': 'admin-scoped',
