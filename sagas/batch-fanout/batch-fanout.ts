@@ -1,6 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { batchDecider } from '../../libs/domain/batches/batch.decider';
 import { batchStream, type BatchAction, type BatchRequested } from '../../libs/domain/batches/events';
 import { instanceDecider } from '../../libs/domain/compute/instance.decider';
@@ -75,7 +75,7 @@ export class BatchFanout implements SubscriptionHandler {
       if (e.type !== 'compute.BatchRequested.v1') continue;
       handled = true;
       const d = e.data as BatchRequested['data'];
-      const ctx: CommandContext = { metadata: { projectId: d.projectId, actor: `system:batch:${d.batchId}`, correlationId: e.metadata.correlationId ?? d.batchId, causationId: e.id } };
+      const ctx: CommandContext = { metadata: causedBy(e, { projectId: d.projectId, actor: `system:batch:${d.batchId}`, correlationId: e.metadata.correlationId ?? d.batchId }) };
       const requester = this.requesters[d.resourceType];
       for (const resourceId of d.resourceIds) {
         const jobId = batchItemJobId(d.batchId, resourceId);

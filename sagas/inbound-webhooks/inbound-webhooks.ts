@@ -1,7 +1,7 @@
 import { paymentDecider, paymentStream } from '../../libs/domain/billing/payments';
 import { inboundWebhookDecider, inboundWebhookStream, type InboundWebhookReceived } from '../../libs/domain/webhooks/inbound';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export const INBOUND_WEBHOOKS = 'saga:inbound-webhooks';
@@ -56,7 +56,7 @@ export class InboundWebhookProcessor implements SubscriptionHandler {
       if (e.type !== 'webhooks.InboundWebhookReceived.v1') continue;
       const d = e.data as InboundWebhookReceived['data'];
       const stream = inboundWebhookStream(d.source, d.deliveryId);
-      const context: CommandContext = { metadata: { actor: `webhook:${d.source}`, correlationId: String(e.metadata.correlationId ?? e.id), causationId: e.id } };
+      const context: CommandContext = { metadata: causedBy(e, { actor: `webhook:${d.source}`, correlationId: String(e.metadata.correlationId ?? e.id) }) };
       const state = (await this.events.readStream(stream)).some((x) => x.type === 'webhooks.InboundWebhookProcessed.v1');
       if (state) continue;
       const outcome = await this.process(d, context);

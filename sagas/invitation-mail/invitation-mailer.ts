@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { invitationToken, redactedInvitationToken, type Keyed } from '../../libs/domain/identity/invitation-token';
 import { invitationMailDue, membershipDecider, membershipStream, MembershipEventTypes, type MembershipEvent } from '../../libs/domain/identity/membership';
 import type { MailMessage } from '../../libs/runtime/src/mailer';
@@ -54,7 +54,7 @@ export class InvitationMailer {
     for (const h of await this.deps.events.readStream(stream)) state = membershipDecider.evolve(state, { type: h.type, data: h.data } as MembershipEvent);
     const invitation = invitationMailDue(state, memberId, e.id);
     if (!invitation) return;
-    const ctx: CommandContext = { metadata: { projectId, actor: 'system:invitation-mail', correlationId: e.metadata.correlationId ?? e.id, causationId: e.id } };
+    const ctx: CommandContext = { metadata: causedBy(e, { projectId, actor: 'system:invitation-mail' }) };
     const messageId = `<${e.id}@invitations.cloud.invalid>`;
     const record = (failure?: string) =>
       handleCommand(this.deps.events, stream, membershipDecider, { type: 'RecordInvitationEmail', projectId, memberId, causationId: e.id, messageId, failure, now: this.deps.now() }, ctx);

@@ -17,11 +17,11 @@ describe('JobDispatcher (EnqueueJobOn…Requested)', () => {
   });
 
   /** Appends resource events and returns them as the subscription would hand them over. */
-  async function recorded(streamId: string, events: Array<{ type: string; data: Record<string, unknown> }>, projectId = 'p1'): Promise<RecordedEvent[]> {
+  async function recorded(streamId: string, events: Array<{ type: string; data: Record<string, unknown> }>, projectId = 'p1', mode?: 'live' | 'test'): Promise<RecordedEvent[]> {
     const from = await store.headPosition();
     await store.append(
       streamId,
-      events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata: { schemaVersion: 1, projectId, correlationId: 'corr-1', requestId: 'req-1' } })),
+      events.map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata: { schemaVersion: 1, projectId, correlationId: 'corr-1', requestId: 'req-1', ...(mode ? { mode } : {}) } })),
       { expectedRevision: 'any' },
     );
     return store.readAll({ fromPosition: from, maxCount: 100 });
@@ -47,7 +47,14 @@ describe('JobDispatcher (EnqueueJobOn…Requested)', () => {
       maxAttempts: MAX_ATTEMPTS,
       enqueuedAt: at,
     });
-    expect(job[0].metadata).toMatchObject({ projectId: 'p1', actor: 'system:job-dispatcher', correlationId: 'corr-1', causationId: batch[0].id, requestId: 'req-1' });
+    expect(job[0].metadata).toMatchObject({ projectId: 'p1', actor: 'system:job-dispatcher', correlationId: 'corr-1', causationId: batch[0].id, requestId: 'req-1', mode: 'live' });
+  });
+
+  it('enqueues the job in the mode of the request that caused it (DECISIONS 21)', async () => {
+    const [instanceId, jobId] = [randomUUID(), randomUUID()];
+    const batch = await recorded(`instance-${instanceId}`, [{ type: 'compute.InstanceRequested.v1', data: { ...instanceSpec(), instanceId, jobId, requestedAt: at } }], 'p1', 'test');
+    expect(await new JobDispatcher(store).handle(batch)).toBe(true);
+    expect((await jobEvents(jobId))[0].metadata).toMatchObject({ causationId: batch[0].id, mode: 'test' });
   });
 
   it('enqueues instance action and delete jobs with what was requested', async () => {

@@ -2,7 +2,7 @@ import type pino from 'pino';
 import { v5 as uuidv5 } from 'uuid';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { WrongExpectedRevisionError } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, toNewEvent } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand, toNewEvent } from '../../libs/eventstore/src/handle-command';
 import { deliveryDecider, webhookIdOf, type DeliveryState } from '../../libs/domain/notifications/delivery.decider';
 import { dueForDisable, endpointDecider } from '../../libs/domain/notifications/endpoint.decider';
 import { deliveryStream, endpointStream, notificationStream } from '../../libs/domain/notifications/events';
@@ -151,7 +151,8 @@ export class Deliverer implements Timer {
       else result = await this.deps.sender.send({ type: endpoint.type, url: endpoint.url, email: endpoint.email, secret }, { webhookId: webhookIdOf(deliveryId), name: state.eventName, body: deliveryBody(event, state.eventName) });
     }
     const at = new Date(this.deps.clock.now()).toISOString();
-    const ctx = { metadata: { projectId: state.projectId, actor: 'system:notifications', causationId: state.eventId, correlationId: state.eventId } };
+    // Caused by the event delivered; in the mode of its schedule (which the fan-out took from that event).
+    const ctx = { metadata: causedBy({ id: state.eventId, metadata: { correlationId: state.eventId, mode: history[0]?.metadata?.mode } }, { projectId: state.projectId, actor: 'system:notifications' }) };
     const { success, statusCode, error, durationMs, final } = result;
     // Recorded at the revision the attempt was decided on (the stream was just read): a concurrent
     // record of the same attempt loses the race and changes nothing.

@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { WrongExpectedRevisionError } from '../../libs/eventstore/src/event-store.port';
-import { toNewEvent } from '../../libs/eventstore/src/handle-command';
+import { causedBy, toNewEvent } from '../../libs/eventstore/src/handle-command';
 import { deliveryDecider, deliveryIdFor } from '../../libs/domain/notifications/delivery.decider';
 import { subscribes, type EventNameCatalogue } from '../../libs/domain/notifications/event-names';
 import { deliveryStream } from '../../libs/domain/notifications/events';
@@ -68,7 +68,7 @@ export class DeliveryFanOut implements SubscriptionHandler {
   private async schedule(e: RecordedEvent, ep: EndpointDoc, name: string, now: string): Promise<string> {
     const deliveryId = deliveryIdFor(e.id, ep.id);
     const decided = deliveryDecider.decide({ type: 'ScheduleDelivery', deliveryId, endpointId: ep.id, projectId: ep.projectId, eventId: e.id, eventPosition: e.position, eventName: name, now }, deliveryDecider.initialState());
-    const metadata = { projectId: ep.projectId, actor: 'system:notifications', correlationId: (e.metadata?.correlationId as string | undefined) ?? e.id, causationId: e.id };
+    const metadata = causedBy(e, { projectId: ep.projectId, actor: 'system:notifications' });
     try {
       await this.deps.events.append(deliveryStream(deliveryId), decided.map((d) => toNewEvent(d, { metadata })), { expectedRevision: 'no_stream' });
     } catch (err) {

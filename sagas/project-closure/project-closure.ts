@@ -1,7 +1,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import type pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { projectStream, type ProjectClosed, type ProjectEvent } from '../../libs/domain/identity/events';
 import { projectDecider } from '../../libs/domain/identity/project.decider';
 import { DomainError, type Decider } from '../../libs/domain/shared/domain-error';
@@ -92,7 +92,7 @@ export class ProjectClosure {
     const models = this.deps.resources.map((r) => ({ r, model: this.deps.projections.projections.find((p) => p.name === r.readModel) })).filter((x): x is { r: AnyJobBackedResource; model: DocumentProjection } => !!x.model);
     // Everything created before the close must be in the read models before they are listed.
     if (!(await this.deps.waitForProjections(at.position, models.map((m) => m.model.name)))) throw new Error(`read models have not reached position ${at.position} for the closure of project ${projectId} yet`);
-    const ctx: CommandContext = { metadata: { projectId, actor: 'system:project-closure', correlationId: at.metadata.correlationId ?? at.id, causationId: at.id } };
+    const ctx: CommandContext = { metadata: causedBy(at, { projectId, actor: 'system:project-closure' }) };
     for (const { r, model } of models) {
       for (const doc of await this.live(model, projectId, skip)) {
         const command = terminationCommand(r.resourceType, { resourceId: doc.id, projectId, jobId: closureJobId(projectId, r.resourceType, doc.id), now: this.deps.now(), requestedBy: 'system:project-closure' });

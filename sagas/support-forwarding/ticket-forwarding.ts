@@ -1,6 +1,6 @@
 import type pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import {
   forwardingDecider,
   forwardMail,
@@ -122,7 +122,7 @@ export class TicketForwarding implements SubscriptionHandler {
     for (const r of await this.events.readStream(stream)) state = forwardingDecider.evolve(state, { type: r.type, data: r.data } as never);
     const step = forwardStep(state, source.eventId);
     if (step === 'settled') return false;
-    const ctx: CommandContext = { metadata: { projectId: source.projectId, actor: `system:support-forward-${driver.channel}`, correlationId: e.metadata.correlationId ?? source.ticketId, causationId: source.eventId } };
+    const ctx: CommandContext = { metadata: causedBy({ id: source.eventId, metadata: e.metadata }, { projectId: source.projectId, actor: `system:support-forward-${driver.channel}`, correlationId: e.metadata.correlationId ?? source.ticketId }) };
     let outcome: ForwardOutcome | null = step === 'check' && driver.find ? await driver.find(source, state) : null;
     if (!outcome) {
       if (driver.find) {

@@ -3,7 +3,7 @@ import { invoiceStream } from '../../libs/domain/invoicing/events';
 import { invoiceDecider } from '../../libs/domain/invoicing/invoice.decider';
 import { DomainError } from '../../libs/domain/shared/domain-error';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export const INVOICE_PAYMENTS = 'saga:invoice-payments';
@@ -27,7 +27,7 @@ export async function recordInvoicePayment(events: EventStore, debit: RecordedEv
     payment: { method: 'wallet' as const, debitId: d.debitId, walletStream: debit.streamId, debitEventId: debit.id, debitPosition: debit.position },
     now: d.debitedAt,
   };
-  const context = { metadata: { projectId: d.projectId, actor: 'system:invoice-payments', causationId: debit.id, correlationId: (debit.metadata.correlationId as string | undefined) ?? debit.id } };
+  const context = { metadata: causedBy(debit, { projectId: d.projectId, actor: 'system:invoice-payments' }) };
   try {
     return (await handleCommand(events, invoiceStream(d.reference), invoiceDecider, command, context)).position;
   } catch (err) {

@@ -1,5 +1,6 @@
 import { InvoicingEventTypes, invoiceStream, type UsagePeriodClosed } from '../../libs/domain/invoicing/events';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { causedBy } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 import { issueInvoice } from './issue-invoice';
 
@@ -25,7 +26,7 @@ export class UsageInvoicer implements SubscriptionHandler {
       if (d.invoiceId === null || (await this.events.readStream(invoiceStream(d.invoiceId))).length > 0) continue;
       const due = new Date(Date.parse(d.periodEnd) + USAGE_INVOICE_TERMS_DAYS * 86_400_000).toISOString();
       const lineItems = d.lines.map((l) => ({ description: `${l.resourceType} ${l.name} (${l.plan}): ${l.hours} h from ${d.periodStart.slice(0, 10)} to ${d.periodEnd.slice(0, 10)}`, quantity: l.hours, unitPriceCents: l.hourlyPriceCents }));
-      const context = { metadata: { projectId: d.projectId, actor: 'system:month-end-run', causationId: e.id, correlationId: (e.metadata.correlationId as string | undefined) ?? e.id } };
+      const context = { metadata: causedBy(e, { projectId: d.projectId, actor: 'system:month-end-run' }) };
       await issueInvoice(
         this.events,
         {

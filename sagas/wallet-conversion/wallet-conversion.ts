@@ -3,7 +3,7 @@ import { walletStream, type WalletDebited } from '../../libs/domain/billing/even
 import { walletDecider, type CreditWallet, type WalletCommand, type WalletState } from '../../libs/domain/billing/wallet.decider';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { CoalescingWriter } from '../../libs/eventstore/src/coalescing-writer';
-import type { CommandContext, CommandResult } from '../../libs/eventstore/src/handle-command';
+import { causedBy, type CommandContext, type CommandResult } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export const WALLET_CONVERSION = 'saga:wallet-conversion';
@@ -39,7 +39,7 @@ export class WalletCreditor implements SubscriptionHandler {
     let wrote = false;
     for (const e of batch) {
       for (const credit of this.creditsOf(e)) {
-        const metadata = { projectId: credit.projectId, actor: `system:${credit.source}:${credit.reference}`, correlationId: String(e.metadata.correlationId ?? e.id), causationId: e.id };
+        const metadata = causedBy(e, { projectId: credit.projectId, actor: `system:${credit.source}:${credit.reference}`, correlationId: String(e.metadata.correlationId ?? e.id) });
         const result = await writeWallet(this.events, credit, { metadata });
         wrote ||= result.position !== null;
       }

@@ -1,9 +1,11 @@
 import { jobStream } from '../../libs/domain/jobs/events';
 import { paymentStream } from '../../libs/domain/billing/payments';
+import { deliveryStream } from '../../libs/domain/notifications/events';
 import { requireEngine } from '../engines';
 import { readTopicUntil } from '../support/kafka';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { eventually } from '../support/wait';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 type Api = ReturnType<TestServer['as']>;
 
@@ -19,10 +21,12 @@ describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile
   let live: { id: string; key: string };
   let test: { id: string; key: string };
   let providerId: string;
+  let receiver: WebhookReceiver;
 
   beforeAll(async () => {
+    receiver = await startWebhookReceiver();
     // Stripe is configured (stripe-mock): live payments go to it, test ones must not.
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_API_URL: requireEngine('STRIPE_MOCK_URL') });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', STRIPE_SECRET_KEY: 'sk_test_123', STRIPE_API_URL: requireEngine('STRIPE_MOCK_URL') });
     const bootstrap = srv.as(srv.bootstrap.apiKey);
     const l = await bootstrap.post('/v1/api-keys', { name: 'live owner', role: 'owner', mode: 'live' });
     const t = await bootstrap.post('/v1/api-keys', { name: 'test owner', role: 'owner', mode: 'test' });
@@ -37,6 +41,7 @@ describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile
   });
   afterAll(async () => {
     await srv?.stop();
+    await receiver?.close();
   });
 
   it('creates keys of the mode asked (svc_live_ / svc_test_), of the creator\'s mode by default, and lists both modes to either', async () => {
@@ -111,4 +116,30 @@ describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile
     const checkout = await srv.platform.events.readStream(`checkout-${started.body.data.id}`);
     expect(checkout[0].data.driver).toBe('simulator');
   });
+
+  it('says livemode in outbound webhooks, and the fan-out and delivery events carry the mode of the event delivered', async () => {
+    const hook = await liveKey.post('/v1/notifications/endpoints', { type: 'webhook', url: `${receiver.url}/modes`, events: ['notification.created'] });
+    expect(hook.status).toBe(201);
+    const fromTest = await testKey.post('/v1/notifications', { title: 'from a test key', message: 'test mode' });
+    const fromLive = await liveKey.post('/v1/notifications', { title: 'from a live key', message: 'live mode' });
+    expect([fromTest.status, fromLive.status]).toEqual([201, 201]);
+    const expected: Record<string, boolean> = { [`notification-${fromTest.body.data.id}`]: false, [`notification-${fromLive.body.data.id}`]: true };
+    const got = await receiver.waitFor('/modes', 2, 30000);
+    const payloads = got.map((r) => JSON.parse(r.body) as { livemode: unknown; event: { id: string; subject: string } });
+    expect(Object.fromEntries(payloads.map((p) => [p.event.subject, p.livemode]))).toEqual(expected);
+    const modeOfEvent = Object.fromEntries(payloads.map((p) => [p.event.id, expected[p.event.subject] ? 'live' : 'test']));
+    // The attempt is recorded after the receiver answered: wait for it, then every event of each delivery has the mode.
+    const deliveries = await eventually(
+      () => liveKey.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries?limit=100`),
+      (r) => r.body.data?.length === 2 && r.body.data.every((d: { attributes: { status: string } }) => d.attributes.status === 'delivered'),
+      30000,
+    );
+    for (const d of deliveries.body.data) {
+      const events = await srv.platform.events.readStream(deliveryStream(d.id));
+      const mode = modeOfEvent[String(events[0].data.eventId)];
+      expect(mode).toBeDefined();
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      for (const e of events) expect([e.type, e.metadata.mode]).toEqual([e.type, mode]);
+    }
+  }, 60000);
 });

@@ -31,8 +31,8 @@ export function idempotencyReservation(context: CommandContext): IdempotencyRese
  * (the cause's, else the cause itself) and its mode (DECISIONS 21: work caused by a test-mode event is
  * test-mode work).
  */
-export function causedBy(cause: { id: string; metadata: Partial<EventMetadata> }, metadata: Omit<EventMetadata, 'schemaVersion' | 'causationId'>): CommandContext['metadata'] {
-  return { correlationId: cause.metadata.correlationId ?? cause.id, ...metadata, causationId: cause.id, mode: cause.metadata.mode ?? 'live' };
+export function causedBy(cause: { id: string; metadata?: Partial<EventMetadata> }, metadata: Omit<EventMetadata, 'schemaVersion' | 'causationId'>): CommandContext['metadata'] {
+  return { correlationId: cause.metadata?.correlationId ?? cause.id, ...metadata, causationId: cause.id, mode: cause.metadata?.mode === 'test' ? 'test' : 'live' };
 }
 
 export interface CommandResult<S> {
