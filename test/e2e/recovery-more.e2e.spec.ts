@@ -8,6 +8,8 @@
  * Redis cached is removed: a key that was never answered has none).
  */
 import { createHash, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import Redis from 'ioredis';
 import { requireEngine } from '../engines';
 import { client, type TestResponse } from '../support/http-client';
@@ -30,6 +32,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
     await server.start();
     const apiKey = server.apiKey();
     const api = client(server.url, { 'X-Service-API-Key': apiKey });
+    const admin = client(server.url, { 'X-Service-API-Key': JSON.parse(fs.readFileSync(path.join(server.dataDir, 'bootstrap.json'), 'utf8')).adminKey });
     // Unkeyed groundwork: a ticket to write a message to, and funds to debit and convert.
     const ticket = await api.post('/v1/support', { subject: 'Thread', message: 'First' });
     expect(ticket.status).toBe(201);
@@ -45,7 +48,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
     const providerKey = await api.post('/v1/iam/api-keys', { name: 'rotated', providerId });
     expect(providerKey.status).toBe(201);
 
-    type Write = { name: string; path: string; body: unknown; status: number; key: string; first?: TestResponse };
+    type Write = { name: string; path: string; body: unknown; status: number; key: string; admin?: boolean; first?: TestResponse };
     const writes: Write[] = [
       { name: 'ticket', path: '/v1/support', body: { subject: 'Lost answer', message: 'Please help', priority: 'high' }, status: 201, key: randomUUID() },
       { name: 'ticket message', path: `/v1/support/${ticketId}/messages`, body: { content: 'Any news?' }, status: 200, key: randomUUID() },
@@ -60,10 +63,11 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       { name: 'checkout completion', path: `/v1/billing/checkout/${session.body.data.id}/complete`, body: { paymentMethodId: 'pm_card_visa', setupIntentId: session.body.data.attributes.setupIntentId }, status: 200, key: randomUUID() },
       { name: 'payment', path: '/v1/payments/stripe/initialize', body: { amountCents: 1200 }, status: 201, key: randomUUID() },
       { name: 'payment verification', path: '/v1/payments/verify', body: { paymentIntentId: payment.body.data.attributes.reference }, status: 200, key: randomUUID() },
+      { name: 'catalog sync', path: '/v1/admin/catalog/sync/provider_publiccloud', body: undefined, status: 202, key: randomUUID(), admin: true },
       { name: 'provider key rotation', path: `/v1/iam/api-keys/${providerKey.body.data.id}/rotate`, body: undefined, status: 200, key: randomUUID() },
     ];
     for (const w of writes) {
-      w.first = await api.post(w.path, w.body, { 'Idempotency-Key': w.key });
+      w.first = await (w.admin ? admin : api).post(w.path, w.body, { 'Idempotency-Key': w.key });
       expect({ name: w.name, status: w.first.status }).toEqual({ name: w.name, status: w.status });
     }
     const counts = async (a: typeof api) => ({
@@ -98,8 +102,9 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
 
     await server.start();
     const api2 = client(server.url, { 'X-Service-API-Key': apiKey });
+    const admin2 = client(server.url, { 'X-Service-API-Key': JSON.parse(fs.readFileSync(path.join(server.dataDir, 'bootstrap.json'), 'utf8')).adminKey });
     for (const w of writes) {
-      const retry = await api2.post(w.path, w.body, { 'Idempotency-Key': w.key });
+      const retry = await (w.admin ? admin2 : api2).post(w.path, w.body, { 'Idempotency-Key': w.key });
       expect({ name: w.name, status: retry.status, replayed: retry.headers['idempotent-replayed'] }).toEqual({ name: w.name, status: w.status, replayed: 'true' });
       if (w.name === 'webhook endpoint' || w.name === 'provider key rotation') {
         const { secret, ...attributes } = w.first!.body.data.attributes;
@@ -117,7 +122,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
         expect({ name: w.name, body: retry.body }).toEqual({ name: w.name, body: w.first!.body });
       }
       // From then on the recovered answer is the stored one.
-      const again = await api2.post(w.path, w.body, { 'Idempotency-Key': w.key });
+      const again = await (w.admin ? admin2 : api2).post(w.path, w.body, { 'Idempotency-Key': w.key });
       expect({ name: w.name, text: again.text }).toEqual({ name: w.name, text: retry.text });
     }
     expect(await counts(api2)).toEqual(before);

@@ -1,5 +1,5 @@
 import { Controller, Inject, Req } from '@nestjs/common';
-import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, Query, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
@@ -17,6 +17,9 @@ import { commandContext } from '../identity/request-context';
 import { jobAttributes, jobResource } from '../jobs/job-view';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { PLATFORM } from '../tokens';
+import { idInStream } from '../common/recovery';
+import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
+import type { RecoverAnswer } from '../../../../libs/http/src/route';
 
 /** Refresh a provider's catalog: a `catalog.sync` job (the catalog context's job handler runs it). */
 export class SyncCatalog extends Command<JobDoc> {
@@ -47,6 +50,36 @@ export class SyncCatalogHandler implements ICommandHandler<SyncCatalog> {
   }
 }
 
+/** The sync job a keyed request enqueued, as of the write, for an answer a crash lost (DECISIONS 5). */
+export class WrittenCatalogSync extends Query<JobDoc | null> {
+  constructor(readonly write: CommittedWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenCatalogSync)
+export class WrittenCatalogSyncHandler implements IQueryHandler<WrittenCatalogSync> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenCatalogSync): Promise<JobDoc | null> {
+    const jobId = idInStream(jobStream, write.streamId);
+    if (!jobId) return null;
+    await this.platform.waitForProjections(write.position, [jobsProjection.name]);
+    const doc = await this.platform.readBack(jobsProjection, write.streamId, jobId, write.position);
+    return doc && doc.projectId === null && doc.type === 'catalog.sync' ? doc : null;
+  }
+}
+
+/**
+ * An admin route's `recover` (`recoverBy` serves project principals): the job the write enqueued,
+ * answered as the sync answers it. Only a platform admin reaches the route, so no project is checked.
+ */
+const recoverSync: RecoverAnswer = async (write, { principal, get }) => {
+  if (principal.kind !== 'platform-admin') return null;
+  const job = await get(QueryBus).execute(new WrittenCatalogSync(write));
+  return job ? { data: jobResource(job), jobId: job.id } : null;
+};
+
 const params = z.object({ providerId: z.string().min(1).max(64) });
 
 /** `POST /v1/admin/catalog/sync/{providerId}`: refreshes a provider's catalog as a job. */
@@ -58,6 +91,7 @@ const syncRoute = route({
   auth: 'admin',
   params,
   idempotent: true,
+  recover: recoverSync,
   responses: { 202: resourceSchema('jobs', jobAttributes, { jobId: z.string() }) },
 });
 

@@ -10,7 +10,6 @@ import { routeRegistry } from '../../../../libs/http/src/route';
 const WITHOUT_RECOVER: Record<string, string> = {
   // Admin-scoped: `recoverBy` serves project principals only (the key scope is the admin's, not a project's).
   'POST /v1/admin/projects': 'admin-scoped',
-  'POST /v1/admin/catalog/sync/:providerId': 'admin-scoped',
 };
 
 describe('keyed routes recover their answer after a crash (DECISIONS 5)', () => {
