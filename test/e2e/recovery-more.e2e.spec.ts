@@ -63,6 +63,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       { name: 'checkout completion', path: `/v1/billing/checkout/${session.body.data.id}/complete`, body: { paymentMethodId: 'pm_card_visa', setupIntentId: session.body.data.attributes.setupIntentId }, status: 200, key: randomUUID() },
       { name: 'payment', path: '/v1/payments/stripe/initialize', body: { amountCents: 1200 }, status: 201, key: randomUUID() },
       { name: 'payment verification', path: '/v1/payments/verify', body: { paymentIntentId: payment.body.data.attributes.reference }, status: 200, key: randomUUID() },
+      { name: 'admin project', path: '/v1/admin/projects', body: { name: 'Recovered' }, status: 201, key: randomUUID(), admin: true },
       { name: 'catalog sync', path: '/v1/admin/catalog/sync/provider_publiccloud', body: undefined, status: 202, key: randomUUID(), admin: true },
       { name: 'provider key rotation', path: `/v1/iam/api-keys/${providerKey.body.data.id}/rotate`, body: undefined, status: 200, key: randomUUID() },
     ];
@@ -78,6 +79,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       wallets: (await a.get('/v1/billing/wallets')).body.data.map((x: { attributes: { balanceCents: number } }) => x.attributes.balanceCents),
       notifications: (await a.get('/v1/notifications')).body.meta.total,
       endpoints: (await a.get('/v1/notifications/endpoints')).body.meta.total,
+      projects: (await admin.get('/v1/admin/projects')).body.meta.total,
       providerKey: (await a.get('/v1/iam/api-keys')).body.data.map((k: { attributes: { prefix: string; rotatedAt: string } }) => [k.attributes.prefix, k.attributes.rotatedAt]),
     });
     const before = await counts(api);
@@ -112,6 +114,13 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
         expect(retry.body.data).toEqual({ ...w.first!.body.data, attributes });
         expect(retry.body.meta.secret).toMatch(/Not shown/);
         expect(retry.text).not.toContain(secret);
+      } else if (w.name === 'admin project') {
+        const [{ attributes: { key, ...attributes }, ...firstKey }] = w.first!.body.included;
+        expect(key).toMatch(/^svc_/);
+        expect(retry.body.data).toEqual(w.first!.body.data);
+        expect(retry.body.included).toEqual([{ ...firstKey, attributes }]);
+        expect(retry.body.meta.key).toMatch(/Not shown/);
+        expect(retry.text).not.toContain(key);
       } else if (w.name === 'checkout start') {
         const { clientSecret, ...attributes } = w.first!.body.data.attributes;
         expect(clientSecret).toMatch(/_secret_/);

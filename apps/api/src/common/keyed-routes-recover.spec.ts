@@ -7,9 +7,9 @@
 import '../routes';
 import { routeRegistry } from '../../../../libs/http/src/route';
 
+/** Keyed routes allowed to answer the generic 200 after a crash, each with its reason. */
 const WITHOUT_RECOVER: Record<string, string> = {
-  // Admin-scoped: `recoverBy` serves project principals only (the key scope is the admin's, not a project's).
-  'POST /v1/admin/projects': 'admin-scoped',
+  // None today. An entry is `'<METHOD> <route path>': '<why it cannot recover yet>'`.
 };
 
 describe('keyed routes recover their answer after a crash (DECISIONS 5)', () => {

@@ -5,13 +5,30 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { CreateProject, ListProjects } from './identity.handlers';
+import { QueryBus } from '@nestjs/cqrs';
+import type { RecoverAnswer } from '../../../../libs/http/src/route';
+import { CreateProject, ListProjects, WrittenProject } from './identity.handlers';
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
 import { BusController } from '../common/bus-controller';
 
 const projectAttributes = z.object({ name: z.string(), createdAt: z.string() });
 const createBody = z.object({ name: z.string().min(1).max(64) });
+
+/**
+ * The create's answer a crash lost (DECISIONS 5; `recoverBy` serves project principals, this route an
+ * admin's): the project and the key the request issued, without the key's secret, which was never stored.
+ */
+const recoverProject: RecoverAnswer = async (write, { principal, get }) => {
+  if (principal.kind !== 'platform-admin') return null;
+  const found = await get(QueryBus).execute(new WrittenProject(write));
+  if (!found) return null;
+  return {
+    data: { id: found.project.id, type: 'projects', attributes: { name: found.project.name, createdAt: found.project.createdAt } },
+    included: found.keys.map((k) => apiKeyResource(k)),
+    meta: { key: 'Not shown: the answer that carried the first API key was lost in an outage, and the key is not stored, so it cannot be shown again.' },
+  };
+};
 
 /** Operator extension: platform admins create projects (each with its first API key). */
 const createRoute = route({
@@ -23,6 +40,7 @@ const createRoute = route({
   type: 'projects',
   body: createBody,
   idempotent: true,
+  recover: recoverProject,
   responses: {
     201: z.object({
       data: z.object({ id: z.string(), type: z.literal('projects'), attributes: projectAttributes }),

@@ -18,6 +18,7 @@ import { IDENTITY, PLATFORM } from '../tokens';
 import type { KeyHasher } from './api-key-secrets';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
+import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 
 export class IssueApiKey extends Command<IssuedKey> {
   constructor(
@@ -183,4 +184,35 @@ export class ListProjectsHandler implements IQueryHandler<ListProjects> {
   }
 }
 
-export const IDENTITY_HANDLERS = [WrittenApiKeyHandler, IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler, ListPermissionsHandler];
+/**
+ * The project a keyed admin create wrote, for an answer a crash lost (DECISIONS 5): the project as of
+ * the write, and the API key the same request issued (none when the crash came before it); the key's
+ * secret was never stored, so it is not in it.
+ */
+export class WrittenProject extends Query<{ project: ProjectDoc; keys: ApiKeyDoc[] } | null> {
+  constructor(readonly write: CommittedWrite) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenProject)
+export class WrittenProjectHandler implements IQueryHandler<WrittenProject> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ write }: WrittenProject): Promise<{ project: ProjectDoc; keys: ApiKeyDoc[] } | null> {
+    const projectId = idInStream(projectStream, write.streamId);
+    if (!projectId) return null;
+    await this.platform.waitForProjections(write.position, [projectsProjection.name, apiKeysProjection.name]);
+    const project = await this.platform.readBack(projectsProjection, write.streamId, projectId, write.position);
+    if (!project) return null;
+    const { items } = await (await this.platform.projections.collection(apiKeysProjection)).find({ filter: { projectId, scope: 'project' }, sort: [{ field: 'createdAt', direction: 1 }], limit: 100 });
+    const keys: ApiKeyDoc[] = [];
+    for (const doc of items) {
+      const [issued] = await this.platform.events.readStream(apiKeyStream(doc.id));
+      if (issued?.metadata.requestId === write.requestId && issued.position <= write.position) keys.push((await this.platform.readBack(apiKeysProjection, apiKeyStream(doc.id), doc.id, write.position)) ?? doc);
+    }
+    return { project, keys };
+  }
+}
+
+export const IDENTITY_HANDLERS = [WrittenProjectHandler, WrittenApiKeyHandler, IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler, ListPermissionsHandler];
