@@ -1,8 +1,10 @@
 /**
- * DECISIONS 5 for the keyed writes of support, wallets, checkout and payments, and notifications: a keyed write whose append
- * committed but whose answer a crash lost answers its retry with the route's real answer, rebuilt from
- * the write (a webhook endpoint's without its signing secret, a provider key rotation's without the new secret, a checkout start's without the provider's client
- * secret), and carries nothing out twice.
+ * DECISIONS 5 for the keyed writes of support, wallets, checkout and payments, notifications,
+ * invitation resends, provider key rotations and the two admin routes (project create, catalog sync):
+ * a keyed write whose append committed but whose answer a crash lost answers its retry with the
+ * route's real answer, rebuilt from the write, and carries nothing out twice. A secret the lost
+ * answer carried is not in it (a webhook endpoint's signing secret, a rotated provider key's new
+ * secret, a new project's first API key, a checkout start's provider client secret).
  * As in idempotency-recovery.e2e.spec.ts, each key's record is put back to the state such a kill
  * leaves (`committed`, no response) while the server is down (and, on the server profile, the answer
  * Redis cached is removed: a key that was never answered has none).
@@ -14,8 +16,9 @@ import Redis from 'ioredis';
 import { requireEngine } from '../engines';
 import { client, type TestResponse } from '../support/http-client';
 import { crashableServer } from '../support/spawn-server';
+import { eventually } from '../support/wait';
 
-describe.each(['embedded', 'server'] as const)('support, wallet, payment and notification answers rebuilt after a crash (%s profile)', (profile) => {
+describe.each(['embedded', 'server'] as const)('support, wallet, payment, notification, invitation, provider-key and admin answers rebuilt after a crash (%s profile)', (profile) => {
   const server = crashableServer(profile, 'recovermore');
   const allowPrivate = process.env.WEBHOOKS_ALLOW_PRIVATE_TARGETS;
   beforeAll(() => {
@@ -33,7 +36,11 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
     const apiKey = server.apiKey();
     const api = client(server.url, { 'X-Service-API-Key': apiKey });
     const admin = client(server.url, { 'X-Service-API-Key': JSON.parse(fs.readFileSync(path.join(server.dataDir, 'bootstrap.json'), 'utf8')).adminKey });
-    // Unkeyed groundwork: a ticket to write a message to, and funds to debit and convert.
+    // Unkeyed groundwork: an invitation to resend (first: a resend waits a minute after the last mail),
+    // a ticket to write a message to, and funds to debit and convert.
+    const projectId = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'bootstrap.json'), 'utf8')).projectId as string;
+    const invite = await api.post(`/v1/projects/${projectId}/invites`, { email: 'resend-recover@example.com' });
+    expect(invite.status).toBe(201);
     const ticket = await api.post('/v1/support', { subject: 'Thread', message: 'First' });
     expect(ticket.status).toBe(201);
     const ticketId = ticket.body.data.id as string;
@@ -67,7 +74,21 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       { name: 'catalog sync', path: '/v1/admin/catalog/sync/provider_publiccloud', body: undefined, status: 202, key: randomUUID(), admin: true },
       { name: 'provider key rotation', path: `/v1/iam/api-keys/${providerKey.body.data.id}/rotate`, body: undefined, status: 200, key: randomUUID() },
     ];
+    // The keyed resend: each try before the minute is up is refused (429, nothing written) under a key of its own.
+    const resendPath = `/v1/projects/${projectId}/invites/${invite.body.data.id}/resend`;
+    let resendKey = '';
+    const resent = await eventually(
+      () => api.post(resendPath, undefined, { 'Idempotency-Key': (resendKey = randomUUID()) }),
+      (r) => r.status !== 429,
+      90000,
+      1000,
+    );
+    writes.push({ name: 'invitation resend', path: resendPath, body: undefined, status: 200, key: resendKey, first: resent });
     for (const w of writes) {
+      if (w.first) {
+        expect({ name: w.name, status: w.first.status }).toEqual({ name: w.name, status: w.status });
+        continue;
+      }
       w.first = await (w.admin ? admin : api).post(w.path, w.body, { 'Idempotency-Key': w.key });
       expect({ name: w.name, status: w.first.status }).toEqual({ name: w.name, status: w.status });
     }
@@ -80,6 +101,7 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       notifications: (await a.get('/v1/notifications')).body.meta.total,
       endpoints: (await a.get('/v1/notifications/endpoints')).body.meta.total,
       projects: (await admin.get('/v1/admin/projects')).body.meta.total,
+      invites: (await a.get(`/v1/projects/${projectId}/invites`)).body.data.map((i: { attributes: unknown }) => i.attributes),
       providerKey: (await a.get('/v1/iam/api-keys')).body.data.map((k: { attributes: { prefix: string; rotatedAt: string } }) => [k.attributes.prefix, k.attributes.rotatedAt]),
     });
     const before = await counts(api);
@@ -135,5 +157,5 @@ describe.each(['embedded', 'server'] as const)('support, wallet, payment and not
       expect({ name: w.name, text: again.text }).toEqual({ name: w.name, text: retry.text });
     }
     expect(await counts(api2)).toEqual(before);
-  }, 240000);
+  }, 300000);
 });
