@@ -165,7 +165,11 @@ describe('support events reach cloud.support.events.v1 (server profile)', () => 
     expect((await api.patch(`/v1/support/${created.body.data.id}`, { status: 'closed', priority: 'high' })).status).toBe(200);
     const ticket = `ticket-${created.body.data.id}`;
     const numbers = `ticket-numbers-${srv.bootstrap.projectId}`;
-    const { types, keys } = await readTopicUntil(requireEngine('KAFKA_BROKERS').split(','), srv.env.KAFKA_TOPIC_PREFIX, 'support', (log) => (log.types.get(ticket) ?? []).includes('support.TicketStatusChanged.v1'));
+    const { types, keys } = await readTopicUntil(requireEngine('KAFKA_BROKERS').split(','), srv.env.KAFKA_TOPIC_PREFIX, 'support', (log) =>
+      // The two streams are keyed apart, so they may sit on different partitions read at different
+      // paces: wait for both rather than for the ticket alone.
+      (log.types.get(ticket) ?? []).includes('support.TicketStatusChanged.v1') && log.types.has(numbers),
+    );
     expect(types.get(ticket)).toEqual(['support.TicketOpened.v1', 'support.TicketMessageAdded.v1', 'support.TicketPriorityChanged.v1', 'support.TicketStatusChanged.v1']);
     expect(types.get(numbers)).toEqual(['support.TicketNumberAssigned.v1']);
     expect(keys).toEqual(new Set([ticket, numbers]));
