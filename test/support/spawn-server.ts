@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createHash } from 'node:crypto';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import { MongoClient } from 'mongodb';
 import { client } from './http-client';
@@ -87,6 +89,28 @@ export function crashableServer(profile: 'embedded' | 'server', label: string) {
       } finally {
         await es.close();
       }
+    },
+    /**
+     * Puts the Idempotency-Key records of `keys` in the state a kill between the write's commit and
+     * its answer leaves them (committed, no answer), and drops their answers cached in Redis (server
+     * profile). Answers the keys it reset and how many cached answers it dropped.
+     */
+    async loseAnswers(keys: string[]): Promise<{ keys: string[]; uncached: number }> {
+      const reset = await self.query<{ key: string; scope: string }>(
+        `UPDATE "${self.storeSchema}".idempotency SET state = 'committed', status = NULL, body = NULL, content_type = NULL
+         WHERE key = ANY($1::text[]) AND state = 'completed' RETURNING key, scope`,
+        [keys],
+      );
+      let uncached = 0;
+      if (profile === 'server' && reset.length) {
+        const redis = new Redis(requireEngine('REDIS_URL'));
+        try {
+          uncached = await redis.del(...reset.map((r) => `idem-answer:${r.scope}:${createHash('sha256').update(r.key).digest('hex')}`));
+        } finally {
+          redis.disconnect();
+        }
+      }
+      return { keys: reset.map((r) => r.key).sort(), uncached };
     },
     async cleanup(): Promise<void> {
       await self.kill();
