@@ -15,14 +15,17 @@ import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** The real server in its own process, so the test can SIGKILL it mid-flight. */
+/**
+ * The real server in its own process, so the test can SIGKILL it mid-flight. With TEST_CLOCK_OFFSET_MS
+ * in `env` it runs on a clock this process moves (apps/api/src/main.ts), over an IPC channel.
+ */
 export function spawnServer(env: Record<string, string>, port: number): { proc: ChildProcess; output: () => string } {
   let out = '';
   const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'apps/api/src/main.ts')], {
     cwd: ROOT,
     // An empty value removes the variable (the embedded profile must not see the engines' URLs).
     env: Object.fromEntries(Object.entries({ ...process.env, NODE_OPTIONS: '', ...env, PORT: String(port) }).filter(([, v]) => v !== '')),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: env.TEST_CLOCK_OFFSET_MS === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   proc.stdout!.on('data', (d) => (out += d.toString()));
   proc.stderr!.on('data', (d) => (out += d.toString()));
@@ -38,7 +41,8 @@ export async function waitUp(url: string, timeoutMs = 60000): Promise<void> {
  * A server of one profile in its own process, with its own data directory and (server profile) its
  * own schema, database and topics: started, SIGKILLed and started again on the same data; `query`
  * reads or changes the event store's database (while the server is down for PGlite, which is one
- * process's database); `cleanup` drops everything.
+ * process's database); `advanceClock` moves the server's clock forward instead of waiting (a restart
+ * keeps the time it was moved to); `cleanup` drops everything.
  */
 export function crashableServer(profile: 'embedded' | 'server', label: string) {
   const id = randomUUID().replace(/-/g, '').slice(0, 12);
@@ -52,6 +56,7 @@ export function crashableServer(profile: 'embedded' | 'server', label: string) {
       ? { ...common, PROFILE: 'server', PG_URL: requireEngine('PG_URL'), PG_SCHEMA: schema, MONGO_URL: requireEngine('MONGO_URL'), MONGO_DB: schema, REDIS_URL: requireEngine('REDIS_URL'), KAFKA_BROKERS: requireEngine('KAFKA_BROKERS'), KAFKA_TOPIC_PREFIX: `${label}${id}` }
       : { ...common, PROFILE: '', EVENT_STORE: 'pglite', READ_STORE: 'memory', PG_URL: '', PG_SCHEMA: '', MONGO_URL: '', REDIS_URL: '', KAFKA_BROKERS: '', ESDB_URL: '' };
   let server: ReturnType<typeof spawnServer> | null = null;
+  let clockOffsetMs = 0;
   const self = {
     profile,
     url,
@@ -59,8 +64,28 @@ export function crashableServer(profile: 'embedded' | 'server', label: string) {
     /** The event store's schema (PGlite: `eventstore`). */
     storeSchema: profile === 'server' ? schema : 'eventstore',
     async start(): Promise<void> {
-      server = spawnServer(env, port);
+      server = spawnServer({ ...env, NODE_ENV: 'test', TEST_CLOCK_OFFSET_MS: String(clockOffsetMs) }, port);
       await waitUp(url);
+    },
+    /** Moves the running server's clock `ms` forward; resolves once the server has moved it. */
+    async advanceClock(ms: number): Promise<void> {
+      const s = server;
+      if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`advanceClock: ${ms} is not a whole number of milliseconds`);
+      if (!s || s.proc.exitCode !== null) throw new Error('advanceClock: the server is not running');
+      await new Promise<void>((resolve, reject) => {
+        const done = (err?: Error) => {
+          s.proc.off('message', onMessage);
+          s.proc.off('exit', onExit);
+          if (err) reject(err);
+          else resolve();
+        };
+        const onMessage = (m: { clockAdvancedMs?: number }) => m?.clockAdvancedMs === ms && done();
+        const onExit = () => done(new Error(`advanceClock: the server exited before moving its clock\n${s.output()}`));
+        s.proc.on('message', onMessage);
+        s.proc.once('exit', onExit);
+        s.proc.send({ advanceClockMs: ms }, (err) => err && done(err));
+      });
+      clockOffsetMs += ms;
     },
     async kill(): Promise<void> {
       const s = server;
