@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { InvoicingEventTypes, type InvoiceEvent, type UsagePeriodClosed } from '../../libs/domain/invoicing/events';
+import { isBilledScope } from '../../libs/domain/shared/scope';
 import { startOfNextMonth } from '../../libs/domain/invoicing/usage';
 import type { InstanceRequested } from '../../libs/domain/compute/instance.events';
 import type { ServerRequested } from '../../libs/domain/servers/server.events';
@@ -45,8 +46,9 @@ const empty = (projectId: string, at: string, position: number): BillingAccountD
   createdAt: at,
 });
 
+/** The month-end run's timer; never armed for a test-mode scope, whose usage is not billed (DECISIONS 21). */
 function armed(doc: BillingAccountDoc): BillingAccountDoc {
-  const from = doc.invoicedThrough ?? doc.meteredSince;
+  const from = isBilledScope(doc.projectId) ? (doc.invoicedThrough ?? doc.meteredSince) : null;
   const nextRunAt = from === null ? null : new Date(startOfNextMonth(Date.parse(from))).toISOString();
   return { ...doc, nextRunAt, runArmed: nextRunAt !== null };
 }

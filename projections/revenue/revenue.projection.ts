@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { BillingEventTypes, type CreditSource, type WalletCredited } from '../../libs/domain/billing/events';
+import { isBilledScope } from '../../libs/domain/shared/scope';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
@@ -20,7 +21,8 @@ const LISTS: ListShape[] = [{ query: 'GET /v1/admin/analytics (revenue by curren
 
 const revenueOf = (event: RecordedEvent) => {
   const d = event.data as WalletCredited['data'];
-  return REVENUE_SOURCES.includes(d.source) ? d : null;
+  // test-mode payments (simulated, DECISIONS 21) are not revenue
+  return REVENUE_SOURCES.includes(d.source) && isBilledScope(d.projectId) ? d : null;
 };
 
 /** Revenue by currency and month (DECISIONS 18 analytics): a few documents, summed from the wallets' payment credits. */

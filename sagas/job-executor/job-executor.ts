@@ -1,3 +1,4 @@
+import { modeOfScope } from '../../libs/domain/shared/scope';
 import type pino from 'pino';
 import type { EventStore } from '../../libs/eventstore/src/event-store.port';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
@@ -201,7 +202,7 @@ export class JobExecutor {
   }
 
   private async attempt(job: JobDoc, attempt: number, fresh: boolean): Promise<void> {
-    const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id, mode: job.mode ?? 'live' } };
+    const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id, mode: job.mode ?? modeOfScope(job.projectId) } };
     const now = () => new Date(this.clock.now()).toISOString();
     if (fresh) {
       const started = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'StartAttempt', attempt, now: now() }, ctx);

@@ -3,12 +3,14 @@ import { handleCommand, type CommandContext } from '../../libs/eventstore/src/ha
 import type { JobEnqueued } from '../../libs/domain/jobs/events';
 import type { Decider } from '../../libs/domain/shared/domain-error';
 import type { CurrentJob, OperationCommand } from '../../libs/domain/shared/operations';
+import { modeOfScope, type Mode } from '../../libs/domain/shared/scope';
 import { ProviderError, type InstanceSpec, type ProviderDriver } from '../../libs/providers/src/driver.port';
 import { isoNow, systemClock, type Clock } from '../../libs/runtime/src/clock';
 import type { JobDoc } from '../../projections/jobs/jobs.projection';
 import type { JobOperationHandler } from '../job-executor/job-executor';
 
-export type DriverFor = (providerKind: string) => ProviderDriver;
+/** The driver of a provider kind in a mode (test mode: always the simulator, DECISIONS 21). */
+export type DriverFor = (providerKind: string, mode: Mode) => ProviderDriver;
 
 /** The machine as its driver knows it. */
 export type DriverTarget = { token: string; externalId: string; spec: InstanceSpec };
@@ -71,7 +73,7 @@ export class JobOperations<Op extends string, St extends { status: string }, R> 
     if (state.currentJob?.jobId !== job.id) return { skipped: 'superseded by a later operation' };
     const { providerKind, externalId, spec } = this.resource.target(state as unknown as Exclude<St, { status: 'none' }>);
     const operation = job.operation as Op;
-    const result = (await calls[operation](this.driverFor(providerKind), { token, externalId, spec })) ?? undefined;
+    const result = (await calls[operation](this.driverFor(providerKind, modeOfScope(job.projectId)), { token, externalId, spec })) ?? undefined;
     await this.step(job, { type: 'CompleteOperation', jobId: job.id, now: isoNow(this.clock), result }, ctx);
     return result ? this.resource.jobResult(result) : { operation };
   }

@@ -4,6 +4,7 @@ import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { projectStream, type ProjectClosed, type ProjectEvent } from '../../libs/domain/identity/events';
 import { projectDecider } from '../../libs/domain/identity/project.decider';
+import { projectOfScope, scopesOfProject } from '../../libs/domain/shared/scope';
 import { DomainError, type Decider } from '../../libs/domain/shared/domain-error';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
@@ -63,15 +64,16 @@ export class ProjectClosure {
         handled = true;
         const projectId = (e.data as ProjectClosed['data']).projectId;
         this.closed.add(projectId);
-        completed.delete(projectId);
-        await this.terminateAll(projectId, e, CLOSING_SKIPS);
+        for (const scope of scopesOfProject(projectId)) completed.delete(scope);
+        // Both modes' resources (DECISIONS 21): the project's live scope and its test scope.
+        for (const scope of scopesOfProject(projectId)) await this.terminateAll(scope, e, CLOSING_SKIPS);
       } else if (e.type === 'jobs.JobCompleted.v1' && e.metadata.projectId) completed.set(e.metadata.projectId, e);
     }
-    for (const [projectId, e] of completed) {
-      if (!(await this.isClosed(projectId))) continue;
+    for (const [scope, e] of completed) {
+      if (!(await this.isClosed(projectOfScope(scope)))) continue;
       handled = true;
       // A resource left in `error` (its termination failed) waits for a manual retry rather than another job.
-      await this.terminateAll(projectId, e, RESWEEP_SKIPS);
+      await this.terminateAll(scope, e, RESWEEP_SKIPS);
     }
     return handled;
   }
@@ -87,7 +89,7 @@ export class ProjectClosure {
     return closed;
   }
 
-  /** Requests the delete of each of the project's live resources, as of the read models at `at`. */
+  /** Requests the delete of each live resource of one of the project's scopes, as of the read models at `at`. */
   private async terminateAll(projectId: string, at: RecordedEvent, skip: ReadonlySet<string>): Promise<void> {
     const models = this.deps.resources.map((r) => ({ r, model: this.deps.projections.projections.find((p) => p.name === r.readModel) })).filter((x): x is { r: AnyJobBackedResource; model: DocumentProjection } => !!x.model);
     // Everything created before the close must be in the read models before they are listed.

@@ -10,17 +10,18 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 type Api = ReturnType<TestServer['as']>;
 
 /**
- * The groundwork of test mode (DECISIONS 21): keys of either mode, the mode in every event a request
- * (and the work it causes) appends, `livemode` on the topics, and the simulators for test-mode
- * payments. The separation of the two modes' data is not built yet.
+ * Test mode (DECISIONS 21): keys of either mode, the mode in every event a request (and the work it
+ * causes) appends, `livemode` on the topics and webhooks (with the bare project id), and the
+ * simulators for test-mode payments. The separation of the two modes' data across every list route
+ * is test/e2e/test-mode-separation.e2e.spec.ts.
  */
-describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile)', (profile) => {
+describe.each<Profile>(['embedded', 'server'])('test mode (%s profile)', (profile) => {
   let srv: TestServer;
   let testKey: Api;
   let liveKey: Api;
   let live: { id: string; key: string };
   let test: { id: string; key: string };
-  let providerId: string;
+  const providerIds = new Map<Api, string>();
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
@@ -35,9 +36,12 @@ describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile
     test = { id: t.body.data.id, key: t.body.data.attributes.key };
     liveKey = srv.as(live.key);
     testKey = srv.as(test.key);
-    const provider = await liveKey.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-mode' });
-    expect(provider.status).toBe(201);
-    providerId = provider.body.data.id;
+    // Each mode connects its own provider: a test key does not see the live one (and vice versa).
+    for (const api of [liveKey, testKey]) {
+      const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-mode' });
+      expect(provider.status).toBe(201);
+      providerIds.set(api, provider.body.data.id);
+    }
   });
   afterAll(async () => {
     await srv?.stop();
@@ -69,7 +73,7 @@ describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile
   });
 
   const createInstance = async (api: Api, name: string) => {
-    const res = await api.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name, providerId });
+    const res = await api.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name, providerId: providerIds.get(api) });
     expect(res.status).toBe(202);
     await eventually(() => api.get(`/v1/jobs/${res.body.jobId}`), (r) => r.body.data?.attributes.status === 'completed');
     return { id: res.body.data.id as string, jobId: res.body.jobId as string };
@@ -93,9 +97,12 @@ describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile
     const { values } = await readTopicUntil(requireEngine('KAFKA_BROKERS').split(','), srv.env.KAFKA_TOPIC_PREFIX, 'compute', (log) =>
       Object.keys(streams).every((s) => (log.types.get(s) ?? []).includes('compute.InstanceProvisioned.v1')),
     );
-    const seen = values.map((v) => JSON.parse(v) as { subject: string; type: string; livemode: unknown }).filter((ce) => ce.subject in streams && caused.includes(ce.type));
+    const seen = values.map((v) => JSON.parse(v) as { subject: string; type: string; livemode: unknown; source: string; data: { projectId?: string } }).filter((ce) => ce.subject in streams && caused.includes(ce.type));
     expect(seen.length).toBeGreaterThanOrEqual(4);
-    for (const ce of seen) expect([ce.subject, ce.livemode]).toEqual([ce.subject, streams[ce.subject]]);
+    // Both modes' events name the bare project; the mode is `livemode`.
+    const project = srv.bootstrap.projectId;
+    for (const ce of seen) expect([ce.subject, ce.livemode, ce.source]).toEqual([ce.subject, streams[ce.subject], `/v1/projects/${project}`]);
+    for (const ce of seen.filter((x) => x.data.projectId !== undefined)) expect(ce.data.projectId).toBe(project);
   }, 90000);
 
   it('sends test-mode payments to the simulator although Stripe is configured; live ones to Stripe', async () => {
@@ -117,27 +124,27 @@ describe.each<Profile>(['embedded', 'server'])('test mode groundwork (%s profile
     expect(checkout[0].data.driver).toBe('simulator');
   });
 
-  it('says livemode in outbound webhooks, and the fan-out and delivery events carry the mode of the event delivered', async () => {
-    const hook = await liveKey.post('/v1/notifications/endpoints', { type: 'webhook', url: `${receiver.url}/modes`, events: ['notification.created'] });
-    expect(hook.status).toBe(201);
+  it("says livemode in outbound webhooks; each mode's endpoints get that mode's events only, and the delivery events carry its mode", async () => {
+    const hooks = new Map<Api, string>();
+    for (const [api, path] of [[liveKey, '/live'], [testKey, '/test']] as const) {
+      const hook = await api.post('/v1/notifications/endpoints', { type: 'webhook', url: `${receiver.url}${path}`, events: ['notification.created'] });
+      expect(hook.status).toBe(201);
+      hooks.set(api, hook.body.data.id);
+    }
     const fromTest = await testKey.post('/v1/notifications', { title: 'from a test key', message: 'test mode' });
     const fromLive = await liveKey.post('/v1/notifications', { title: 'from a live key', message: 'live mode' });
     expect([fromTest.status, fromLive.status]).toEqual([201, 201]);
-    const expected: Record<string, boolean> = { [`notification-${fromTest.body.data.id}`]: false, [`notification-${fromLive.body.data.id}`]: true };
-    const got = await receiver.waitFor('/modes', 2, 30000);
-    const payloads = got.map((r) => JSON.parse(r.body) as { livemode: unknown; event: { id: string; subject: string } });
-    expect(Object.fromEntries(payloads.map((p) => [p.event.subject, p.livemode]))).toEqual(expected);
-    const modeOfEvent = Object.fromEntries(payloads.map((p) => [p.event.id, expected[p.event.subject] ? 'live' : 'test']));
-    // The attempt is recorded after the receiver answered: wait for it, then every event of each delivery has the mode.
-    const deliveries = await eventually(
-      () => liveKey.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries?limit=100`),
-      (r) => r.body.data?.length === 2 && r.body.data.every((d: { attributes: { status: string } }) => d.attributes.status === 'delivered'),
-      30000,
-    );
-    for (const d of deliveries.body.data) {
-      const events = await srv.platform.events.readStream(deliveryStream(d.id));
-      const mode = modeOfEvent[String(events[0].data.eventId)];
-      expect(mode).toBeDefined();
+    for (const [api, path, note, mode] of [[liveKey, '/live', fromLive, 'live'], [testKey, '/test', fromTest, 'test']] as const) {
+      // The delivery is recorded after the receiver answered: once it is, nothing else can arrive for this endpoint.
+      const deliveries = await eventually(
+        () => api.get(`/v1/notifications/endpoints/${hooks.get(api)}/deliveries?limit=100`),
+        (r) => r.body.data?.length >= 1 && r.body.data.every((d: { attributes: { status: string } }) => d.attributes.status === 'delivered'),
+        30000,
+      );
+      expect(deliveries.body.data).toHaveLength(1);
+      const got = receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as { livemode: unknown; event: { subject: string; source: string; data: { projectId?: string } } });
+      expect(got.map((p) => [p.event.subject, p.livemode, p.event.source])).toEqual([[`notification-${note.body.data.id}`, mode === 'live', `/v1/projects/${srv.bootstrap.projectId}`]]);
+      const events = await srv.platform.events.readStream(deliveryStream(deliveries.body.data[0].id));
       expect(events.length).toBeGreaterThanOrEqual(2);
       for (const e of events) expect([e.type, e.metadata.mode]).toEqual([e.type, mode]);
     }

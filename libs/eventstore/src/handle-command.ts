@@ -1,6 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
 import { DomainError } from '../../domain/shared/domain-error';
+import { modeOfScope } from '../../domain/shared/scope';
 import type { EventMetadata, EventStore, IdempotencyReservation, NewEvent } from './event-store.port';
 import { WrongExpectedRevisionError } from './event-store.port';
 
@@ -32,7 +33,8 @@ export function idempotencyReservation(context: CommandContext): IdempotencyRese
  * test-mode work).
  */
 export function causedBy(cause: { id: string; metadata?: Partial<EventMetadata> }, metadata: Omit<EventMetadata, 'schemaVersion' | 'causationId'>): CommandContext['metadata'] {
-  return { correlationId: cause.metadata?.correlationId ?? cause.id, ...metadata, causationId: cause.id, mode: cause.metadata?.mode === 'test' ? 'test' : 'live' };
+  const test = cause.metadata?.mode === 'test' || modeOfScope(metadata.projectId as string | undefined) === 'test';
+  return { correlationId: cause.metadata?.correlationId ?? cause.id, ...metadata, causationId: cause.id, mode: test ? 'test' : 'live' };
 }
 
 export interface CommandResult<S> {
@@ -80,5 +82,8 @@ export async function handleCommand<C, E extends DomainEvent, S>(
 }
 
 export function toNewEvent(e: DomainEvent, context: CommandContext): NewEvent {
-  return { id: uuidv7(), type: e.type, data: e.data as Record<string, unknown>, metadata: { ...context.metadata, schemaVersion: 1 } };
+  // Every event of a data scope carries its mode (DECISIONS 21), also when a timer wrote it.
+  const { mode: given, projectId } = context.metadata as Partial<EventMetadata>;
+  const mode = given ?? (projectId ? modeOfScope(projectId) : undefined);
+  return { id: uuidv7(), type: e.type, data: e.data as Record<string, unknown>, metadata: { ...context.metadata, ...(mode ? { mode } : {}), schemaVersion: 1 } };
 }

@@ -2,11 +2,9 @@
 import { forbidden, unauthorized } from './errors';
 import type { ProjectRole } from '../../domain/identity/events';
 import { isPermitted } from '../../domain/identity/roles';
+import { dataScope, type Mode } from '../../domain/shared/scope';
 
-export type { ProjectRole };
-
-/** Live or test mode (DECISIONS 21): a `svc_test_` key acts in test mode, everything else in live mode. */
-export type Mode = 'live' | 'test';
+export type { ProjectRole, Mode };
 
 /** The mode a project key's prefix (or the key itself) says: `svc_test_…` is test, anything else live. */
 export const modeOfKey = (keyOrPrefix: string): Mode => (keyOrPrefix.startsWith('svc_test_') ? 'test' : 'live');
@@ -53,6 +51,13 @@ export const principalProjectId = (p: Principal | null | undefined): string | un
 
 /** The mode a principal acts in: its key's for a project key, live for members and platform admins. */
 export const principalMode = (p: Principal | null | undefined): Mode => (p?.kind === 'project-key' ? p.mode : 'live');
+
+/**
+ * The data scope a principal reads and writes (DECISIONS 21; libs/domain/shared/scope.ts): its project
+ * in live mode, `<project>:test` in test mode. Resolved here, once, with the principal: every data
+ * route, event and idempotency record takes its tenant from this.
+ */
+export const principalDataScope = (p: Principal | null | undefined): string | undefined => (isProjectPrincipal(p) ? dataScope(p.projectId, p.mode) : undefined);
 
 /** The `actor` written into event metadata: `apikey:<id>`, `member:<sub>`, `admin:<id>` or `anonymous`. */
 export function principalActor(p: Principal | null | undefined): string {
@@ -115,6 +120,6 @@ export function authorize(route: { auth: RouteAuth; permission?: string }, _meth
   }
 }
 
-/** Project scope used by rate limits and idempotency. */
-export const principalScope = (p: Principal): string => (isProjectPrincipal(p) ? `project:${p.projectId}` : `admin:${p.keyId}`);
+/** The scope of rate limits and idempotency records: the principal's data scope (a test key's retries never meet a live key's). */
+export const principalScope = (p: Principal): string => (isProjectPrincipal(p) ? `project:${dataScope(p.projectId, p.mode)}` : `admin:${p.keyId}`);
 

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
+import { modeOfScope, projectOfScope } from '../../domain/shared/scope';
 
 /**
  * CloudEvents 1.0 structured-mode JSON for one recorded event.
@@ -203,7 +204,10 @@ function strip(value: unknown, depth: number): unknown {
 /** Maps a recorded event to a CloudEvents 1.0 structured JSON object. */
 export function toCloudEvent(event: RecordedEvent): CloudEvent {
   const metadata = stripSecrets(event.metadata ?? { schemaVersion: 1 });
-  const projectId = typeof metadata.projectId === 'string' && metadata.projectId.length > 0 ? metadata.projectId : null;
+  // The data scope (`<project>:test` in test mode) leaves the service as the bare project and `livemode`.
+  const projectId = typeof metadata.projectId === 'string' && metadata.projectId.length > 0 ? projectOfScope(metadata.projectId) : null;
+  const stripped = stripSecrets(event.data ?? {});
+  const data = typeof stripped.projectId === 'string' ? { ...stripped, projectId: projectOfScope(stripped.projectId) } : stripped;
   const ce: CloudEvent = {
     specversion: '1.0',
     id: event.id,
@@ -212,10 +216,10 @@ export function toCloudEvent(event: RecordedEvent): CloudEvent {
     subject: event.streamId,
     time: event.recordedAt,
     datacontenttype: 'application/json',
-    data: stripSecrets(event.data ?? {}),
+    data,
     position: event.position,
     streamrevision: event.revision,
-    livemode: metadata.mode !== 'test',
+    livemode: metadata.mode !== 'test' && modeOfScope(typeof metadata.projectId === 'string' ? metadata.projectId : null) !== 'test',
   };
   if (typeof metadata.correlationId === 'string' && metadata.correlationId) ce.correlationid = metadata.correlationId;
   if (typeof metadata.causationId === 'string' && metadata.causationId) ce.causationid = metadata.causationId;

@@ -1,17 +1,32 @@
+import type { Mode } from '../../domain/shared/scope';
 import type { ProviderDriver, ProviderKind } from '../../providers/src/driver.port';
 import { SimulatorDriver, ZERO_LATENCY } from '../../providers/src/simulator/simulator-driver';
 
-/** One driver per provider kind; the simulator until real provider drivers are configured. */
+/**
+ * One driver per provider kind. Live mode uses the driver registered for the kind (the simulator
+ * until a real provider driver is registered); test mode always uses the simulator (DECISIONS 21), so
+ * a test key can never reach a real cloud whatever drivers a deployment registers.
+ */
 export class DriverRegistry {
-  private readonly drivers = new Map<string, ProviderDriver>();
+  private readonly simulators = new Map<string, ProviderDriver>();
+  private readonly live = new Map<string, ProviderDriver>();
 
   constructor(private readonly latency: 'realistic' | 'zero') {}
 
-  get(kind: string): ProviderDriver {
-    let d = this.drivers.get(kind);
+  /** A real driver for live mode. */
+  register(kind: ProviderKind, driver: ProviderDriver): void {
+    this.live.set(kind, driver);
+  }
+
+  get(kind: string, mode: Mode = 'live'): ProviderDriver {
+    return (mode === 'live' ? this.live.get(kind) : undefined) ?? this.simulator(kind);
+  }
+
+  private simulator(kind: string): ProviderDriver {
+    let d = this.simulators.get(kind);
     if (!d) {
       d = new SimulatorDriver(kind as ProviderKind, this.latency === 'zero' ? { latencyMs: ZERO_LATENCY } : {});
-      this.drivers.set(kind, d);
+      this.simulators.set(kind, d);
     }
     return d;
   }

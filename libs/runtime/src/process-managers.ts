@@ -23,7 +23,7 @@ export class ProcessManagers {
   ) {
     const onError = (name: string, err: unknown) => rt.logger.error({ err: String(err), subscription: name }, 'saga batch failed; retrying');
     this.sagas = modules.flatMap((m) => m.processManagers?.(rt) ?? []).map((h) => new SubscriptionRunner(rt.events, checkpoints, h, onError));
-    const jobResources = Object.fromEntries(rt.jobResources.map((r) => [r.resourceType, new JobOperations(rt.events, r, (kind) => rt.drivers.get(kind), rt.clock)]));
+    const jobResources = Object.fromEntries(rt.jobResources.map((r) => [r.resourceType, new JobOperations(rt.events, r, (kind, mode) => rt.drivers.get(kind, mode), rt.clock)]));
     const handlers = Object.assign(jobResources, ...modules.map((m) => m.jobHandlers?.(rt) ?? {}));
     this.executor = new JobExecutor(rt.events, () => rt.projections.collection(jobsProjection), handlers, rt.logger, {
       concurrency: rt.config.jobConcurrency,

@@ -15,7 +15,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { kycRequestsProjection, type KycRequestDoc } from '../../../../projections/kyc-requests/kyc-requests.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { BusController } from '../common/bus-controller';
-import { recoverBy, requestEvent, type RecoveredWrite } from '../common/recovery';
+import { recoverInProject, requestEvent, type RecoveredWrite } from '../common/recovery';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { PLATFORM } from '../tokens';
@@ -153,7 +153,7 @@ const submitRoute = route({
   type: TYPE,
   body: kycSubmissionSchema,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenKycRequest(w), requestDocument),
+  recover: recoverInProject((w) => new WrittenKycRequest(w), requestDocument),
   responses: { 201: resourceSchema(TYPE, requestAttributes) },
 });
 const statusRoute = route({

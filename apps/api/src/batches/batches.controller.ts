@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { commandContext } from '../identity/request-context';
-import { projectIdOf } from '../common/resource-lifecycle';
+import { dataScopeOf } from '../common/resource-lifecycle';
 import { GetBatch, RequestBatch, WrittenBatch, type BatchView } from './batches.handlers';
 import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
@@ -80,19 +80,19 @@ const statusRoute = route({
 export class BatchesController extends BusController {
   @ApiRoute(actionRoute)
   async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof actionRoute>['body']) {
-    const batch = await this.commands.execute(new RequestBatch(projectIdOf(p), body.action, body.resourceType, body.resourceIds, commandContext(req, p)));
+    const batch = await this.commands.execute(new RequestBatch(dataScopeOf(p), body.action, body.resourceType, body.resourceIds, commandContext(req, p)));
     return { data: view(batch), jobId: batch.doc.id };
   }
 
   @ApiRoute(removeRoute)
   async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof removeRoute>['body']) {
-    const batch = await this.commands.execute(new RequestBatch(projectIdOf(p), 'delete', body.resourceType, body.resourceIds, commandContext(req, p)));
+    const batch = await this.commands.execute(new RequestBatch(dataScopeOf(p), 'delete', body.resourceType, body.resourceIds, commandContext(req, p)));
     return { data: view(batch), jobId: batch.doc.id };
   }
 
   @ApiRoute(statusRoute)
   async status(@CurrentPrincipal() p: Principal, @Parsed('query') q: RouteInput<typeof statusRoute>['query']) {
-    return { data: view(await this.queries.execute(new GetBatch(projectIdOf(p), q.batchId))) };
+    return { data: view(await this.queries.execute(new GetBatch(dataScopeOf(p), q.batchId))) };
   }
 }
 

@@ -10,7 +10,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import { PAYMENT_PROVIDERS } from '../../../../libs/payments/src/payment-provider.port';
 import { BusController } from '../common/bus-controller';
 import { recoverBy } from '../common/recovery';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { ApplyCheckoutPromoCommand, CompleteCheckoutCommand, InitializePaymentCommand, PROVIDER_CURRENCY, SetPromoCodeCommand, StartCheckoutCommand, VerifyPaymentCommand, WrittenCheckout, WrittenPayment, type CheckoutView, type PaymentView } from './payments.handlers';
 
@@ -166,17 +166,17 @@ export class PaymentsController extends BusController {
   @ApiRoute(setupIntentRoute)
   async setupIntent(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof setupIntentRoute>['body']) {
     const name = body.provider ?? (body.currency === 'NGN' ? 'paystack' : 'stripe');
-    return checkoutDocument(await this.commands.execute(new StartCheckoutCommand(projectIdOf(principal), name, body.amountCents, body.currency, commandContext(req, principal))));
+    return checkoutDocument(await this.commands.execute(new StartCheckoutCommand(dataScopeOf(principal), name, body.amountCents, body.currency, commandContext(req, principal))));
   }
 
   @ApiRoute(checkoutPromoRoute)
   async promo(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof checkoutPromoRoute>['params'], @Parsed('body') body: RouteInput<typeof checkoutPromoRoute>['body']) {
-    return checkoutDocument(await this.commands.execute(new ApplyCheckoutPromoCommand(projectIdOf(principal), params.checkoutId, body.code, commandContext(req, principal))));
+    return checkoutDocument(await this.commands.execute(new ApplyCheckoutPromoCommand(dataScopeOf(principal), params.checkoutId, body.code, commandContext(req, principal))));
   }
 
   @ApiRoute(completeRoute)
   async complete(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof completeRoute>['params'], @Parsed('body') body: RouteInput<typeof completeRoute>['body']) {
-    return checkoutDocument(await this.commands.execute(new CompleteCheckoutCommand(projectIdOf(principal), params.checkoutId, body.setupIntentId, body.paymentMethodId, commandContext(req, principal))));
+    return checkoutDocument(await this.commands.execute(new CompleteCheckoutCommand(dataScopeOf(principal), params.checkoutId, body.setupIntentId, body.paymentMethodId, commandContext(req, principal))));
   }
 
   @ApiRoute(initializeRoute)
@@ -192,14 +192,14 @@ export class PaymentsController extends BusController {
   }
 
   private async initializeWith(req: FastifyRequest, principal: Principal, name: (typeof PAYMENT_PROVIDERS)[number], body: RouteInput<typeof initializeRoute>['body']) {
-    const projectId = projectIdOf(principal);
+    const projectId = dataScopeOf(principal);
     const email = body.email ?? `billing+${projectId}@payments.invalid`;
     return paymentDocument(await this.commands.execute(new InitializePaymentCommand(projectId, name, body.amountCents, body.currency ?? PROVIDER_CURRENCY[name], email, commandContext(req, principal))));
   }
 
   @ApiRoute(verifyRoute)
   async verify(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof verifyRoute>['body']) {
-    return paymentDocument(await this.commands.execute(new VerifyPaymentCommand(projectIdOf(principal), (body.paymentIntentId ?? body.reference)!, commandContext(req, principal))));
+    return paymentDocument(await this.commands.execute(new VerifyPaymentCommand(dataScopeOf(principal), (body.paymentIntentId ?? body.reference)!, commandContext(req, principal))));
   }
 
   @ApiRoute(setPromoRoute)

@@ -11,7 +11,7 @@ import type { CreditDoc } from '../../../../projections/billing-credits/billing-
 import type { WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
 import { recoverBy } from '../common/recovery';
-import { projectIdOf } from '../common/resource-lifecycle';
+import { dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, WrittenConversion, WrittenWalletMovement, type ConversionView, type RateView, type WalletMovement } from './wallets.handlers';
 
@@ -178,7 +178,7 @@ const setRateRoute = route({
 export class WalletsController extends BusController {
   @ApiRoute(listWalletsRoute)
   async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listWalletsRoute>['list']) {
-    const wallets: WalletDoc[] = await this.queries.execute(new GetWallets(projectIdOf(principal)));
+    const wallets: WalletDoc[] = await this.queries.execute(new GetWallets(dataScopeOf(principal)));
     // A fixed set (one wallet per currency), so it is ordered and paged here.
     const sorted = [...wallets].sort((a, b) => {
       for (const { field, direction } of list.sort) {
@@ -192,7 +192,7 @@ export class WalletsController extends BusController {
 
   @ApiRoute(getWalletRoute)
   async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof getWalletRoute>['params']) {
-    const wallets: WalletDoc[] = await this.queries.execute(new GetWallets(projectIdOf(principal)));
+    const wallets: WalletDoc[] = await this.queries.execute(new GetWallets(dataScopeOf(principal)));
     const w = walletOf(wallets.find((x) => x.currency === params.currency)!);
     return resource(WALLETS, w.id, w.attributes);
   }
@@ -200,18 +200,18 @@ export class WalletsController extends BusController {
   @ApiRoute(creditRoute)
   async credit(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof creditRoute>['params'], @Parsed('body') body: RouteInput<typeof creditRoute>['body']) {
     const origin = { source: 'top-up' as const, reference: body.reference ?? '', description: body.description ?? null };
-    return movementDocument(await this.commands.execute(new CreditWalletCommand(projectIdOf(principal), params.currency, body.amountCents, origin, commandContext(req, principal))));
+    return movementDocument(await this.commands.execute(new CreditWalletCommand(dataScopeOf(principal), params.currency, body.amountCents, origin, commandContext(req, principal))));
   }
 
   @ApiRoute(debitRoute)
   async debit(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof debitRoute>['params'], @Parsed('body') body: RouteInput<typeof debitRoute>['body']) {
     const origin = { source: 'debit' as const, reference: body.reference ?? '', description: body.description ?? null };
-    return movementDocument(await this.commands.execute(new DebitWalletCommand(projectIdOf(principal), params.currency, body.amountCents, origin, commandContext(req, principal))));
+    return movementDocument(await this.commands.execute(new DebitWalletCommand(dataScopeOf(principal), params.currency, body.amountCents, origin, commandContext(req, principal))));
   }
 
   @ApiRoute(convertRoute)
   async convert(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof convertRoute>['body']) {
-    return conversionDocument(await this.commands.execute(new ConvertCurrencyCommand(projectIdOf(principal), body.fromCurrency, body.toCurrency, body.amountCents, body.reference ?? null, commandContext(req, principal))));
+    return conversionDocument(await this.commands.execute(new ConvertCurrencyCommand(dataScopeOf(principal), body.fromCurrency, body.toCurrency, body.amountCents, body.reference ?? null, commandContext(req, principal))));
   }
 
   @ApiRoute(getRateRoute)
@@ -221,13 +221,13 @@ export class WalletsController extends BusController {
 
   @ApiRoute(listCreditsRoute)
   credits(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listCreditsRoute>['list']) {
-    return this.queries.execute(new ListCredits(projectIdOf(principal), list, creditOf));
+    return this.queries.execute(new ListCredits(dataScopeOf(principal), list, creditOf));
   }
 
   @ApiRoute(promoRoute)
   async promo(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof promoRoute>['body']) {
     const origin = { source: 'promo' as const, reference: body.reference ?? '', description: body.description ?? null };
-    const moved: WalletMovement = await this.commands.execute(new CreditWalletCommand(projectIdOf(principal), body.currency, body.amountCents, origin, commandContext(req, principal)));
+    const moved: WalletMovement = await this.commands.execute(new CreditWalletCommand(dataScopeOf(principal), body.currency, body.amountCents, origin, commandContext(req, principal)));
     return promoDocument(moved, body.description ?? null);
   }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { principalDataScope, type Principal } from '../../../../libs/http/src/auth';
 import { resource, type Resource } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiError, notFound } from '../../../../libs/http/src/errors';
@@ -23,7 +23,7 @@ const earliest = (times: string[]) => times.reduce((a, b) => (b < a ? b : a));
 
 type Item = Resource<Record<string, unknown>>;
 export const matches = (x: { id: string; slug: string }, ref: string) => x.id === ref || x.slug === ref || x.slug.toLowerCase() === ref.toLowerCase();
-const projectOf = (p: Principal) => principalProjectId(p) ?? '';
+const projectOf = (p: Principal) => principalDataScope(p) ?? '';
 
 /** Sorts and pages catalog records in memory (the whole catalog is small; see CatalogDoc); the admin catalog views too. */
 export function page(items: Item[], q: ListQuery<unknown>) {

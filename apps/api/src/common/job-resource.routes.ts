@@ -24,7 +24,7 @@ import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
 import { findProjectProvider } from '../providers/find-provider';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
 import { PLATFORM } from '../tokens';
-import { pathId, projectIdOf } from './resource-lifecycle';
+import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
 import { idInStream, recoverBy, requestEvent, type RecoveredWrite } from './recovery';
 
@@ -180,7 +180,7 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
 
   async execute({ routes, call }: CreateJobResource): Promise<Accepted> {
     const { resource, projection } = routes;
-    const projectId = projectIdOf(call.principal);
+    const projectId = dataScopeOf(call.principal);
     const provider = await resolveProvider(this.platform, projectId, call.providerId, routes.capability);
     const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix };
     let fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
@@ -211,7 +211,7 @@ export class RequestResourceOperationHandler implements ICommandHandler<RequestR
 
   async execute({ routes, call }: RequestResourceOperation): Promise<Accepted> {
     const { resource, projection } = routes;
-    const projectId = projectIdOf(call.principal);
+    const projectId = dataScopeOf(call.principal);
     const doc = await ownDoc(this.platform, projection as DocumentProjection<Doc>, projectId, call.id, resource.label);
     requireSameProvider(doc.providerId, call.providerId, resource.label);
     // The resource's own provider, even if it has been disabled since (a delete must still run).
@@ -234,7 +234,7 @@ export class ImportJobResourceHandler implements ICommandHandler<ImportJobResour
 
   async execute({ routes, call }: ImportJobResource): Promise<Resource<Record<string, unknown>>> {
     const { resource, projection } = routes;
-    const projectId = projectIdOf(call.principal);
+    const projectId = dataScopeOf(call.principal);
     const provider = await resolveProvider(this.platform, projectId, call.providerId, routes.capability);
     const { externalId, ...body } = call.body as { externalId: string } & Record<string, unknown>;
     const input = { platform: this.platform, projectId, provider, body, pointerPrefix: call.pointerPrefix };
@@ -258,7 +258,7 @@ export class GetJobResourceHandler implements IQueryHandler<GetJobResource> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ routes, call }: GetJobResource) {
-    const projectId = projectIdOf(call.principal);
+    const projectId = dataScopeOf(call.principal);
     const doc = await ownDoc(this.platform, routes.projection as DocumentProjection<Doc>, projectId, call.id, routes.resource.label);
     requireSameProvider(doc.providerId, call.providerId, routes.resource.label);
     return toResourceOf(routes, doc);
@@ -271,7 +271,7 @@ export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> 
 
   async execute({ routes, call }: ListJobResources): Promise<ListResult<object>> {
     const { status, region, providerId } = call.list.filters;
-    const filter: Filter = { ...call.scope, projectId: projectIdOf(call.principal) };
+    const filter: Filter = { ...call.scope, projectId: dataScopeOf(call.principal) };
     if (status) filter.status = status;
     if (region) filter[routes.regionField ?? 'region'] = { $in: await new CatalogValidation(this.platform).regionSlugs(region) };
     const provider = providerId ?? call.providerId;

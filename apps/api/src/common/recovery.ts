@@ -5,7 +5,7 @@
  */
 import { Query, QueryBus } from '@nestjs/cqrs';
 import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
-import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { principalDataScope, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 import type { RecoverAnswer } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
@@ -16,13 +16,22 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
  */
 export const recoverBy =
   <R>(query: (write: RecoveredWrite) => Query<R | null>, answer: (found: R) => unknown = (found) => found): RecoverAnswer =>
+  recoverWith(principalDataScope, query, answer);
+
+/** `recoverBy` for what a project holds in both modes (API keys, members, roles, KYC): `projectId` is the bare project. */
+export const recoverInProject =
+  <R>(query: (write: RecoveredWrite) => Query<R | null>, answer: (found: R) => unknown = (found) => found): RecoverAnswer =>
+  recoverWith(principalProjectId, query, answer);
+
+const recoverWith =
+  <R>(tenant: (p: Principal) => string | undefined, query: (write: RecoveredWrite) => Query<R | null>, answer: (found: R) => unknown): RecoverAnswer =>
   async (write, { principal, get }) => {
-    const projectId = principalProjectId(principal);
+    const projectId = tenant(principal);
     const found = projectId ? await get(QueryBus).execute(query({ ...write, projectId, principal })) : null;
     return found == null ? null : answer(found);
   };
 
-/** The committed write, with the project whose key scope it was written under. */
+/** The committed write, with the tenant (the data scope, or the bare project for `recoverInProject`) it was written under. */
 export interface RecoveredWrite extends CommittedWrite {
   projectId: string;
   principal: Principal;

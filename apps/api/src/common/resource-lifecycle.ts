@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { principalDataScope, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 
+/**
+ * The tenant of a data route: the caller's data scope (project and mode, DECISIONS 21). Every route
+ * over resources takes its tenant from here, so a test key never sees or touches live data.
+ */
+export const dataScopeOf = (p: Principal | null): string => principalDataScope(p) ?? '';
+
+/** The bare project, for what a project holds in both modes: API keys, members, invitations, roles, KYC. */
 export const projectIdOf = (p: Principal | null): string => principalProjectId(p) ?? '';
 
 /**

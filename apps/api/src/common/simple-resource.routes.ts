@@ -18,7 +18,7 @@ import type { ListShape } from '../../../../libs/readstore/src/list-shapes';
 import type { SimpleResourceDoc } from '../../../../libs/subscriptions/src/simple-resource-projection';
 import { commandContext } from '../identity/request-context';
 import { PLATFORM } from '../tokens';
-import { pathId, projectIdOf } from './resource-lifecycle';
+import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
 import { idInStream, recoverBy, type RecoveredWrite } from './recovery';
 import { written } from '../jobs/job-writes';
@@ -127,7 +127,7 @@ function toDocument(routes: SimpleRoutes<AnyObject, z.ZodType, AnyObject>, doc: 
 /** The project's document `id`, within the route's scope, else 404. */
 async function findOwned(platform: Platform, routes: SimpleRoutes<AnyObject, z.ZodType, AnyObject>, call: Call & { id: string }): Promise<SimpleResourceDoc<AnyObject>> {
   const doc = await (await platform.projections.collection(routes.projection)).get(call.id);
-  const inScope = doc && doc.projectId === projectIdOf(call.principal) && Object.entries(call.query).every(([k, v]) => (doc as Record<string, unknown>)[k] === v);
+  const inScope = doc && doc.projectId === dataScopeOf(call.principal) && Object.entries(call.query).every(([k, v]) => (doc as Record<string, unknown>)[k] === v);
   if (!doc || !inScope) throw notFound(`${routes.resource.label} not found`);
   return doc;
 }
@@ -137,7 +137,7 @@ export class CreateSimpleResourceHandler implements ICommandHandler<CreateSimple
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ routes, call }: CreateSimpleResource): Promise<ResourceDocument> {
-    const projectId = projectIdOf(call.principal);
+    const projectId = dataScopeOf(call.principal);
     await routes.scope?.check(this.platform, projectId, call.query, 'create');
     const input = { platform: this.platform, projectId, body: call.body, query: call.query, pointerPrefix: call.pointerPrefix };
     const { id = uuidv7(), fields } = routes.prepare ? await routes.prepare(input) : { fields: call.body as Record<string, unknown> };
@@ -153,7 +153,7 @@ export class DeleteSimpleResourceHandler implements ICommandHandler<DeleteSimple
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ routes, call }: DeleteSimpleResource): Promise<void> {
-    const projectId = projectIdOf(call.principal);
+    const projectId = dataScopeOf(call.principal);
     await routes.scope?.check(this.platform, projectId, call.query, 'delete');
     await findOwned(this.platform, routes, call);
     const command = { type: 'DeleteResource' as const, id: call.id, projectId, scope: call.query, now: this.platform.now() };
@@ -167,7 +167,7 @@ export class GetSimpleResourceHandler implements IQueryHandler<GetSimpleResource
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ routes, call }: GetSimpleResource): Promise<ResourceDocument> {
-    await routes.scope?.check(this.platform, projectIdOf(call.principal), call.query, 'get');
+    await routes.scope?.check(this.platform, dataScopeOf(call.principal), call.query, 'get');
     return toDocument(routes, await findOwned(this.platform, routes, call));
   }
 }
@@ -177,9 +177,9 @@ export class ListSimpleResourcesHandler implements IQueryHandler<ListSimpleResou
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ routes, call }: ListSimpleResources): Promise<ListResult<object>> {
-    await routes.scope?.check(this.platform, projectIdOf(call.principal), call.query, 'list');
+    await routes.scope?.check(this.platform, dataScopeOf(call.principal), call.query, 'list');
     const { items, total } = await (await this.platform.projections.collection(routes.projection)).find({
-      filter: { ...call.query, projectId: projectIdOf(call.principal) },
+      filter: { ...call.query, projectId: dataScopeOf(call.principal) },
       sort: call.list.sort,
       skip: call.list.skip,
       limit: call.list.limit,

@@ -1,3 +1,4 @@
+import { modeOfScope } from '../../../../libs/domain/shared/scope';
 import { Controller, Inject } from '@nestjs/common';
 import { Query, QueryBus, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +15,7 @@ import { databasesProjection } from '../../../../projections/databases/databases
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { jobResourceController } from '../common/job-resource.routes';
 import { offeredPlan } from '../common/offered-plan';
-import { projectIdOf } from '../common/resource-lifecycle';
+import { dataScopeOf } from '../common/resource-lifecycle';
 import { resolveProvider } from '../providers/resolve-provider';
 import { PLATFORM } from '../tokens';
 
@@ -42,7 +43,7 @@ export const DatabasesController = jobResourceController({
     const catalog = new CatalogValidation(platform);
     const region = await catalog.resolveRegion(provider.name, String(body.region));
     const engine = body.engine as DatabaseEngine;
-    const offered = (await platform.drivers.get(provider.name).databaseVersions?.(engine)) ?? [];
+    const offered = (await platform.drivers.get(provider.name, modeOfScope(provider.projectId)).databaseVersions?.(engine)) ?? [];
     if (!offered.includes(String(body.version))) {
       const detail = offered.length ? `version ${String(body.version)} of ${engine} is not offered; use one of GET /v1/databases/versions?engine=${engine}: ${offered.join(', ')}` : `this provider offers no ${engine} version`;
       throw badRequest([{ detail, source: { pointer: `${pointerPrefix}/version` } }]);
@@ -71,8 +72,8 @@ export class ListDatabaseVersionsHandler implements IQueryHandler<ListDatabaseVe
 
   async execute({ call }: ListDatabaseVersions): Promise<ListResult<object>> {
     const { providerId, engine } = call.list.filters;
-    const provider = await resolveProvider(this.platform, projectIdOf(call.principal), providerId, 'databases');
-    const driver = this.platform.drivers.get(provider.name);
+    const provider = await resolveProvider(this.platform, dataScopeOf(call.principal), providerId, 'databases');
+    const driver = this.platform.drivers.get(provider.name, modeOfScope(provider.projectId));
     const all = [];
     for (const e of engine ? [engine] : DATABASE_ENGINES) for (const version of (await driver.databaseVersions?.(e)) ?? []) all.push({ engine: e, version });
     const page = all.slice(call.list.skip, call.list.skip + call.list.limit);

@@ -9,7 +9,7 @@ import { notFound } from '../../../../libs/http/src/errors';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
 import type { FileDoc } from '../../../../projections/files/files.projection';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent, WrittenFile } from './files.handlers';
 import { recoverBy } from '../common/recovery';
@@ -133,7 +133,7 @@ const putRoute = route({
 });
 const removeRoute = route({ ...common, method: 'DELETE', path: '/v1/files/{id}', summary: 'Soft-delete a file: it leaves lists and answers 404', permission: 'files:write', params: idParams, responses: { 204: null } });
 
-const projectOf = (p: Principal) => projectIdOf(p);
+const projectOf = (p: Principal) => dataScopeOf(p);
 const contentPointer = (req: FastifyRequest) => `${unwrapBody(req.body, 'files').pointerPrefix}/content`;
 
 /** Files (spec 4.14, DECISIONS 17): records answered flat, versions listed in order and readable by number. */

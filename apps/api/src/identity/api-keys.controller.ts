@@ -7,7 +7,7 @@ import { resource, resourceSchema, collectionSchema } from '../../../../libs/htt
 import { listResult } from '../../../../libs/http/src/list-result';
 import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { IssueApiKey, ListApiKeys, RevokeApiKey, WrittenApiKey } from './identity.handlers';
-import { recoverBy } from '../common/recovery';
+import { recoverInProject } from '../common/recovery';
 import { commandContext, granteeOf } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { BusController } from '../common/bus-controller';
@@ -79,7 +79,7 @@ const createRoute = route({
   idempotent: true,
   // A retry of a create whose answer a crash lost gets the key it issued, but not its secret: only an
   // HMAC of it was ever stored (revoke it and create another; DECISIONS 11).
-  recover: recoverBy(
+  recover: recoverInProject(
     (w) => new WrittenApiKey(w),
     (doc) => resource('api-keys', doc.id, apiKeyResource(doc).attributes, { meta: { key: 'Not shown: the answer that carried this key was lost in an outage, and the key is not stored. Revoke it and create another.' } }),
   ),

@@ -11,7 +11,7 @@ import type { MemberDoc } from '../../../../projections/members/members.projecti
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, WrittenMember, type MembershipChange } from './members.handlers';
-import { recoverBy } from '../common/recovery';
+import { recoverInProject } from '../common/recovery';
 import { commandContext, granteeOf } from './request-context';
 
 const TYPE = 'members';
@@ -118,7 +118,7 @@ function memberViewController(view: MemberView): Type<unknown> {
   const roleRule = 'Never above the caller’s own role (403); the only owner cannot be demoted (409 INVALID_STATE).';
   declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: { type: TYPE, sortFields: ['createdAt', 'email', 'role'] }, responses: { 200: collectionSchema(TYPE, memberAttributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, params, summary: `Get one of ${view.summary}`, permission: read, responses: { 200: one } }, ['principal', 'parsed']);
-  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, recover: recoverBy((w) => new WrittenMember(w), memberDocument), body: z.object({ email, role: roleOf(names).default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
+  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, recover: recoverInProject((w) => new WrittenMember(w), memberDocument), body: z.object({ email, role: roleOf(names).default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
   declare('update', { ...common, method: 'PATCH', path: item, params, summary: `Change the role of one of ${view.summary}`, description: roleRule, permission: write, type: TYPE, body: z.object({ role: roleOf(names) }), responses: { 200: one } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, params, summary: `Remove one of ${view.summary}`, description: 'The only owner cannot be removed (409 INVALID_STATE); an admin cannot remove an owner (403).', permission: write, responses: { 204: null } }, ['req', 'principal', 'parsed']);
   return MemberViewController;
@@ -146,7 +146,7 @@ const listInvites = route({
   responses: { 200: collectionSchema(INVITES, invitationAttributes) },
 });
 /** An invite's or a resend's answer a crash lost (DECISIONS 5): the invitation its request's own event names, as of the write. */
-const recoverInvitation = recoverBy(
+const recoverInvitation = recoverInProject(
   (w) => new WrittenMember(w),
   (d) => {
     const r = invitationResource(Number.NEGATIVE_INFINITY)(d);

@@ -14,7 +14,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { providerKeysProjection, type ProviderKeyDoc } from '../../../../projections/provider-keys/provider-keys.projection';
 import { BusController } from '../common/bus-controller';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { ownDoc } from '../jobs/job-writes';
 import { findProjectProvider } from '../providers/find-provider';
 import { PLATFORM } from '../tokens';
@@ -160,22 +160,22 @@ const withSecretDocument = ({ doc, secret }: ProviderKeyAnswer) => resource(TYPE
 export class ProviderKeysController extends BusController {
   @ApiRoute(listRoute)
   async list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
-    const { items, total } = await this.queries.execute(new ListProviderKeys(projectIdOf(principal), list));
+    const { items, total } = await this.queries.execute(new ListProviderKeys(dataScopeOf(principal), list));
     return listResult(items.map(keyResource), total);
   }
 
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
-    return withSecretDocument(await this.commands.execute(new CreateProviderKey(projectIdOf(principal), body, commandContext(req, principal))));
+    return withSecretDocument(await this.commands.execute(new CreateProviderKey(dataScopeOf(principal), body, commandContext(req, principal))));
   }
 
   @ApiRoute(rotateRoute)
   async rotate(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof rotateRoute>['params']) {
-    return withSecretDocument((await this.commands.execute(new ChangeProviderKey(projectIdOf(principal), params.keyId, 'rotate', commandContext(req, principal))))!);
+    return withSecretDocument((await this.commands.execute(new ChangeProviderKey(dataScopeOf(principal), params.keyId, 'rotate', commandContext(req, principal))))!);
   }
 
   @ApiRoute(deleteRoute)
   async delete(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof deleteRoute>['params']) {
-    await this.commands.execute(new ChangeProviderKey(projectIdOf(principal), params.keyId, 'delete', commandContext(req, principal)));
+    await this.commands.execute(new ChangeProviderKey(dataScopeOf(principal), params.keyId, 'delete', commandContext(req, principal)));
   }
 }

@@ -1,13 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { isProjectPrincipal, principalActor, principalMode, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { isProjectPrincipal, principalActor, principalDataScope, principalMode, type Principal } from '../../../../libs/http/src/auth';
 
 /** Event metadata for a command issued by an HTTP request. */
 export function commandContext(req: FastifyRequest, principal: Principal | null): CommandContext {
   const idem = req.headers['idempotency-key'];
   return {
     metadata: {
-      projectId: principalProjectId(principal),
+      // the data scope (DECISIONS 21): `<project>` in live mode, `<project>:test` in test mode
+      projectId: principalDataScope(principal),
       // apikey:<keyId>, member:<sub> (a signed-in member), admin:<keyId> or anonymous
       actor: principalActor(principal),
       // live or test (DECISIONS 21): the key's prefix; members and platform admins act in live mode

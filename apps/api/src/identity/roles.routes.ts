@@ -10,7 +10,7 @@ import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext, granteeOf } from './request-context';
 import { CreateRole, DeleteRole, GetRole, ListRoles, UpdateRole, WrittenRole, type RoleView } from './roles.handlers';
-import { recoverBy } from '../common/recovery';
+import { recoverInProject } from '../common/recovery';
 
 const TYPE = 'roles';
 
@@ -52,7 +52,7 @@ const createRoute = route({
   permission: 'roles:write',
   type: TYPE,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenRole(w), (r: RoleView) => roleDocument(r)),
+  recover: recoverInProject((w) => new WrittenRole(w), (r: RoleView) => roleDocument(r)),
   body: z.object({ name, description: description.optional(), permissions }),
   responses: { 201: one },
 });

@@ -7,7 +7,7 @@ import { collectionSchema, resourceSchema } from '../../../../libs/http/src/enve
 import { listResult } from '../../../../libs/http/src/list-result';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
-import { projectIdOf, pathId } from '../common/resource-lifecycle';
+import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { recoverBy } from '../common/recovery';
@@ -175,19 +175,19 @@ export class InstancesController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { ...body, tags: body.tags ?? [] };
-    const { doc, jobId } = await this.commands.execute(new CreateInstance(projectIdOf(p), input, commandContext(req, p), unwrapBody(req.body, 'instances').pointerPrefix));
+    const { doc, jobId } = await this.commands.execute(new CreateInstance(dataScopeOf(p), input, commandContext(req, p), unwrapBody(req.body, 'instances').pointerPrefix));
     return { data: instanceResource(doc, { expandPlan: true }), jobId };
   }
 
   @ApiRoute(listRoute)
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
-    const { items, total } = await this.queries.execute(new ListInstances(projectIdOf(p), list.filters, list));
+    const { items, total } = await this.queries.execute(new ListInstances(dataScopeOf(p), list.filters, list));
     return listResult(items.map((d) => instanceResource(d)), total);
   }
 
   @ApiRoute(allRoute)
   async all(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof allRoute>['list']) {
-    const projectId = projectIdOf(p);
+    const projectId = dataScopeOf(p);
     const refreshed = list.filters.refresh === 'true' ? await this.commands.execute(new SyncInstanceStatuses(projectId, commandContext(req, p))) : null;
     const { items, total } = await this.queries.execute(new ListInstances(projectId, { active: true }, list));
     return listResult(items.map((d) => instanceResource(d)), total, { refreshed: refreshed !== null, ...(refreshed ? { sync: refreshed } : {}) });
@@ -195,30 +195,30 @@ export class InstancesController extends BusController {
 
   @ApiRoute(getRoute)
   async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
-    return { data: instanceResource(await this.queries.execute(new GetInstance(projectIdOf(p), params.id))) };
+    return { data: instanceResource(await this.queries.execute(new GetInstance(dataScopeOf(p), params.id))) };
   }
 
   @ApiRoute(patchRoute)
   async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof patchRoute>['params'], @Parsed('body') body: RouteInput<typeof patchRoute>['body']) {
     const input = { name: body.name, tags: body.tags };
-    return { data: instanceResource(await this.commands.execute(new UpdateInstance(projectIdOf(p), params.id, input, commandContext(req, p)))) };
+    return { data: instanceResource(await this.commands.execute(new UpdateInstance(dataScopeOf(p), params.id, input, commandContext(req, p)))) };
   }
 
   @ApiRoute(removeRoute)
   async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof removeRoute>['params']) {
-    const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(projectIdOf(p), params.id, 'terminate', commandContext(req, p), true));
+    const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(dataScopeOf(p), params.id, 'terminate', commandContext(req, p), true));
     return { data: instanceResource(doc), jobId };
   }
 
   @ApiRoute(actionRoute)
   async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof actionRoute>['params'], @Parsed('body') body: RouteInput<typeof actionRoute>['body']) {
-    const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(projectIdOf(p), params.id, body.action, commandContext(req, p)));
+    const { doc, jobId } = await this.commands.execute(new RequestInstanceAction(dataScopeOf(p), params.id, body.action, commandContext(req, p)));
     return { data: instanceResource(doc), jobId };
   }
 
   @ApiRoute(eventsRoute)
   async events(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof eventsRoute>['params'], @Parsed('list') list: RouteInput<typeof eventsRoute>['list']) {
-    const { items, total } = await this.queries.execute(new InstanceHistory(projectIdOf(p), params.id, list));
+    const { items, total } = await this.queries.execute(new InstanceHistory(dataScopeOf(p), params.id, list));
     return listResult(
       items.map((e) => ({ id: e.id, type: 'instance-events', attributes: { event: e.event, revision: e.revision, data: e.data, actor: e.actor, createdAt: e.createdAt } })),
       total,
@@ -227,13 +227,13 @@ export class InstancesController extends BusController {
 
   @ApiRoute(jobsRoute)
   async jobs(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof jobsRoute>['params'], @Parsed('list') list: RouteInput<typeof jobsRoute>['list']) {
-    const { items, total } = await this.queries.execute(new InstanceJobs(projectIdOf(p), params.id, list));
+    const { items, total } = await this.queries.execute(new InstanceJobs(dataScopeOf(p), params.id, list));
     return listResult(items.map(jobResource), total);
   }
 
   @ApiRoute(sshRoute)
   async ssh(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof sshRoute>['params']) {
-    const doc = await this.queries.execute(new GetInstance(projectIdOf(p), params.id));
+    const doc = await this.queries.execute(new GetInstance(dataScopeOf(p), params.id));
     const username = doc.sshUser ?? 'root';
     const port = doc.sshPort ?? 22;
     return {
@@ -247,7 +247,7 @@ export class InstancesController extends BusController {
 
   @ApiRoute(metricsRoute)
   async metrics(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof metricsRoute>['params'], @Parsed('query') q: RouteInput<typeof metricsRoute>['query']) {
-    const samples = await this.queries.execute(new InstanceMetrics(projectIdOf(p), params.id, q.points ?? 60));
+    const samples = await this.queries.execute(new InstanceMetrics(dataScopeOf(p), params.id, q.points ?? 60));
     return { data: { id: params.id, type: 'instance-metrics', attributes: { samples } } };
   }
 }

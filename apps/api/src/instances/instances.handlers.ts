@@ -1,3 +1,4 @@
+import { modeOfScope } from '../../../../libs/domain/shared/scope';
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
@@ -164,7 +165,7 @@ export class SyncInstanceStatusesHandler implements ICommandHandler<SyncInstance
       for (let d = queue.shift(); d; d = queue.shift()) {
         let observed: LiveStatus;
         try {
-          observed = await drivers.get(d.providerKind).liveStatus(d.externalId!, Object.fromEntries(d.tags.map((t) => [t.key, t.value])));
+          observed = await drivers.get(d.providerKind, modeOfScope(d.projectId)).liveStatus(d.externalId!, Object.fromEntries(d.tags.map((t) => [t.key, t.value])));
         } catch (err) {
           out.unreachable++;
           logger.warn({ instanceId: d.id, err: (err as Error).message }, 'live status unavailable');
@@ -235,7 +236,7 @@ export class InstanceMetricsHandler implements IQueryHandler<InstanceMetrics> {
 
   async execute({ projectId, id, points }: InstanceMetrics): Promise<UtilizationSample[]> {
     const doc = await ownInstance(this.platform, projectId, id);
-    return doc.externalId && doc.status === 'active' ? this.platform.drivers.get(doc.providerKind).metrics(doc.externalId, new Date(this.platform.clock.now()), points) : [];
+    return doc.externalId && doc.status === 'active' ? this.platform.drivers.get(doc.providerKind, modeOfScope(doc.projectId)).metrics(doc.externalId, new Date(this.platform.clock.now()), points) : [];
   }
 }
 

@@ -1,3 +1,4 @@
+import { modeOfScope, projectOfScope } from '../../../../libs/domain/shared/scope';
 import PDFDocument from 'pdfkit';
 import type { InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
 
@@ -32,7 +33,7 @@ export function renderInvoicePdf(invoice: InvoiceDoc): Promise<Buffer> {
 
   doc.font('Helvetica-Bold').fontSize(20).text(`Invoice ${invoice.invoiceNumber}`, left, 50);
   doc.font('Helvetica').fontSize(10).moveDown(0.5);
-  doc.text(`Project: ${invoice.projectId}`);
+  doc.text(`Project: ${projectOfScope(invoice.projectId)}${modeOfScope(invoice.projectId) === 'test' ? ' (test mode)' : ''}`);
   doc.text(`Issued: ${day(invoice.createdAt)}`);
   doc.text(`Due: ${day(invoice.dueDate)}`);
   doc.text(`Status: ${invoice.status}${invoice.paidAt ? ` (paid ${day(invoice.paidAt)})` : ''}`);

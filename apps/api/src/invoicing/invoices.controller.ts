@@ -3,12 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CURRENCIES, INVOICE_STATUSES } from '../../../../libs/domain/invoicing/events';
 import { lineItemsTotal } from '../../../../libs/domain/invoicing/tax';
+import { projectOfScope } from '../../../../libs/domain/shared/scope';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { listLinksSchema, listMetaSchema, SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { INVOICE_SORT_FIELDS, type InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
 import { BusController } from '../common/bus-controller';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { recoverBy } from '../common/recovery';
 import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice, WrittenInvoice } from './invoices.handlers';
@@ -48,7 +49,7 @@ export function invoiceItem(d: InvoiceDoc) {
   return {
     id: d.id,
     invoiceNumber: d.invoiceNumber,
-    projectId: d.projectId,
+    projectId: projectOfScope(d.projectId),
     currency: d.currency,
     amountCents: d.amountCents,
     taxRate: d.taxRate,
@@ -133,32 +134,32 @@ const pdfRoute = route({
 export class InvoicesController extends BusController {
   @ApiRoute(listRoute)
   list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
-    return this.queries.execute(new ListInvoices(projectIdOf(principal), list, invoiceItem));
+    return this.queries.execute(new ListInvoices(dataScopeOf(principal), list, invoiceItem));
   }
 
   @ApiRoute(iamListRoute)
   iamList(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof iamListRoute>['list']) {
-    return this.queries.execute(new ListInvoices(projectIdOf(principal), list, invoiceItem));
+    return this.queries.execute(new ListInvoices(dataScopeOf(principal), list, invoiceItem));
   }
 
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
-    return { data: invoiceItem(await this.commands.execute(new CreateInvoice(projectIdOf(principal), body, commandContext(req, principal)))) };
+    return { data: invoiceItem(await this.commands.execute(new CreateInvoice(dataScopeOf(principal), body, commandContext(req, principal)))) };
   }
 
   @ApiRoute(getRoute)
   async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
-    return { data: invoiceItem(await this.queries.execute(new GetInvoice(projectIdOf(principal), params.id))) };
+    return { data: invoiceItem(await this.queries.execute(new GetInvoice(dataScopeOf(principal), params.id))) };
   }
 
   @ApiRoute(payRoute)
   async pay(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof payRoute>['params']) {
-    return { data: invoiceItem(await this.commands.execute(new PayInvoice(projectIdOf(principal), params.id, commandContext(req, principal)))) };
+    return { data: invoiceItem(await this.commands.execute(new PayInvoice(dataScopeOf(principal), params.id, commandContext(req, principal)))) };
   }
 
   @ApiRoute(pdfRoute)
   async pdf(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof pdfRoute>['params'], @Res({ passthrough: true }) reply: FastifyReply) {
-    const { invoice, pdf } = await this.queries.execute(new GetInvoicePdf(projectIdOf(principal), params.id));
+    const { invoice, pdf } = await this.queries.execute(new GetInvoicePdf(dataScopeOf(principal), params.id));
     reply.header('content-type', 'application/pdf').header('content-disposition', `inline; filename="${invoice.invoiceNumber}.pdf"`).header('cache-control', 'private, no-store');
     return pdf;
   }

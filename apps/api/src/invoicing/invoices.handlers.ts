@@ -1,3 +1,4 @@
+import { isBilledScope, projectOfScope } from '../../../../libs/domain/shared/scope';
 import { Inject } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
@@ -273,10 +274,11 @@ export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOvervi
     const credits = await this.platform.projections.collection(billingCreditsProjection);
     const providerPayments = (await credits.find({ filter: { projectId, source: { $in: ['payment', 'checkout'] } }, limit: 1 })).total;
     return {
-      projectId,
+      projectId: projectOfScope(projectId),
       totalSpendCents: account?.paidCents[USAGE_CURRENCY] ?? 0,
       totalCreditsCents: wallets.find((w) => w.currency === USAGE_CURRENCY)?.creditedCents ?? 0,
-      upcomingChargesCents: upcomingChargesCents(meters, account?.invoicedThrough ?? null, now),
+      // test-mode usage is never billed (DECISIONS 21)
+      upcomingChargesCents: isBilledScope(projectId) ? upcomingChargesCents(meters, account?.invoicedThrough ?? null, now) : 0,
       currency: USAGE_CURRENCY,
       balances: wallets.map((w) => ({ currency: w.currency, balanceCents: w.balanceCents })),
       paymentCount: providerPayments + (account?.paidCount ?? 0),

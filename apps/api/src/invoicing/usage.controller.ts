@@ -6,7 +6,7 @@ import { collectionSchema, resource, resourceSchema } from '../../../../libs/htt
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
 import { BusController } from '../common/bus-controller';
-import { projectIdOf } from '../common/resource-lifecycle';
+import { dataScopeOf } from '../common/resource-lifecycle';
 import { GetBillingOverview, GetUsage } from './invoices.handlers';
 
 /** The longest usage window (DECISIONS 15). */
@@ -80,17 +80,17 @@ const overviewRoute = route({ ...common, method: 'GET', path: '/v1/billing/overv
 export class UsageController extends BusController {
   @ApiRoute(usageRoute)
   usage(@CurrentPrincipal() principal: Principal, @Parsed() p: RouteInput<typeof usageRoute>) {
-    return this.queries.execute(new GetUsage(projectIdOf(principal), { start: p.list.filters.startDate ?? null, end: p.list.filters.endDate ?? null }, p.list, usageItem));
+    return this.queries.execute(new GetUsage(dataScopeOf(principal), { start: p.list.filters.startDate ?? null, end: p.list.filters.endDate ?? null }, p.list, usageItem));
   }
 
   @ApiRoute(iamUsageRoute)
   iamUsage(@CurrentPrincipal() principal: Principal, @Parsed() p: RouteInput<typeof iamUsageRoute>) {
-    return this.queries.execute(new GetUsage(projectIdOf(principal), { start: p.list.filters.startDate ?? null, end: p.list.filters.endDate ?? null }, p.list, usageItem));
+    return this.queries.execute(new GetUsage(dataScopeOf(principal), { start: p.list.filters.startDate ?? null, end: p.list.filters.endDate ?? null }, p.list, usageItem));
   }
 
   @ApiRoute(overviewRoute)
   async overview(@CurrentPrincipal() principal: Principal) {
-    const { projectId, ...attributes } = await this.queries.execute(new GetBillingOverview(projectIdOf(principal)));
+    const { projectId, ...attributes } = await this.queries.execute(new GetBillingOverview(dataScopeOf(principal)));
     return resource(OVERVIEW, projectId, attributes);
   }
 }

@@ -6,7 +6,7 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { commandContext } from '../identity/request-context';
-import { projectIdOf, pathId } from '../common/resource-lifecycle';
+import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { jobAttributes, jobResource } from './job-view';
 import { GetJob, ListJobs, RetryJob, WrittenJobRetry } from './jobs.handlers';
 import { recoverBy } from '../common/recovery';
@@ -55,25 +55,25 @@ const retryRoute = route({
 export class JobsController extends BusController {
   @ApiRoute(listRoute)
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
-    const { items, total } = await this.queries.execute(new ListJobs(projectIdOf(p), list.filters, list));
+    const { items, total } = await this.queries.execute(new ListJobs(dataScopeOf(p), list.filters, list));
     return listResult(items.map(jobResource), total);
   }
 
   @ApiRoute(failedRoute)
   async failed(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof failedRoute>['list']) {
-    const { items, total } = await this.queries.execute(new ListJobs(projectIdOf(p), { status: 'failed' }, list));
+    const { items, total } = await this.queries.execute(new ListJobs(dataScopeOf(p), { status: 'failed' }, list));
     return listResult(items.map(jobResource), total);
   }
 
   @ApiRoute(getRoute)
   async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
-    const found = await this.queries.execute(new GetJob(projectIdOf(p), params.id));
+    const found = await this.queries.execute(new GetJob(dataScopeOf(p), params.id));
     return { data: 'job' in found ? jobResource(found.job) : found.batchJob };
   }
 
   @ApiRoute(retryRoute)
   async retry(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof retryRoute>['params']) {
-    const job = await this.commands.execute(new RetryJob(projectIdOf(p), params.id, commandContext(req, p)));
+    const job = await this.commands.execute(new RetryJob(dataScopeOf(p), params.id, commandContext(req, p)));
     return { data: { jobId: job.id, status: 'retrying' as const } };
   }
 }

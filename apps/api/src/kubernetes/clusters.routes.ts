@@ -1,3 +1,4 @@
+import { modeOfScope } from '../../../../libs/domain/shared/scope';
 import { randomBytes } from 'node:crypto';
 import { clusters, type ClusterFields } from '../../../../libs/domain/kubernetes/cluster.resource';
 import { clusterVersionRefusal } from '../../../../libs/domain/kubernetes/kubernetes-versions';
@@ -34,7 +35,7 @@ export const ClustersController = jobResourceController({
   async prepare({ platform, provider, body, pointerPrefix }) {
     const catalog = new CatalogValidation(platform);
     const region = await catalog.resolveRegion(provider.name, String(body.region));
-    const offered = (await platform.drivers.get(provider.name).kubernetesVersions?.()) ?? [];
+    const offered = (await platform.drivers.get(provider.name, modeOfScope(provider.projectId)).kubernetesVersions?.()) ?? [];
     const refusal = clusterVersionRefusal(String(body.version), offered);
     if (refusal) throw badRequest([{ detail: refusal.message, source: { pointer: `${pointerPrefix}/version` } }]);
     const nodePools: NodePool[] = [];

@@ -1,3 +1,4 @@
+import { modeOfScope } from '../../../../libs/domain/shared/scope';
 import { Controller, Inject, Res } from '@nestjs/common';
 import { Query, QueryBus, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyReply } from 'fastify';
@@ -12,7 +13,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { ownDoc } from '../jobs/job-writes';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
 import { PLATFORM } from '../tokens';
@@ -31,7 +32,7 @@ export class GetKubeconfigHandler implements IQueryHandler<GetKubeconfig> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ call }: GetKubeconfig): Promise<string> {
-    const doc = await ownDoc(this.platform, clustersProjection, projectIdOf(call.principal), call.id, clusters.label);
+    const doc = await ownDoc(this.platform, clustersProjection, dataScopeOf(call.principal), call.id, clusters.label);
     requireSameProvider(doc.providerId, call.providerId, clusters.label);
     const secret = doc.status === 'active' && doc.credentialRef ? await this.platform.vault.get(doc.credentialRef) : null;
     return clusterKubeconfig(doc, secret?.token ?? null);
@@ -51,9 +52,9 @@ export class ListKubernetesVersionsHandler implements IQueryHandler<ListKubernet
 
   async execute({ call }: ListKubernetesVersions): Promise<ListResult<object>> {
     const { providerId, region } = call.list.filters;
-    const provider = await resolveProvider(this.platform, projectIdOf(call.principal), providerId, 'kubernetes');
+    const provider = await resolveProvider(this.platform, dataScopeOf(call.principal), providerId, 'kubernetes');
     if (region) await new CatalogValidation(this.platform).resolveRegion(provider.name, region);
-    const versions = kubernetesVersionList((await this.platform.drivers.get(provider.name).kubernetesVersions?.()) ?? []);
+    const versions = kubernetesVersionList((await this.platform.drivers.get(provider.name, modeOfScope(provider.projectId)).kubernetesVersions?.()) ?? []);
     const ordered = call.list.sort[0]?.direction === 1 ? [...versions].reverse() : versions;
     const page = ordered.slice(call.list.skip, call.list.skip + call.list.limit);
     return listResult(page.map((v) => toResource('kubernetes-versions', v.version, v)), versions.length);

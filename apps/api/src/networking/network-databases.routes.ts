@@ -17,7 +17,7 @@ import { networkDatabasesProjection } from '../../../../projections/network-data
 import { privateNetworksProjection, type PrivateNetworkDoc } from '../../../../projections/private-networks/private-networks.projection';
 import { CreateJobResource, jobResourceAttributes, ListJobResources, WrittenJobResource, type JobResourceRoutes } from '../common/job-resource.routes';
 import { recoverBy } from '../common/recovery';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { ownDoc } from '../jobs/job-writes';
 import { requireSameProvider } from '../providers/resolve-provider';
@@ -64,7 +64,7 @@ const attachments: JobResourceRoutes<typeof networkDatabases.schema> = {
 
 /** The network of a request: the project's (404 otherwise), on the provider named, if one is. */
 async function networkOf(platform: Platform, principal: Principal | null, networkId: string, providerId: string | undefined): Promise<PrivateNetworkDoc> {
-  const network = await ownDoc(platform, privateNetworksProjection, projectIdOf(principal), networkId, NETWORK);
+  const network = await ownDoc(platform, privateNetworksProjection, dataScopeOf(principal), networkId, NETWORK);
   requireSameProvider(network.providerId, providerId, NETWORK);
   return network;
 }

@@ -14,7 +14,7 @@ import type { DeliveryDoc } from '../../../../projections/notification-deliverie
 import type { EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
 import type { NotificationDoc } from '../../../../projections/notifications/notifications.projection';
 import { BusController } from '../common/bus-controller';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import {
   CreateEndpoint,
@@ -220,7 +220,7 @@ const testRoute = route({
   responses: { 200: resourceSchema('notification-test', testAttributes) },
 });
 
-const projectOf = (p: Principal) => projectIdOf(p);
+const projectOf = (p: Principal) => dataScopeOf(p);
 
 /** Notifications, endpoints, deliveries and the published event names (spec 4.15, section 6, DECISIONS 10 and 17). */
 @Controller()

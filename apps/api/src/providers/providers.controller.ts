@@ -2,7 +2,7 @@ import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { principalProjectId, type Principal } from '../../../../libs/http/src/auth';
+import { principalDataScope, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/providers/capabilities';
@@ -67,7 +67,7 @@ function providerDocument(doc: ProviderDoc) {
   return resource(r.type, r.id, r.attributes);
 }
 
-const projectOf = (p: Principal) => principalProjectId(p) ?? '';
+const projectOf = (p: Principal) => principalDataScope(p) ?? '';
 const credentialsOf = (b: { credentials?: { apiKey: string }; apiKey?: string }) =>
   b.credentials ? { apiKey: b.credentials.apiKey } : b.apiKey !== undefined ? { apiKey: b.apiKey } : undefined;
 

@@ -7,7 +7,7 @@ import { collectionSchema, resourceSchema } from '../../../../libs/http/src/enve
 import { listResult } from '../../../../libs/http/src/list-result';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
@@ -179,13 +179,13 @@ const deleteBackupRoute = route({ method: 'DELETE', path: '/v1/backups/{id}', su
 export class ServersController extends BusController {
   @ApiRoute(listRoute)
   async list(@CurrentPrincipal() p: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
-    const { items, total } = await this.queries.execute(new ListServers(projectIdOf(p), list.filters, list));
+    const { items, total } = await this.queries.execute(new ListServers(dataScopeOf(p), list.filters, list));
     return listResult(items.map(serverResource), total);
   }
 
   @ApiRoute(getRoute)
   async get(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
-    return { data: serverResource(await this.queries.execute(new GetServer(projectIdOf(p), params.id))) };
+    return { data: serverResource(await this.queries.execute(new GetServer(dataScopeOf(p), params.id))) };
   }
 
   @ApiRoute(createRoute)
@@ -206,62 +206,62 @@ export class ServersController extends BusController {
       operatingSystem: body.operating_system,
       provider: body.provider,
     };
-    const { doc, jobId } = await this.commands.execute(new CreateServer(projectIdOf(p), input, commandContext(req, p), unwrapBody(req.body, 'servers').pointerPrefix));
+    const { doc, jobId } = await this.commands.execute(new CreateServer(dataScopeOf(p), input, commandContext(req, p), unwrapBody(req.body, 'servers').pointerPrefix));
     return { data: serverResource(doc), jobId };
   }
 
   @ApiRoute(patchRoute)
   async patch(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof patchRoute>['params'], @Parsed('body') body: RouteInput<typeof patchRoute>['body']) {
-    const { doc, jobId } = await this.commands.execute(new UpdateServer(projectIdOf(p), params.id, body, commandContext(req, p)));
+    const { doc, jobId } = await this.commands.execute(new UpdateServer(dataScopeOf(p), params.id, body, commandContext(req, p)));
     return { data: serverResource(doc), ...(jobId ? { jobId } : {}) };
   }
 
   @ApiRoute(removeRoute)
   async remove(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof removeRoute>['params']) {
-    await this.commands.execute(new DeleteServer(projectIdOf(p), params.id, commandContext(req, p)));
+    await this.commands.execute(new DeleteServer(dataScopeOf(p), params.id, commandContext(req, p)));
   }
 
   @ApiRoute(actionRoute)
   async action(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof actionRoute>['params'], @Parsed('body') body: RouteInput<typeof actionRoute>['body']) {
-    const { doc, jobId } = await this.commands.execute(new RequestServerPowerAction(projectIdOf(p), params.id, body.action, commandContext(req, p)));
+    const { doc, jobId } = await this.commands.execute(new RequestServerPowerAction(dataScopeOf(p), params.id, body.action, commandContext(req, p)));
     return { data: serverResource(doc), jobId };
   }
 
   @ApiRoute(serverBackupsRoute)
   async serverBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof serverBackupsRoute>['params'], @Parsed('list') list: RouteInput<typeof serverBackupsRoute>['list']) {
-    const { items, total } = await this.queries.execute(new ListBackups(projectIdOf(p), 'server', params.id, list));
+    const { items, total } = await this.queries.execute(new ListBackups(dataScopeOf(p), 'server', params.id, list));
     return listResult(items.map(backupResource), total);
   }
 
   @ApiRoute(backupServerRoute)
   async backupServer(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof backupServerRoute>['params'], @Parsed('body') body: RouteInput<typeof backupServerRoute>['body']) {
-    return { data: backupResource(await this.commands.execute(new CreateBackup(projectIdOf(p), 'server', params.id, body.name, commandContext(req, p)))) };
+    return { data: backupResource(await this.commands.execute(new CreateBackup(dataScopeOf(p), 'server', params.id, body.name, commandContext(req, p)))) };
   }
 
   @ApiRoute(instanceBackupsRoute)
   async instanceBackups(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof instanceBackupsRoute>['params'], @Parsed('list') list: RouteInput<typeof instanceBackupsRoute>['list']) {
-    const { items, total } = await this.queries.execute(new ListBackups(projectIdOf(p), 'instance', params.instanceId, list));
+    const { items, total } = await this.queries.execute(new ListBackups(dataScopeOf(p), 'instance', params.instanceId, list));
     return listResult(items.map(backupResource), total);
   }
 
   @ApiRoute(backupInstanceRoute)
   async backupInstance(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof backupInstanceRoute>['params'], @Parsed('body') body: RouteInput<typeof backupInstanceRoute>['body']) {
-    return { data: backupResource(await this.commands.execute(new CreateBackup(projectIdOf(p), 'instance', params.instanceId, body.name, commandContext(req, p)))) };
+    return { data: backupResource(await this.commands.execute(new CreateBackup(dataScopeOf(p), 'instance', params.instanceId, body.name, commandContext(req, p)))) };
   }
 
   @ApiRoute(getBackupRoute)
   async getBackup(@CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof getBackupRoute>['params']) {
-    return { data: backupResource(await this.queries.execute(new GetBackup(projectIdOf(p), params.id))) };
+    return { data: backupResource(await this.queries.execute(new GetBackup(dataScopeOf(p), params.id))) };
   }
 
   @ApiRoute(restoreRoute)
   async restore(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof restoreRoute>['params']) {
-    const { doc, jobId } = await this.commands.execute(new RestoreBackup(projectIdOf(p), params.id, commandContext(req, p)));
+    const { doc, jobId } = await this.commands.execute(new RestoreBackup(dataScopeOf(p), params.id, commandContext(req, p)));
     return { data: serverResource(doc), jobId };
   }
 
   @ApiRoute(deleteBackupRoute)
   async deleteBackup(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('params') params: RouteInput<typeof deleteBackupRoute>['params']) {
-    await this.commands.execute(new DeleteBackup(projectIdOf(p), params.id, commandContext(req, p)));
+    await this.commands.execute(new DeleteBackup(dataScopeOf(p), params.id, commandContext(req, p)));
   }
 }

@@ -7,7 +7,7 @@ import { collectionSchema, resource, resourceSchema } from '../../../../libs/htt
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { SupportMessageDoc } from '../../../../projections/support-messages/support-messages.projection';
 import type { SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
-import { pathId, projectIdOf } from '../common/resource-lifecycle';
+import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, WrittenTicket, type TicketView } from './support.handlers';
 import { recoverBy } from '../common/recovery';
@@ -121,27 +121,27 @@ const messageRoute = route({
 export class SupportController extends BusController {
   @ApiRoute(listRoute)
   list(@CurrentPrincipal() principal: Principal, @Parsed('list') list: RouteInput<typeof listRoute>['list']) {
-    return this.queries.execute(new ListSupportTickets(projectIdOf(principal), list, ticketResource));
+    return this.queries.execute(new ListSupportTickets(dataScopeOf(principal), list, ticketResource));
   }
 
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { subject: body.subject, message: body.message, priority: body.priority, category: body.category ?? null };
-    return ticketDocument(await this.commands.execute(new OpenSupportTicket(projectIdOf(principal), input, principal, commandContext(req, principal))));
+    return ticketDocument(await this.commands.execute(new OpenSupportTicket(dataScopeOf(principal), input, principal, commandContext(req, principal))));
   }
 
   @ApiRoute(getRoute)
   async get(@CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof getRoute>['params']) {
-    return ticketDocument(await this.queries.execute(new GetSupportTicket(projectIdOf(principal), params.id)));
+    return ticketDocument(await this.queries.execute(new GetSupportTicket(dataScopeOf(principal), params.id)));
   }
 
   @ApiRoute(updateRoute)
   async update(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof updateRoute>['params'], @Parsed('body') body: RouteInput<typeof updateRoute>['body']) {
-    return ticketDocument(await this.commands.execute(new UpdateSupportTicket(projectIdOf(principal), params.id, body, commandContext(req, principal))));
+    return ticketDocument(await this.commands.execute(new UpdateSupportTicket(dataScopeOf(principal), params.id, body, commandContext(req, principal))));
   }
 
   @ApiRoute(messageRoute)
   async addMessage(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof messageRoute>['params'], @Parsed('body') body: RouteInput<typeof messageRoute>['body']) {
-    return ticketDocument(await this.commands.execute(new AddSupportMessage(projectIdOf(principal), params.id, body.content, principal, commandContext(req, principal))));
+    return ticketDocument(await this.commands.execute(new AddSupportMessage(dataScopeOf(principal), params.id, body.content, principal, commandContext(req, principal))));
   }
 }
