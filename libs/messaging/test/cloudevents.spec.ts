@@ -53,6 +53,14 @@ describe('toCloudEvent', () => {
     for (const name of Object.keys(ce)) expect(name).toMatch(/^[a-z0-9]+$/);
   });
 
+  it("shows a test-mode scope as the bare project with livemode: false, in the source and the data, without changing the event", () => {
+    const e = recorded({ data: { projectId: 'p-7:test', name: 'vm' }, metadata: { projectId: 'p-7:test', schemaVersion: 1 } });
+    const ce = toCloudEvent(e);
+    expect([ce.source, ce.livemode, ce.data]).toEqual(['/v1/projects/p-7', false, { projectId: 'p-7', name: 'vm' }]);
+    expect(e.data.projectId).toBe('p-7:test');
+    expect(toCloudEvent(recorded({ data: { projectId: 'p-7' }, metadata: { projectId: 'p-7', schemaVersion: 1 } })).livemode).toBe(true);
+  });
+
   it('says livemode: false for a test-mode event, true for a live one and for one without a mode (DECISIONS 21)', () => {
     expect(toCloudEvent(recorded({ metadata: { schemaVersion: 1, mode: 'test' } })).livemode).toBe(false);
     expect(toCloudEvent(recorded({ metadata: { schemaVersion: 1, mode: 'live' } })).livemode).toBe(true);
