@@ -51,4 +51,11 @@ describe('ticket forwarding decider', () => {
     expect(trackerComment(message).body).toContain(forwardMarker('e2'));
     expect(trackerComment(message).body).toContain('TCK-000007');
   });
+
+  it("names the bare project, and says test mode for a test key's ticket (DECISIONS 21)", () => {
+    expect(forwardMail(ticket, 'desk@example.com').text).toContain('in project p1\n');
+    const testTicket = forwardSourceOf({ ...opened, data: { ...opened.data, projectId: 'p1:test' } }) as Extract<ForwardSource, { kind: 'ticket' }>;
+    expect(forwardMail(testTicket, 'desk@example.com').text).toContain('in project p1 (test mode)');
+    expect(trackerIssue(testTicket).body).toContain('project `p1 (test mode)`');
+  });
 });

@@ -1,5 +1,9 @@
 import type { Decider, DomainEvent } from '../shared/domain-error';
 import { TicketEventTypes, type TicketAuthor, type TicketMessageAdded, type TicketOpened } from './events';
+import { modeOfScope, projectOfScope } from '../shared/scope';
+
+/** The project as support staff read it: its id, and `(test mode)` for a test key's ticket (DECISIONS 21). */
+const projectLabel = (scope: string) => `${projectOfScope(scope)}${modeOfScope(scope) === 'test' ? ' (test mode)' : ''}`;
 
 /**
  * Forwarding of new tickets and messages (DECISIONS 17) by email and to a GitHub-compatible issue
@@ -122,15 +126,15 @@ export function forwardMail(source: ForwardSource, to: string): { to: string; su
   const subject = `${source.kind === 'message' ? 'Re: ' : ''}[${source.number}] ${oneLine(source.subject)}`;
   const head =
     source.kind === 'ticket'
-      ? [`New support ticket ${source.number} in project ${source.projectId}`, `Priority: ${source.priority}`, `Category: ${source.category ?? '-'}`]
-      : [`New message on support ticket ${source.number} in project ${source.projectId}`];
+      ? [`New support ticket ${source.number} in project ${projectLabel(source.projectId)}`, `Priority: ${source.priority}`, `Category: ${source.category ?? '-'}`]
+      : [`New message on support ticket ${source.number} in project ${projectLabel(source.projectId)}`];
   const text = [...head, `From: ${authorLine(source.author)}`, `Ticket: ${source.ticketId}`, '', source.text, ''].join('\n');
   return { to, subject, text, messageId: forwardMailMessageId(source.eventId) };
 }
 
 export function trackerIssue(source: Extract<ForwardSource, { kind: 'ticket' }>): { title: string; body: string } {
   const body = [
-    `Support ticket **${source.number}** (project \`${source.projectId}\`, ticket \`${source.ticketId}\`)`,
+    `Support ticket **${source.number}** (project \`${projectLabel(source.projectId)}\`, ticket \`${source.ticketId}\`)`,
     `Priority: ${source.priority} · Category: ${source.category ?? '-'} · From: ${authorLine(source.author)}`,
     '',
     source.text,
