@@ -1,5 +1,6 @@
 import { startOfNextMonth } from '../../libs/domain/invoicing/usage';
 import { ManualClock } from '../../libs/runtime/src/clock';
+import { instancesProjection } from '../../projections/instances/instances.projection';
 import { billingAccountsProjection } from '../../projections/billing-accounts/billing-accounts.projection';
 import { ed25519Key } from '../support/ssh-keys';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
@@ -195,4 +196,18 @@ describe.each<Profile>(['embedded', 'server'])('test-mode data separation (%s pr
       for (const e of events) expect([stream, e.type, e.metadata.mode, e.metadata.projectId]).toEqual([stream, e.type, 'test', `${project}:test`]);
     }
   }, 90000);
+
+  it("closing the project terminates both modes' running resources through their jobs", async () => {
+    const admin = srv.as(srv.bootstrap.adminKey);
+    const closed = await admin.delete(`/v1/admin/customers/${project}?reason=${encodeURIComponent('end of test')}`);
+    expect(closed.status).toBe(200);
+    const instances = await srv.platform.projections.collection(instancesProjection);
+    for (const mode of MODES) {
+      const doc = await eventually(() => instances.get(made[mode].get('instance')!), (d) => d?.status === 'terminated', 30000);
+      expect([mode, doc?.projectId]).toEqual([mode, mode === 'test' ? `${project}:test` : project]);
+      const events = await srv.platform.events.readStream(`instance-${made[mode].get('instance')}`);
+      const last = events[events.length - 1];
+      expect([mode, last.metadata.mode]).toEqual([mode, mode]);
+    }
+  }, 60000);
 });
