@@ -36,7 +36,10 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   const newProject = async (name: string) => {
     const created = await admin.post('/v1/admin/projects', { name });
     expect(created.status).toBe(201);
-    return { id: created.body.data.id as string, api: srv.as(created.body.included[0].attributes.key) };
+    // The project's first key is a test key; the customer's real (billed, administered) resources are live (DECISIONS 21).
+    const live = await srv.as(created.body.included[0].attributes.key).post('/v1/api-keys', { name: 'live owner', role: 'owner', mode: 'live' });
+    expect(live.status).toBe(201);
+    return { id: created.body.data.id as string, api: srv.as(live.body.data.attributes.key) };
   };
 
   beforeAll(async () => {

@@ -1,3 +1,5 @@
+import { dataScope } from '../../libs/domain/shared/scope';
+import { modeOfKey } from '../../libs/http/src/auth';
 import { walletStream } from '../../libs/domain/billing/events';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
@@ -16,7 +18,8 @@ describe.each<Profile>(['embedded', 'server'])('billing wallets (%s profile)', (
     admin = srv.as(srv.bootstrap.adminKey);
     const project = await admin.post('/v1/admin/projects', { name: `wallets-other-${profile}` });
     expect(project.status).toBe(201);
-    otherProject = project.body.data.id;
+    // The project's first key is a test key: its wallets are the project's test-mode scope (DECISIONS 21).
+    otherProject = dataScope(project.body.data.id, modeOfKey(project.body.included[0].attributes.key));
     other = srv.as(project.body.included[0].attributes.key);
   });
   afterAll(async () => {
@@ -113,8 +116,8 @@ describe.each<Profile>(['embedded', 'server'])('billing wallets (%s profile)', (
     expect(converted.body.data.attributes.balances).toEqual([{ currency: 'USD', balanceCents: 1667 }, { currency: 'NGN', balanceCents: 411111 }]);
     expect(await balance(owner, 'NGN')).toBe(411111);
     const conversionId = converted.body.data.id;
-    const [debit] = (await srv.platform.events.readStream(walletStream(srv.bootstrap.projectId, 'USD'))).filter((e) => e.data.source === 'conversion');
-    const [credit] = (await srv.platform.events.readStream(walletStream(srv.bootstrap.projectId, 'NGN'))).filter((e) => e.data.source === 'conversion');
+    const [debit] = (await srv.platform.events.readStream(walletStream(srv.bootstrap.scope, 'USD'))).filter((e) => e.data.source === 'conversion');
+    const [credit] = (await srv.platform.events.readStream(walletStream(srv.bootstrap.scope, 'NGN'))).filter((e) => e.data.source === 'conversion');
     expect(debit.data).toMatchObject({ amountCents: 333, reference: conversionId, conversion: { rate: '1234.5678', toAmountCents: 411111 } });
     expect(credit.data).toMatchObject({ amountCents: 411111, reference: conversionId, conversion: { rate: '1234.5678', fromAmountCents: 333 } });
     expect(credit.metadata.causationId).toBe(debit.id);
@@ -157,7 +160,7 @@ describe.each<Profile>(['embedded', 'server'])('billing wallets (%s profile)', (
     expect(rebuilt.body.data.attributes.collection).toMatch(/^billing_wallets_v1_r/);
     const after = (await owner.get('/v1/billing/wallets')).body.data;
     expect(after).toEqual(before);
-    for (const w of after) expect(w.attributes.balanceCents).toBe(await eventSum(srv.bootstrap.projectId, w.id));
+    for (const w of after) expect(w.attributes.balanceCents).toBe(await eventSum(srv.bootstrap.scope, w.id));
     expect(after.find((w: { id: string }) => w.id === 'USD').attributes.balanceCents).toBe(1668); // 2000 − 333 + 1 (the NGN→USD conversion)
     expect(await balance(other, 'NGN')).toBe(await eventSum(otherProject, 'NGN'));
   });

@@ -29,13 +29,19 @@ const startOfNextMonth = (ms: number) => {
 describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)', (profile) => {
   let srv: TestServer;
   let owner: Api;
+  /** A live owner key (the client `owner` sends it). */
+  let ownerKey: string;
   let other: Api;
   const clock = new ManualClock();
   const year = () => new Date(clock.now()).getUTCFullYear();
 
   beforeAll(async () => {
     srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
-    owner = srv.as(srv.bootstrap.apiKey);
+    // Usage is billed in live mode only (DECISIONS 21); the bootstrap key is a test key.
+    const live = await srv.as(srv.bootstrap.apiKey).post('/v1/api-keys', { name: 'live owner', role: 'owner', mode: 'live' });
+    expect(live.status).toBe(201);
+    ownerKey = live.body.data.attributes.key;
+    owner = srv.as(ownerKey);
     const project = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: `invoices-other-${profile}` });
     expect(project.status).toBe(201);
     other = srv.as(project.body.included[0].attributes.key);
@@ -150,7 +156,7 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
   });
 
   it('renders the invoice as a PDF holding its number, dates, line items, subtotal, tax and total', async () => {
-    const res = await getBytes(srv, srv.bootstrap.apiKey, `/v1/invoices/${first.id}/pdf`);
+    const res = await getBytes(srv, ownerKey, `/v1/invoices/${first.id}/pdf`);
     expect(res.status).toBe(200);
     expect(res.contentType).toBe('application/pdf');
     expect(res.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
@@ -175,7 +181,7 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
     ]) {
       expect(text).toContain(expected);
     }
-    expect((await getBytes(srv, srv.bootstrap.apiKey, '/v1/invoices/no-such-invoice/pdf')).status).toBe(404);
+    expect((await getBytes(srv, ownerKey, '/v1/invoices/no-such-invoice/pdf')).status).toBe(404);
   });
 
   it('pays from the wallet: 422 INSUFFICIENT_FUNDS without funds, then paid once (InvoicePaid linked to its debit), 409 paying twice', async () => {
@@ -274,7 +280,7 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
   });
 
   it('invoices the accrued usage at month end, once: a restart does not invoice it again', async () => {
-    const usageInvoices = async (s: TestServer) => ((await s.as(s.bootstrap.apiKey).get('/v1/invoices?limit=100')).body.data as Array<Record<string, any>>).filter((i) => i.source === 'usage');
+    const usageInvoices = async (s: TestServer) => ((await s.as(ownerKey).get('/v1/invoices?limit=100')).body.data as Array<Record<string, any>>).filter((i) => i.source === 'usage');
     expect(await usageInvoices(srv)).toEqual([]);
     const monthEnd = startOfNextMonth(clock.now());
     clock.advance(monthEnd - clock.now() + 60_000);
@@ -298,7 +304,7 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
     const env = srv.env;
     await srv.stop({ keepData: true });
     srv = await startTestServer(profile, env, { clock });
-    owner = srv.as(srv.bootstrap.apiKey);
+    owner = srv.as(ownerKey);
     const run = srv.platform.processes.timers.find((t): t is MonthEndInvoicing => t instanceof MonthEndInvoicing)!;
     await eventually(async () => run.ticks, (n) => n >= 2);
     clock.advance(60_000);

@@ -196,9 +196,10 @@ describe.each<[Profile, Source]>([
   });
 
   it('scopes a member to its project: another project\'s ids answer 404', async () => {
-    const providerA = await srv.as(srv.bootstrap.apiKey).post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'demo' });
-    expect(providerA.status).toBe(201);
+    // A member acts in live mode: it sees what live credentials made (the bootstrap key is a test key).
     const memberA = as(await token({ role: 'owner' }));
+    const providerA = await memberA.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'demo' });
+    expect(providerA.status).toBe(201);
     expect((await memberA.get(`/v1/providers/${providerA.body.data.id}`)).status).toBe(200);
     const memberB = as(await token({ project: projectB, role: 'owner', claims: { sub: 'bob' } }));
     const got = await memberB.get(`/v1/providers/${providerA.body.data.id}`);

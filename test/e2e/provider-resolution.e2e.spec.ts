@@ -1,3 +1,5 @@
+import { dataScope } from '../../libs/domain/shared/scope';
+import { modeOfKey } from '../../libs/http/src/auth';
 import { ApiError } from '../../libs/http/src/errors';
 import type { Capability } from '../../libs/domain/providers/capabilities';
 import { requireSameProvider, resolveProvider } from '../../apps/api/src/providers/resolve-provider';
@@ -14,11 +16,15 @@ describe.each<Profile>(['embedded', 'server'])('resolveProvider (%s profile)', (
     await srv?.stop();
   });
 
-  /** A fresh project and a client for it, so each case sees only the providers it registers. */
+  /**
+   * A fresh project and a client for it, so each case sees only the providers it registers. Its first
+   * key is a test key, so `projectId` is the project's test-mode data scope (DECISIONS 21).
+   */
   async function project(): Promise<{ projectId: string; api: ReturnType<TestServer['as']> }> {
     const created = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: `resolution ${Math.random().toString(36).slice(2, 8)}` });
     expect(created.status).toBe(201);
-    return { projectId: created.body.data.id, api: srv.as(created.body.included[0].attributes.key) };
+    const key: string = created.body.included[0].attributes.key;
+    return { projectId: dataScope(created.body.data.id, modeOfKey(key)), api: srv.as(key) };
   }
 
   async function register(api: ReturnType<TestServer['as']>, name: string, body: Record<string, unknown> = {}): Promise<string> {

@@ -54,7 +54,7 @@ describe.each<Profile>(['embedded', 'server'])('SSH keys (%s profile)', (profile
 
     const events = await srv.platform.events.readStream(`sshkey-${created.body.data.id}`);
     expect(events.map((e) => e.type)).toEqual(['compute.SshKeyAdded.v1']);
-    expect(events[0].data).toMatchObject({ projectId: srv.bootstrap.projectId, providerId, fingerprint: referenceFingerprint(publicKey) });
+    expect(events[0].data).toMatchObject({ projectId: srv.bootstrap.scope, providerId, fingerprint: referenceFingerprint(publicKey) });
   });
 
   it('accepts RSA (>= 2048 bits) and ECDSA keys and lists only the given provider, sortable by name', async () => {

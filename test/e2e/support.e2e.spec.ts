@@ -164,7 +164,7 @@ describe('support events reach cloud.support.events.v1 (server profile)', () => 
     expect((await api.post(`/v1/support/${created.body.data.id}/messages`, { content: 'more' })).status).toBe(200);
     expect((await api.patch(`/v1/support/${created.body.data.id}`, { status: 'closed', priority: 'high' })).status).toBe(200);
     const ticket = `ticket-${created.body.data.id}`;
-    const numbers = `ticket-numbers-${srv.bootstrap.projectId}`;
+    const numbers = `ticket-numbers-${srv.bootstrap.scope}`;
     const { types, keys } = await readTopicUntil(requireEngine('KAFKA_BROKERS').split(','), srv.env.KAFKA_TOPIC_PREFIX, 'support', (log) =>
       // The two streams are keyed apart, so they may sit on different partitions read at different
       // paces: wait for both rather than for the ticket alone.

@@ -60,7 +60,7 @@ describe.each<Profile>(['embedded', 'server'])('instance templates (%s profile)'
     expect(list.body.data).toEqual([created.body.data]);
     const events = await srv.platform.events.readStream(`template-${created.body.data.id}`);
     expect(events.map((e) => e.type)).toEqual(['compute.InstanceTemplateCreated.v2']);
-    expect(events[0].metadata.projectId).toBe(srv.bootstrap.projectId);
+    expect(events[0].metadata.projectId).toBe(srv.bootstrap.scope);
   });
 
   it('stores every field: image, disk, SSH key of the provider, accelerators, workers, spot, tags (object or array)', async () => {

@@ -7,6 +7,8 @@ import pino from 'pino';
 import { MongoClient } from 'mongodb';
 import { Client } from 'pg';
 import { loadConfig } from '../../libs/config/src/config';
+import { dataScope } from '../../libs/domain/shared/scope';
+import { modeOfKey } from '../../libs/http/src/auth';
 import { REDACT_PATHS } from '../../libs/http/src/logging';
 import { startServer, type RunningServer } from '../../apps/api/src/server';
 import type { PlatformOptions } from '../../libs/runtime/src/platform';
@@ -17,7 +19,11 @@ export type Profile = 'embedded' | 'server';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
-  bootstrap: { projectId: string; apiKey: string; adminKey: string };
+  /**
+   * bootstrap.json, plus `scope`: the data scope the bootstrap key reads and writes (a `svc_test_`
+   * key: `<projectId>:test`, DECISIONS 21), which events and read models record as `projectId`.
+   */
+  bootstrap: { projectId: string; apiKey: string; adminKey: string; scope: string };
   /** Everything the server logged, as written (JSON lines). */
   logs: () => string;
   as: (key: string) => ReturnType<typeof client>;
@@ -68,7 +74,8 @@ export async function startTestServer(profile: Profile, env: Record<string, stri
   });
   const logger = pino({ level: 'info', redact: { paths: REDACT_PATHS, censor: '[REDACTED]' } }, sink);
   const server = await startServer(config, logger, options);
-  const bootstrap = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
+  const written = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
+  const bootstrap = { ...written, scope: dataScope(written.projectId, modeOfKey(written.apiKey)) };
   const stop = async (opts: { keepData?: boolean } = {}) => {
     await server.close();
     if (opts.keepData) return;
