@@ -2,12 +2,17 @@ import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ProjectEvent } from '../../libs/domain/identity/events';
-import { IdentityEventTypes } from '../../libs/domain/identity/events';
+import { IdentityEventTypes, workspaceOfCreated } from '../../libs/domain/identity/events';
 import type { ProjectStatus } from '../../libs/domain/identity/project.decider';
 import { KycEventTypes, type KycEvent, type KycStatus } from '../../libs/domain/admin/kyc';
 
 export interface ProjectDoc extends ReadDoc {
   name: string;
+  /**
+   * The workspace the project belongs to (DECISIONS 15). Absent from documents folded before
+   * workspaces, whose projects are each their own workspace: read it with `workspaceOfProject`.
+   */
+  workspaceId?: string;
   createdAt: string;
   /** `active | suspended | closed` (DECISIONS 18); the auth pipeline reads it on every request. */
   status: ProjectStatus;
@@ -21,6 +26,9 @@ export interface ProjectDoc extends ReadDoc {
   kycRequestId: string | null;
   updatedAt: string;
 }
+
+/** A project's workspace: its own for a document from before workspaces (nothing has moved a project since). */
+export const workspaceOfProject = (doc: ProjectDoc): string => doc.workspaceId ?? doc.id;
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
 const LISTS: ListShape[] = [
@@ -46,7 +54,7 @@ export const projectsProjection: DocumentProjection<ProjectDoc> = {
     switch (event.type) {
       case 'identity.ProjectCreated.v1': {
         const d = event.data;
-        return { id: d.projectId, _position: recorded.position, name: d.name, createdAt: d.createdAt, status: 'active', statusReason: null, statusChangedAt: null, createdBy: recorded.metadata.actor ?? 'unknown', kycStatus: 'none', kycRequestId: null, updatedAt: d.createdAt };
+        return { id: d.projectId, _position: recorded.position, name: d.name, workspaceId: workspaceOfCreated(d), createdAt: d.createdAt, status: 'active', statusReason: null, statusChangedAt: null, createdBy: recorded.metadata.actor ?? 'unknown', kycStatus: 'none', kycRequestId: null, updatedAt: d.createdAt };
       }
       case 'identity.ProjectSuspended.v1':
         return current && status(current, 'suspended', event.data.reason, event.data.suspendedAt);

@@ -2,7 +2,15 @@ import type { DomainEvent } from '../shared/domain-error';
 
 export type ProjectRole = 'owner' | 'admin' | 'developer' | 'viewer';
 
-export type ProjectCreated = DomainEvent<'identity.ProjectCreated.v1', { projectId: string; name: string; createdAt: string }>;
+/**
+ * `workspaceId` (DECISIONS 15): the workspace the project belongs to, for good (no route moves a
+ * project). A workspace's id is the id of the project that started it; events from before workspaces
+ * have none: each of those projects is its own workspace (`workspaceOfCreated`).
+ */
+export type ProjectCreated = DomainEvent<'identity.ProjectCreated.v1', { projectId: string; name: string; createdAt: string; workspaceId?: string }>;
+
+/** The workspace a ProjectCreated puts its project in: its own when the event names none (events from before workspaces). */
+export const workspaceOfCreated = (data: ProjectCreated['data']): string => data.workspaceId ?? data.projectId;
 
 export type ApiKeyIssued = DomainEvent<
   'identity.ApiKeyIssued.v1',

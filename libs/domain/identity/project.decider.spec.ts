@@ -5,11 +5,22 @@ import { projectDecider } from './project.decider';
 const given = deciderSpec(projectDecider);
 const now = '2026-01-01T00:00:00.000Z';
 const create = { type: 'CreateProject', projectId: 'p1', name: 'Acme', now } as const;
-const created: ProjectCreated = { type: 'identity.ProjectCreated.v1', data: { projectId: 'p1', name: 'Acme', createdAt: now } };
+const created: ProjectCreated = { type: 'identity.ProjectCreated.v1', data: { projectId: 'p1', name: 'Acme', createdAt: now, workspaceId: 'p1' } };
+const fold = (events: ProjectCreated[]) => events.reduce(projectDecider.evolve, projectDecider.initialState());
 
 describe('project decider', () => {
   it('creates a project', () => {
     given([]).when(create).then([created]);
+  });
+
+  it('starts its own workspace (the project id), or joins the one it is given (DECISIONS 15)', () => {
+    given([]).when({ ...create, workspaceId: 'p0' }).then([{ ...created, data: { ...created.data, workspaceId: 'p0' } }]);
+    expect(fold([{ ...created, data: { ...created.data, workspaceId: 'p0' } }])).toMatchObject({ workspaceId: 'p0' });
+  });
+
+  it('reads a project created before workspaces (no workspaceId) as its own workspace', () => {
+    const { workspaceId: _, ...before } = created.data;
+    expect(fold([{ type: 'identity.ProjectCreated.v1', data: before }])).toMatchObject({ status: 'active', workspaceId: 'p1' });
   });
 
   it('refuses to create the same project twice', () => {

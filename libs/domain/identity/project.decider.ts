@@ -1,12 +1,17 @@
 import { DomainError, type Decider } from '../shared/domain-error';
-import type { ProjectEvent } from './events';
+import { workspaceOfCreated, type ProjectEvent } from './events';
 
 /** A project's standing with the platform (DECISIONS 18): `closed` is final. */
 export type ProjectStatus = 'active' | 'suspended' | 'closed';
 
-export type ProjectState = { status: 'none' } | { status: ProjectStatus; projectId: string; name: string };
+/** `workspaceId`: the workspace the project belongs to (DECISIONS 15); its own id when it started one. */
+export type ProjectState = { status: 'none' } | { status: ProjectStatus; projectId: string; name: string; workspaceId: string };
 
-export type CreateProject = { type: 'CreateProject'; projectId: string; name: string; now: string };
+/**
+ * `workspaceId`: an existing workspace to join (the caller checked it exists: it is another stream);
+ * absent, the project starts its own, whose id is the project's.
+ */
+export type CreateProject = { type: 'CreateProject'; projectId: string; name: string; workspaceId?: string; now: string };
 /** Suspend or reactivate (the admin's PATCH); asking for the status it already has records nothing. */
 export type SetProjectStatus = { type: 'SetProjectStatus'; projectId: string; status: 'active' | 'suspended'; reason: string; now: string };
 export type CloseProject = { type: 'CloseProject'; projectId: string; reason: string; now: string };
@@ -18,7 +23,7 @@ export const projectDecider: Decider<ProjectCommand, ProjectEvent, ProjectState>
   evolve: (state, event) => {
     switch (event.type) {
       case 'identity.ProjectCreated.v1':
-        return { status: 'active', projectId: event.data.projectId, name: event.data.name };
+        return { status: 'active', projectId: event.data.projectId, name: event.data.name, workspaceId: workspaceOfCreated(event.data) };
       case 'identity.ProjectSuspended.v1':
         return state.status === 'none' ? state : { ...state, status: 'suspended' };
       case 'identity.ProjectReactivated.v1':
@@ -34,7 +39,7 @@ export const projectDecider: Decider<ProjectCommand, ProjectEvent, ProjectState>
   decide: (command, state) => {
     if (command.type === 'CreateProject') {
       if (state.status !== 'none') throw new DomainError('CONFLICT', `Project ${command.projectId} already exists`);
-      return [{ type: 'identity.ProjectCreated.v1', data: { projectId: command.projectId, name: command.name, createdAt: command.now } }];
+      return [{ type: 'identity.ProjectCreated.v1', data: { projectId: command.projectId, name: command.name, createdAt: command.now, workspaceId: command.workspaceId ?? command.projectId } }];
     }
     if (state.status === 'none') throw new DomainError('NOT_FOUND', `Customer ${command.projectId} not found`);
     if (state.status === 'closed') throw new DomainError('INVALID_STATE', `Customer ${command.projectId} is closed; a closed project cannot be ${command.type === 'CloseProject' ? 'closed again' : 'changed'}`);
