@@ -18,17 +18,28 @@ const invited: MembershipEvent = {
 };
 
 describe('membership decider (DECISIONS 15)', () => {
-  it('adds members and refuses an email already there, compared case-insensitively (409)', () => {
+  it('adds members and refuses an email already in the registry, compared case-insensitively (409)', () => {
     given([]).when({ ...base, type: 'AddMember', memberId: 'm1', scope: 'project', email: ' ann@example.com ', role: 'owner' }).then([added('m1', 'ann@example.com')]);
-    given([added('m1', 'ann@example.com')]).when({ ...base, type: 'AddMember', memberId: 'm2', scope: 'workspace', email: 'ANN@example.COM', role: 'member' }).thenThrows('CONFLICT');
+    given([added('m1', 'ann@example.com')]).when({ ...base, type: 'AddMember', memberId: 'm2', scope: 'project', email: 'ANN@example.COM', role: 'viewer' }).thenThrows('CONFLICT');
+    given([added('m1', 'ann@example.com', 'member', 'workspace')]).when({ ...base, type: 'AddMember', memberId: 'm2', scope: 'workspace', email: 'ANN@example.COM', role: 'member' }).thenThrows('CONFLICT');
+    given([added('m1', 'ann@example.com')]).when({ ...base, type: 'InviteMember', memberId: 'i2', email: 'ann@example.com', role: 'member', tokenHash: 'x' }).thenThrows('CONFLICT');
     given([invited]).when({ ...base, type: 'InviteMember', memberId: 'i2', email: 'bob@example.com', role: 'member', tokenHash: 'x' }).thenThrows('CONFLICT', /invitation/);
   });
 
-  it('never removes or demotes the only active owner (409 INVALID_STATE), but does once another owner exists', () => {
+  it('keeps the workspace registry apart from the project registry that shares its stream (the founding project’s)', () => {
+    given([added('m1', 'ann@example.com')])
+      .when({ ...base, type: 'AddMember', memberId: 'm2', scope: 'workspace', email: 'ANN@example.com', role: 'member' })
+      .then([{ type: 'identity.MemberAdded.v1', data: { memberId: 'm2', projectId: 'p1', scope: 'workspace', email: 'ANN@example.com', role: 'member', addedAt: now } }]);
+  });
+
+  it('never removes or demotes the only active owner of a registry (409 INVALID_STATE), but does once another owner of it exists', () => {
     const owner = added('m1', 'ann@example.com');
     given([owner]).when({ ...base, type: 'RemoveMember', memberId: 'm1', scope: 'project' }).thenThrows('INVALID_STATE', /only owner/);
     given([owner]).when({ ...base, type: 'ChangeMemberRole', memberId: 'm1', scope: 'project', role: 'admin' }).thenThrows('INVALID_STATE');
-    given([owner, added('m2', 'cy@example.com', 'owner', 'workspace')])
+    // A workspace owner is no owner of the project's registry, and the other way round.
+    given([owner, added('m2', 'cy@example.com', 'owner', 'workspace')]).when({ ...base, type: 'RemoveMember', memberId: 'm1', scope: 'project' }).thenThrows('INVALID_STATE');
+    given([owner, added('m2', 'cy@example.com', 'owner', 'workspace')]).when({ ...base, type: 'ChangeMemberRole', memberId: 'm2', scope: 'workspace', role: 'admin' }).thenThrows('INVALID_STATE');
+    given([owner, added('m2', 'cy@example.com', 'owner')])
       .when({ ...base, type: 'RemoveMember', memberId: 'm1', scope: 'project' })
       .then([{ type: 'identity.MemberRemoved.v1', data: { memberId: 'm1', projectId: 'p1', removedAt: now } }]);
   });

@@ -1,8 +1,11 @@
 /**
- * Membership (spec 4.11, DECISIONS 15): one event-sourced registry per project of its members and
- * invitations. `/v1/iam/team/members`, `/v1/iam/members` and `/v1/projects/{projectId}/members` are
- * views of the project scope, `/v1/workspaces/members` of the workspace scope; invitations are
- * members in status `invited`. One stream per project, so a duplicate email and the last owner are
+ * Membership (spec 4.11, DECISIONS 15): event-sourced registries of members and invitations, one
+ * stream `member-<id>` each. A project's registry (scope `project`: `/v1/iam/team/members`,
+ * `/v1/iam/members`, `/v1/projects/{projectId}/members`, invitations as members in status `invited`)
+ * is `member-<projectId>`; a workspace's registry (scope `workspace`: `/v1/workspaces/members`) is
+ * `member-<workspaceId>`. A workspace's id is the id of the project that started it, so the stream of
+ * a workspace's founding project holds both registries, told apart by scope: each rule (one email per
+ * registry, the last owner) is decided within its scope. One stream per registry, so those rules are
  * decided on one state and two racing writes are ordered by the expected revision.
  */
 import { DomainError, type Decider, type DomainEvent } from '../shared/domain-error';
@@ -20,6 +23,11 @@ export type MemberStatus = 'invited' | 'active';
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 export const RESEND_INTERVAL_MS = 60_000;
 
+/**
+ * `projectId`: the registry's id: the project for scope `project`, the workspace (its founding
+ * project's id) for scope `workspace`; the two are the same for every registry from before
+ * workspaces. The project a write came from is its metadata's.
+ */
 type Base = { memberId: string; projectId: string };
 export type MemberAdded = DomainEvent<'identity.MemberAdded.v1', Base & { scope: MemberScope; email: string; role: MemberRole; addedAt: string }>;
 /** `tokenHash`: a keyed hash of the one-time link's token (never the token). */
@@ -131,16 +139,17 @@ function evolve(state: MembershipState, event: MembershipEvent): MembershipState
   }
 }
 
-/** The last active owner may not leave or lose the role (DECISIONS 15). */
+/** The last active owner of a registry (a project's members, or a workspace's) may not leave or lose the role (DECISIONS 15). */
 function guardLastOwner(state: MembershipState, member: Member, verb: string): void {
   if (member.role !== 'owner' || member.status !== 'active') return;
-  const owners = Object.values(state.members).filter((m) => m.role === 'owner' && m.status === 'active');
+  const owners = Object.values(state.members).filter((m) => m.scope === member.scope && m.role === 'owner' && m.status === 'active');
   if (owners.length === 1) throw new DomainError('INVALID_STATE', `Member ${member.id} is the only owner and cannot be ${verb}`);
 }
 
-function refuseDuplicate(state: MembershipState, email: string): void {
+/** One email per registry (invitations are the project's): a workspace member may also be a project member. */
+function refuseDuplicate(state: MembershipState, scope: MemberScope, email: string): void {
   const key = emailKey(email);
-  const existing = Object.values(state.members).find((m) => emailKey(m.email) === key);
+  const existing = Object.values(state.members).find((m) => m.scope === scope && emailKey(m.email) === key);
   if (existing) throw new DomainError('CONFLICT', `${existing.status === 'invited' ? 'An invitation' : 'A member'} with email ${email} already exists`);
 }
 
@@ -150,10 +159,10 @@ function decide(command: MembershipCommand, state: MembershipState): MembershipE
   const base = { memberId, projectId };
   switch (command.type) {
     case 'AddMember':
-      refuseDuplicate(state, command.email);
+      refuseDuplicate(state, command.scope, command.email);
       return [{ type: 'identity.MemberAdded.v1', data: { ...base, scope: command.scope, email: command.email.trim(), role: command.role, addedAt: now } }];
     case 'InviteMember':
-      refuseDuplicate(state, command.email);
+      refuseDuplicate(state, 'project', command.email);
       return [{ type: 'identity.MemberInvited.v1', data: { ...base, scope: 'project', email: command.email.trim(), role: command.role, tokenHash: command.tokenHash, invitedAt: now, expiresAt: plus(now, INVITATION_TTL_MS) } }];
     case 'ResendInvitation': {
       if (member?.status !== 'invited') throw notFound('Invitation');
