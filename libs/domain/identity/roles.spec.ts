@@ -1,4 +1,4 @@
-import { BUILT_IN_ROLES, GRANT_PATTERN, MANAGEMENT_RESOURCES, PERMISSION_PATTERN, PROJECT_ROLES, grantCovers, isPermitted, mayAssignRole, mayGrant, roleAllows, rolePermissions } from './roles';
+import { BUILT_IN_ROLES, GRANT_PATTERN, MANAGEMENT_RESOURCES, PERMISSION_PATTERN, PROJECT_ROLES, eitherGrant, grantCovers, isPermitted, mayAssignRole, mayGrant, roleAllows, rolePermissions } from './roles';
 
 const catalogue = ['api-keys:read', 'api-keys:write', 'instances:read', 'instances:write', 'providers:read', 'providers:write', 'roles:read'];
 
@@ -79,5 +79,16 @@ describe('granting a permission list (custom roles, DECISIONS 15)', () => {
     expect(mayGrant({ role: 'viewer', permissions: ['*:read'] }, { role: 'viewer', permissions: ['*:read'] }, catalogue)).toBe(true);
     expect(mayGrant({ role: 'viewer', permissions: ['*:read'] }, { role: 'viewer', permissions: ['instances:write'] }, catalogue)).toBe(false);
     expect(mayGrant({ role: 'admin' }, { role: 'owner' }, catalogue)).toBe(false);
+  });
+});
+
+describe('a member of both a project and its workspace (eitherGrant)', () => {
+  it('acts with the grant covering the other, else with the union of both as one list', () => {
+    expect(eitherGrant([{ role: 'viewer' }, { role: 'admin' }], catalogue)).toEqual({ role: 'admin' });
+    expect(eitherGrant([{ role: 'developer' }, { role: 'viewer' }], catalogue)).toEqual({ role: 'developer' });
+    expect(eitherGrant([{ role: 'viewer' }, { role: 'viewer', permissions: ['*:read'] }], catalogue)).toEqual({ role: 'viewer' });
+    const union = eitherGrant([{ role: 'viewer' }, { role: 'viewer', permissions: ['providers:write'] }], catalogue);
+    expect(union).toEqual({ role: 'viewer', permissions: ['api-keys:read', 'instances:read', 'providers:read', 'providers:write', 'roles:read'] });
+    expect(isPermitted(union, 'instances:write')).toBe(false);
   });
 });

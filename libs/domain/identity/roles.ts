@@ -91,3 +91,15 @@ export function mayGrant(who: Grantee, target: Grantee, catalogue: readonly stri
   if (!target.permissions) return mayAssignRole(who, target.role, catalogue);
   return catalogue.filter((p) => grantsAllow(target.permissions!, p)).every((p) => isPermitted(who, p));
 }
+
+/**
+ * What someone holding several grants acts with (a member of both a project's and its workspace's
+ * registry): the one that covers the others (the higher built-in role, the first of equals), else
+ * the union of their catalogue permissions as one list.
+ */
+export function eitherGrant(grants: readonly Grantee[], catalogue: readonly string[]): Grantee {
+  const covering = grants.find((g) => grants.every((o) => mayGrant(g, o, catalogue)));
+  if (covering) return covering;
+  const held = new Set(grants.flatMap((g) => (g.permissions ? catalogue.filter((p) => grantsAllow(g.permissions!, p)) : rolePermissions(g.role, catalogue))));
+  return { role: 'viewer', permissions: catalogue.filter((p) => held.has(p)) };
+}
