@@ -11,9 +11,14 @@ import { CreateProject, ListProjects, WrittenProject } from './identity.handlers
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
 import { BusController } from '../common/bus-controller';
+import { workspaceOfProject, type ProjectDoc } from '../../../../projections/projects/projects.projection';
 
-const projectAttributes = z.object({ name: z.string(), createdAt: z.string() });
-const createBody = z.object({ name: z.string().min(1).max(64) });
+const projectAttributes = z.object({ name: z.string(), workspaceId: z.string().describe('The workspace the project belongs to (DECISIONS 15); a project that started one has its own id'), createdAt: z.string() });
+const createBody = z.object({
+  name: z.string().min(1).max(64),
+  workspaceId: z.string().min(1).max(1024).optional().describe("A workspace to join (an existing project's `workspaceId`; unknown: 404). Absent: the project starts its own, whose id is the project's"),
+});
+const projectResource = (p: ProjectDoc) => ({ id: p.id, type: 'projects' as const, attributes: { name: p.name, workspaceId: workspaceOfProject(p), createdAt: p.createdAt } });
 
 /**
  * The create's answer a crash lost (DECISIONS 5; `recoverBy` serves project principals, this route an
@@ -24,7 +29,7 @@ const recoverProject: RecoverAnswer = async (write, { principal, get }) => {
   const found = await get(QueryBus).execute(new WrittenProject(write));
   if (!found) return null;
   return {
-    data: { id: found.project.id, type: 'projects', attributes: { name: found.project.name, createdAt: found.project.createdAt } },
+    data: projectResource(found.project),
     included: found.keys.map((k) => apiKeyResource(k)),
     meta: { key: 'Not shown: the answer that carried the first API key was lost in an outage, and the key is not stored, so it cannot be shown again.' },
   };
@@ -34,7 +39,7 @@ const recoverProject: RecoverAnswer = async (write, { principal, get }) => {
 const createRoute = route({
   method: 'POST',
   path: '/v1/admin/projects',
-  summary: 'Create a project and its first API key (platform admin only; operator extension)',
+  summary: 'Create a project and its first API key (platform admin only; operator extension), in its own workspace or one it joins',
   tag: 'Admin',
   auth: 'admin',
   type: 'projects',
@@ -62,9 +67,9 @@ const listRoute = route({
 export class AdminProjectsController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
-    const { project, key } = await this.commands.execute(new CreateProject(body.name, commandContext(req, principal)));
+    const { project, key } = await this.commands.execute(new CreateProject(body.name, commandContext(req, principal), body.workspaceId));
     return {
-      data: { id: project.id, type: 'projects', attributes: { name: project.name, createdAt: project.createdAt } },
+      data: projectResource(project),
       included: [apiKeyResource(key.doc, { key: key.key })],
     };
   }
@@ -72,6 +77,6 @@ export class AdminProjectsController extends BusController {
   @ApiRoute(listRoute)
   async list(@Parsed('list') list: RouteInput<typeof listRoute>['list']) {
     const { items, total } = await this.queries.execute(new ListProjects(list));
-    return listResult(items.map((p) => ({ id: p.id, type: 'projects', attributes: { name: p.name, createdAt: p.createdAt } })), total);
+    return listResult(items.map(projectResource), total);
   }
 }

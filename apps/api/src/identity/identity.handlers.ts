@@ -18,6 +18,7 @@ import { IDENTITY, PLATFORM } from '../tokens';
 import type { KeyHasher } from './api-key-secrets';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
+import { workspaceOf } from './workspaces';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 
 export class IssueApiKey extends Command<IssuedKey> {
@@ -43,11 +44,16 @@ export class RevokeApiKey extends Command<void> {
   }
 }
 
-/** Operator extension: a project and its first (owner, test-mode) key. */
+/**
+ * Operator extension: a project and its first (owner, test-mode) key, in the workspace `workspaceId`
+ * (an existing project's; unknown: 404) or, without it, in a workspace of its own whose id is the
+ * project's (DECISIONS 15).
+ */
 export class CreateProject extends Command<{ project: ProjectDoc; key: IssuedKey }> {
   constructor(
     readonly name: string,
     readonly context: CommandContext,
+    readonly workspaceId?: string,
   ) {
     super();
   }
@@ -127,9 +133,12 @@ export class CreateProjectHandler implements ICommandHandler<CreateProject> {
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
-  async execute({ name, context }: CreateProject): Promise<{ project: ProjectDoc; key: IssuedKey }> {
+  async execute({ name, context, workspaceId }: CreateProject): Promise<{ project: ProjectDoc; key: IssuedKey }> {
+    // A workspace's id is its founding project's, and workspaces are never removed (projects are
+    // never deleted; a closed one still holds its workspace), so the check cannot be outdated by the append.
+    if (workspaceId !== undefined && (await workspaceOf(this.platform, workspaceId)) !== workspaceId) throw notFound(`Workspace ${workspaceId} not found`);
     const projectId = uuidv7();
-    const created = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, now: this.platform.now() }, context, { newStream: true });
+    const created = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, workspaceId, now: this.platform.now() }, context, { newStream: true });
     const key = await issueApiKey(this.platform, this.identity.hasher, { projectId, name: 'default', role: 'owner', expiresAt: null, mode: 'test' }, context);
     await this.platform.waitForProjections(created.position, [projectsProjection.name]);
     return { project: (await this.platform.readBack(projectsProjection, projectStream(projectId), projectId, created.position))!, key };

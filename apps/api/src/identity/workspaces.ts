@@ -1,0 +1,47 @@
+import { projectStream } from '../../../../libs/domain/identity/events';
+import { projectDecider } from '../../../../libs/domain/identity/project.decider';
+import { membershipStream, type MemberScope } from '../../../../libs/domain/identity/membership';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { projectsProjection, workspaceOfProject } from '../../../../projections/projects/projects.projection';
+
+/**
+ * Workspaces (DECISIONS 15): a project belongs to one workspace for good (its ProjectCreated says
+ * which; no route moves a project), so what is found is kept for the process's life, and only what
+ * exists is kept (a project created a moment later is looked up again). The projects model answers;
+ * a project it has not caught up with is folded from its stream.
+ */
+const known = new WeakMap<Platform, Map<string, string>>();
+
+/** The workspace of a project, or null when there is no such project. */
+export async function workspaceOf(platform: Platform, projectId: string): Promise<string | null> {
+  let byProject = known.get(platform);
+  if (!byProject) known.set(platform, (byProject = new Map()));
+  const hit = byProject.get(projectId);
+  if (hit) return hit;
+  const doc = await (await platform.projections.collection(projectsProjection)).get(projectId);
+  let workspaceId: string | null = doc ? workspaceOfProject(doc) : null;
+  if (!doc) {
+    const history = await platform.events.readStream(projectStream(projectId));
+    const state = history.reduce((s, e) => projectDecider.evolve(s, { type: e.type, data: e.data } as never), projectDecider.initialState());
+    workspaceId = state.status === 'none' ? null : state.workspaceId;
+  }
+  if (workspaceId) {
+    if (byProject.size >= 10_000) byProject.clear();
+    byProject.set(projectId, workspaceId);
+  }
+  return workspaceId;
+}
+
+/**
+ * The id of the registry a project's members of `scope` are kept in (stream `member-<id>`, and the
+ * `projectId` of their events and documents): the project's own for its members, its workspace's for
+ * workspace members.
+ */
+export async function registryOf(platform: Platform, projectId: string, scope: MemberScope): Promise<string> {
+  return scope === 'workspace' ? ((await workspaceOf(platform, projectId)) ?? projectId) : projectId;
+}
+
+/** The membership streams a project's writes may land in: its own registry's and its workspace's. */
+export async function membershipStreamsOf(platform: Platform, projectId: string): Promise<string[]> {
+  return [...new Set([membershipStream(projectId), membershipStream(await registryOf(platform, projectId, 'workspace'))])];
+}
