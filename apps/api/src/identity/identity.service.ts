@@ -15,7 +15,9 @@ import { ProjectionCache } from '../common/projection-cache';
 import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN } from './api-key-secrets';
 import { JwtVerifier, looksLikeJwt, type JwtIdentity } from './jwt-verifier';
 import { emailKey } from '../../../../libs/domain/identity/membership';
-import { PROJECT_ROLES, WORKSPACE_ROLE_AS_PROJECT_ROLE } from '../../../../libs/domain/identity/roles';
+import { PROJECT_ROLES, WORKSPACE_ROLE_AS_PROJECT_ROLE, eitherGrant, type Grantee } from '../../../../libs/domain/identity/roles';
+import { workspaceOf } from './workspaces';
+import { permissionCatalogue } from '../../../../libs/http/src/route';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
 import { customRolesProjection, type CustomRoleDoc } from '../../../../projections/custom-roles/custom-roles.projection';
@@ -93,33 +95,54 @@ export class IdentityService implements Authenticator {
       this.platform.logger.debug({ reason: 'not a member of the project' }, 'bearer JWT rejected');
       return null;
     }
-    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, mode: 'live', ...(registered ?? { role: identity.role }), ...(status === 'suspended' ? { suspended: true } : {}) };
+    const grant = registered ?? { role: identity.role };
+    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, mode: 'live', role: grant.role, ...(grant.permissions ? { permissions: [...grant.permissions] } : {}), ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
   /**
-   * The membership registry decides who a JWT's holder is (DECISIONS 15): the active member whose
-   * email is the token's `email` claim (case-insensitively), or whose id is its `sub`, acts with the
-   * registry's role (a custom role: its permission list). A project that has never had a member in
-   * its registry keeps judging by the token's role claim (`null`); once it has, a token naming no
-   * active member is refused (`'unknown'`: 401), so a removed member is out at once.
+   * The membership registries decide who a JWT's holder is (DECISIONS 15): the project's own and its
+   * workspace's. In each, the active member whose email is the token's `email` claim
+   * (case-insensitively), or whose id is its `sub`, acts with the registry's role (a custom role: its
+   * permission list); one in both acts with what either grants (`eitherGrant`). A project whose
+   * registries have never had a member keeps judging by the token's role claim (`null`); once they
+   * have, a token naming no active member is refused (`'unknown'`: 401), so a removed member is out at once.
    */
-  private async registeredMember(identity: JwtIdentity): Promise<{ role: ProjectRole; permissions?: string[] } | null | 'unknown'> {
+  private async registeredMember(identity: JwtIdentity): Promise<Grantee | null | 'unknown'> {
     const { projectId } = identity;
-    const cache = ProjectionCache.for<{ doc: MemberDoc | null; registry: boolean }>(this.platform, 'members', membersProjection as never);
+    const workspaceId = (await workspaceOf(this.platform, projectId)) ?? projectId;
+    type Found = { docs: MemberDoc[]; registry: boolean };
+    const cache = ProjectionCache.for<Found>(this.platform, 'members', membersProjection as never);
     const found = await cache.get(`${projectId}\u0000${identity.email ?? ''}\u0000${identity.memberId}`, async () => {
       const members = await this.platform.projections.collection(membersProjection);
-      const byEmail = identity.email ? await members.findOne({ projectId, emailKey: emailKey(identity.email), status: 'active' }) : null;
-      const bySub = byEmail ? null : await members.get(identity.memberId);
-      const doc = byEmail ?? (bySub && bySub.projectId === projectId && bySub.status === 'active' ? bySub : null);
-      return { doc, registry: !!doc || !!(await members.findOne({ projectId })) };
+      const registries = [{ projectId, scope: 'project' as const }, { projectId: workspaceId, scope: 'workspace' as const }];
+      const docs: MemberDoc[] = [];
+      for (const registry of registries) {
+        const byEmail = identity.email ? await members.findOne({ ...registry, emailKey: emailKey(identity.email), status: 'active' }) : null;
+        const bySub = byEmail ? null : await members.get(identity.memberId);
+        const doc = byEmail ?? (bySub && bySub.projectId === registry.projectId && bySub.scope === registry.scope && bySub.status === 'active' ? bySub : null);
+        if (doc) docs.push(doc);
+      }
+      let registry = docs.length > 0;
+      for (const r of registries) registry ||= !!(await members.findOne(r));
+      return { docs, registry };
     });
     if (!found?.registry) return null;
-    if (!found.doc) return 'unknown';
-    const role = found.doc.role;
+    const grants: Grantee[] = [];
+    for (const doc of found.docs) {
+      const grant = await this.memberGrant(doc);
+      if (grant) grants.push(grant);
+    }
+    if (grants.length === 0) return 'unknown';
+    return grants.length === 1 ? grants[0] : eitherGrant(grants, permissionCatalogue().map((p) => p.permission));
+  }
+
+  /** What a member's role grants; a custom role is its registry's (a workspace's: its founding project's). Null: no such role now. */
+  private async memberGrant(doc: MemberDoc): Promise<Grantee | null> {
+    const role = doc.role;
     if ((PROJECT_ROLES as readonly string[]).includes(role)) return { role: role as ProjectRole };
     if (role === 'member') return { role: WORKSPACE_ROLE_AS_PROJECT_ROLE.member };
-    const permissions = await this.customRolePermissions(projectId, role);
-    return permissions ? { role: 'viewer', permissions } : 'unknown';
+    const permissions = await this.customRolePermissions(doc.projectId, role);
+    return permissions ? { role: 'viewer', permissions } : null;
   }
 
   /** A custom role's permission list (cached until the roles model changes), or null when the project has no such role. */

@@ -16,6 +16,7 @@ import { membersProjection, type MemberDoc } from '../../../../projections/membe
 import { IDENTITY, PLATFORM } from '../tokens';
 import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { KeyHasher } from './api-key-secrets';
+import { membershipStreamsOf, registryOf } from './workspaces';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
 export type MembershipChange =
@@ -26,6 +27,10 @@ export type MembershipChange =
   | { type: 'ChangeMemberRole'; memberId: string; scope: MemberScope; role: string }
   | { type: 'RemoveMember'; memberId: string; scope: MemberScope };
 
+/**
+ * `projectId`: the calling project (bare, DECISIONS 21: members are no data of a mode). A change of
+ * workspace members is made in the registry of that project's workspace.
+ */
 export class ChangeMembership extends Command<MemberDoc | null> {
   constructor(
     readonly projectId: string,
@@ -47,7 +52,10 @@ export class AcceptInvitation extends Command<MemberDoc> {
   }
 }
 
-/** `now`: the platform clock's, for what is computed at read time (an invitation's `expired`). */
+/**
+ * `now`: the platform clock's, for what is computed at read time (an invitation's `expired`).
+ * `projectId`: the calling project; scope `workspace` lists its workspace's members.
+ */
 export class ListMembers extends Query<{ items: MemberDoc[]; total: number; now: number }> {
   constructor(
     readonly projectId: string,
@@ -73,7 +81,9 @@ const catalogue = () => permissionCatalogue().map((p) => p.permission);
 
 /**
  * What a member role grants: a built-in name (project roles, or `member`, which acts as developer),
- * else a custom role of the project (its permission list). Anything else: 400.
+ * else a custom role of the project (its permission list). Anything else: 400. For a member of a
+ * registry, `projectId` is the registry's id (a workspace's is its founding project's, whose custom
+ * roles its members held before workspaces grouped projects; new ones take built-in roles only).
  */
 export async function roleGrantee(platform: Platform, projectId: string, role: string, builtIns: readonly string[]): Promise<Grantee> {
   if (builtIns.includes(role)) return { role: (WORKSPACE_ROLE_AS_PROJECT_ROLE as Record<string, ProjectRole>)[role] ?? (role as ProjectRole) };
@@ -97,9 +107,10 @@ async function mustGrant(platform: Platform, projectId: string, actor: Grantee |
   if (actor && !mayGrant(actor, target, catalogue())) throw forbidden(`A ${actor.permissions ? 'custom-role' : actor.role} credential may not ${verb} a member with role ${role}`);
 }
 
-async function liveMember(platform: Platform, projectId: string, scope: MemberScope, memberId: string): Promise<MemberDoc> {
+/** A member of the registry `registry` (a project's, or a workspace's: see registryOf); anything else 404. */
+async function liveMember(platform: Platform, registry: string, scope: MemberScope, memberId: string): Promise<MemberDoc> {
   const doc = await (await platform.projections.collection(membersProjection)).get(memberId);
-  if (!doc || doc.projectId !== projectId || doc.scope !== scope || doc.status === 'removed') throw notFound('Member not found');
+  if (!doc || doc.projectId !== registry || doc.scope !== scope || doc.status === 'removed') throw notFound('Member not found');
   return doc;
 }
 
@@ -110,9 +121,11 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
-  async execute({ projectId, change, actor, context }: ChangeMembership): Promise<MemberDoc | null> {
+  async execute({ projectId: caller, change, actor, context }: ChangeMembership): Promise<MemberDoc | null> {
     const p = this.platform;
     const memberId = 'memberId' in change ? change.memberId : uuidv7();
+    // The registry written: the caller's project's, or for workspace members its workspace's.
+    const projectId = await registryOf(p, caller, 'scope' in change ? change.scope : 'project');
     let command: MembershipCommand;
     const now = p.now();
     switch (change.type) {
@@ -179,7 +192,8 @@ export class ListMembersHandler implements IQueryHandler<ListMembers> {
 
   async execute({ projectId, scope, statuses, list }: ListMembers) {
     const status = statuses.length === 1 ? statuses[0] : { $in: statuses };
-    const page = await (await this.platform.projections.collection(membersProjection)).find({ filter: { projectId, scope, status }, sort: list.sort, skip: list.skip, limit: list.limit });
+    const registry = await registryOf(this.platform, projectId, scope);
+    const page = await (await this.platform.projections.collection(membersProjection)).find({ filter: { projectId: registry, scope, status }, sort: list.sort, skip: list.skip, limit: list.limit });
     return { ...page, now: this.platform.clock.now() };
   }
 }
@@ -188,12 +202,15 @@ export class ListMembersHandler implements IQueryHandler<ListMembers> {
 export class GetMemberHandler implements IQueryHandler<GetMember> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
-  execute({ projectId, scope, memberId }: GetMember): Promise<MemberDoc> {
-    return liveMember(this.platform, projectId, scope, memberId);
+  async execute({ projectId, scope, memberId }: GetMember): Promise<MemberDoc> {
+    return liveMember(this.platform, await registryOf(this.platform, projectId, scope), scope, memberId);
   }
 }
 
-/** The member (or invitation) a keyed add or invite wrote, for an answer a crash lost (DECISIONS 5). */
+/**
+ * The member (or invitation) a keyed add or invite wrote, for an answer a crash lost (DECISIONS 5):
+ * in the caller's project's registry, or (a workspace member) in its workspace's.
+ */
 export class WrittenMember extends Query<MemberDoc | null> {
   constructor(readonly write: RecoveredWrite) {
     super();
@@ -205,7 +222,7 @@ export class WrittenMemberHandler implements IQueryHandler<WrittenMember> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ write }: WrittenMember): Promise<MemberDoc | null> {
-    if (write.streamId !== membershipStream(write.projectId)) return null;
+    if (!(await membershipStreamsOf(this.platform, write.projectId)).includes(write.streamId)) return null;
     const memberId = (await requestEvent(this.platform, write))?.data.memberId;
     return typeof memberId === 'string' ? this.platform.readBack(membersProjection, write.streamId, memberId, write.position) : null;
   }

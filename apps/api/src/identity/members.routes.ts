@@ -67,7 +67,9 @@ interface MemberView {
 type Op = MemberView['ops'][number];
 
 function memberViewController(view: MemberView): Type<unknown> {
-  const names = view.scope === 'workspace' ? WORKSPACE_MEMBER_ROLES : PROJECT_MEMBER_ROLES;
+  // A custom role is one project's; workspace members act in every project of the workspace, so they
+  // take the built-in workspace roles (DECISIONS 15: owner, admin, member, viewer).
+  const roleField = (): z.ZodType<string> => (view.scope === 'workspace' ? z.enum(WORKSPACE_MEMBER_ROLES) : roleOf(PROJECT_MEMBER_ROLES));
   const hasProject = view.path.includes('{projectId}');
   const params = hasProject ? projectParam.extend({ [view.idParam]: pathId }) : z.object({ [view.idParam]: pathId });
   const common = { tag: 'Identity', auth: 'project' as const };
@@ -118,8 +120,8 @@ function memberViewController(view: MemberView): Type<unknown> {
   const roleRule = 'Never above the caller’s own role (403); the only owner cannot be demoted (409 INVALID_STATE).';
   declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: { type: TYPE, sortFields: ['createdAt', 'email', 'role'] }, responses: { 200: collectionSchema(TYPE, memberAttributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, params, summary: `Get one of ${view.summary}`, permission: read, responses: { 200: one } }, ['principal', 'parsed']);
-  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, recover: recoverInProject((w) => new WrittenMember(w), memberDocument), body: z.object({ email, role: roleOf(names).default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
-  declare('update', { ...common, method: 'PATCH', path: item, params, summary: `Change the role of one of ${view.summary}`, description: roleRule, permission: write, type: TYPE, body: z.object({ role: roleOf(names) }), responses: { 200: one } }, ['req', 'principal', 'parsed']);
+  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, recover: recoverInProject((w) => new WrittenMember(w), memberDocument), body: z.object({ email, role: roleField().default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
+  declare('update', { ...common, method: 'PATCH', path: item, params, summary: `Change the role of one of ${view.summary}`, description: roleRule, permission: write, type: TYPE, body: z.object({ role: roleField() }), responses: { 200: one } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, params, summary: `Remove one of ${view.summary}`, description: 'The only owner cannot be removed (409 INVALID_STATE); an admin cannot remove an owner (403).', permission: write, responses: { 204: null } }, ['req', 'principal', 'parsed']);
   return MemberViewController;
 }
