@@ -45,7 +45,7 @@ export class ProjectionCatalog {
    */
   constructor(
     private readonly store: ReadStore,
-    private readonly ttlMs = 2000,
+    readonly ttlMs = 2000,
   ) {}
 
   static physicalName(p: DocumentProjection, suffix = ''): string {

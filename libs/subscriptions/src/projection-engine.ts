@@ -14,6 +14,9 @@ export interface RebuildReport {
 }
 
 /** Runs every projection from its checkpoint, and rebuilds one into a fresh collection without downtime. */
+/** How long after a resolved name expires a switched-away collection is kept, for reads already under way. */
+const RETIRE_GRACE_MS = 1000;
+
 export class ProjectionEngine {
   readonly catalog: ProjectionCatalog;
   private readonly runners = new Map<string, SubscriptionRunner>();
@@ -50,6 +53,8 @@ export class ProjectionEngine {
 
   async stop(): Promise<void> {
     await Promise.all([...this.runners.values()].map((r) => r.stop()));
+    // No reader of this process is left; another process re-resolves within the TTL.
+    await this.retired({ now: true });
   }
 
   runner(name: string): SubscriptionRunner {
@@ -148,6 +153,9 @@ export class ProjectionEngine {
     const insertMs = performance.now() - started - passMs;
     for (const plan of plans) await this.switchOver(plan.p, plan.physical, position, batchSize);
     const ms = performance.now() - started;
+    // Done when the old collections are gone (a few seconds after the switch: reads move first; not
+    // part of the rebuild's time).
+    await this.retired();
     return {
       events: count,
       ms,
@@ -179,8 +187,36 @@ export class ProjectionEngine {
     const runner = this.runnerFor(p);
     this.setRunner(p.name, runner);
     await runner.start();
-    if (old !== physical) await this.store.collection(old).drop();
+    if (old !== physical) this.retire(old);
     return count;
+  }
+
+  /** Collections switched away from, dropped once no reader can still resolve to them. */
+  private readonly retiring = new Map<string, { timer: NodeJS.Timeout; dropped: Promise<void>; now: () => void }>();
+
+  /**
+   * Drops a collection reads were switched away from, once every name resolved before the switch has
+   * expired (the catalog's TTL, in this process and in a split deployment's API nodes) plus a grace
+   * for reads in flight: dropping it at once failed (FerretDB: "relation does not exist") or missed
+   * (MongoDB: null) a read that had resolved the old name just before the switch.
+   */
+  private retire(physical: string): void {
+    let now = () => undefined as void;
+    const dropped = new Promise<void>((resolve) => (now = resolve)).then(async () => {
+      clearTimeout(entry.timer);
+      await this.store.collection(physical).drop().catch((err) => this.onError(`drop ${physical}`, err));
+      this.retiring.delete(physical);
+    });
+    const entry = { timer: setTimeout(() => now(), this.catalog.ttlMs + RETIRE_GRACE_MS), dropped, now };
+    entry.timer.unref?.();
+    this.retiring.set(physical, entry);
+  }
+
+  /** Resolves once every collection switched away from so far is dropped (`now`: without waiting out the TTL). */
+  async retired(options: { now?: boolean } = {}): Promise<void> {
+    const pending = [...this.retiring.values()];
+    if (options.now) for (const r of pending) r.now();
+    await Promise.all(pending.map((r) => r.dropped));
   }
 
   /**
