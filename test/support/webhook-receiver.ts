@@ -18,6 +18,15 @@ export interface WebhookReceiver {
   failNext(path: string, n: number): void;
   /** Answers every request to `path` with a 503 until told otherwise. */
   failAlways(path: string, on: boolean): void;
+  /**
+   * While on, a request to `path` is recorded (status 200) and answered with the 200's status line,
+   * headers and the first byte of its body, the rest held until `hold(path, false)`: the receiver has
+   * taken the message and said 2xx, and the sender cannot finish reading the answer (so cannot have
+   * recorded it). Turning it off completes the held answers (on connections still open).
+   */
+  hold(path: string, on: boolean): void;
+  /** How many answers are held now. */
+  held(): number;
   /** The requests to `path` so far, once `count` have arrived (fails the test when they do not in time). */
   waitFor(path: string, count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
@@ -28,6 +37,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const failures = new Map<string, number>();
   const broken = new Set<string>();
+  const holding = new Set<string>();
+  const heldAnswers: Array<{ path: string; finish: () => void }> = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -38,6 +49,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       if (left > 0) failures.set(path, left - 1);
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
       received.push({ path, headers, body: Buffer.concat(chunks).toString('utf8'), status });
+      if (status === 200 && holding.has(path)) {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+        res.write('o');
+        heldAnswers.push({ path, finish: () => void (res.destroyed || res.end('k')) });
+        return;
+      }
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'try later');
     });
   });
@@ -49,6 +66,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received,
     failNext: (path, n) => void failures.set(path, n),
     failAlways: (path, on) => void (on ? broken.add(path) : broken.delete(path)),
+    hold: (path, on) => {
+      if (on) return void holding.add(path);
+      holding.delete(path);
+      for (let i = heldAnswers.length - 1; i >= 0; i--) if (heldAnswers[i].path === path) heldAnswers.splice(i, 1)[0].finish();
+    },
+    held: () => heldAnswers.length,
     waitFor: (path, count, timeoutMs = 20000) =>
       eventually(
         async () => received.filter((r) => r.path === path),
