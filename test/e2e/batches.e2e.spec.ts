@@ -41,10 +41,11 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
     expect(done.body.data.attributes).toMatchObject({ status: 'partially_failed', total: 3, succeeded: 2, failed: 1 });
     for (const id of [ids[0], ids[1]]) expect((await settles(`/v1/instances/${id}`, 'stopped')).body.data.attributes.status).toBe('stopped');
     expect((await api.get(`/v1/instances/${ids[2]}`)).body.data.attributes.status).toBe('active');
-    const job = await api.get(`/v1/jobs/${items[0].jobId}`);
+    // The jobs model follows the batch's on its own: wait for it rather than assume it has caught up.
+    const job = await eventually(() => api.get(`/v1/jobs/${items[0].jobId}`), (r) => r.body.data?.attributes.status === 'completed');
     expect(job.body.data.attributes).toMatchObject({ type: 'instance.action', operation: 'stop', status: 'completed' });
     // The 202's jobId resolves as a job too: the batch, summed up (one item was rejected, so it failed).
-    const batchJob = await api.get(`/v1/jobs/${res.body.jobId}`);
+    const batchJob = await eventually(() => api.get(`/v1/jobs/${res.body.jobId}`), (r) => r.body.data?.attributes.status === 'failed');
     expect(batchJob.status).toBe(200);
     expect(batchJob.body.data).toMatchObject({ id: res.body.jobId, type: 'jobs', attributes: { type: 'batch.action', operation: 'stop', status: 'failed', resourceType: 'batch', resourceId: res.body.jobId } });
     expect(batchJob.body.data.attributes.error).toContain('1 of 3');
@@ -67,7 +68,7 @@ describe.each<Profile>(['embedded', 'server'])('batch actions (%s profile)', (pr
     const done = await eventually(() => status(del.body.data.id), (r) => r.body.data.attributes.inProgress === 0);
     expect(done.body.data.attributes).toMatchObject({ action: 'delete', status: 'completed', succeeded: 3 });
     // Every item done: the batch's job is completed.
-    const delJob = await api.get(`/v1/jobs/${del.body.jobId}`);
+    const delJob = await eventually(() => api.get(`/v1/jobs/${del.body.jobId}`), (r) => r.body.data?.attributes.status === 'completed');
     expect(delJob.body.data.attributes).toMatchObject({ type: 'batch.delete', status: 'completed', error: null, attempts: 1 });
     expect(delJob.body.data.attributes.payload).toMatchObject({ resourceIds: ids, succeeded: 3, failed: 0 });
     for (const id of ids) expect((await settles(`/v1/instances/${id}`, 'terminated')).body.data.attributes.status).toBe('terminated');

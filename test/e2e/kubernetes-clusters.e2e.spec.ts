@@ -142,8 +142,9 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
     await until(() => get(id), (r) => r.status === 404);
     expect((await api.get(`/v1/kubernetes/clusters/${id}/kubeconfig`)).status).toBe(404);
     expect((await api.delete(`/v1/kubernetes/clusters/${id}`)).status).toBe(404);
-    const jobs = await api.get('/v1/jobs?limit=100');
-    expect(jobs.body.data.find((j: { attributes: { resourceId: string; type: string } }) => j.attributes.resourceId === id && j.attributes.type === 'cluster.delete').attributes.status).toBe('completed');
+    // The outcome is recorded on the resource first, then on its job.
+    const deleteJob = (r: { body: { data: Array<{ attributes: { resourceId: string; type: string; status: string } }> } }) => r.body.data.find((j) => j.attributes.resourceId === id && j.attributes.type === 'cluster.delete');
+    await until(() => api.get('/v1/jobs?limit=100'), (r) => deleteJob(r)?.attributes.status === 'completed');
     // A cluster still creating cannot be deleted.
     const slow = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'slow', tags: { simulate: 'fail:always' } });
     expect((await api.delete(`/v1/kubernetes/clusters/${slow.body.data.id}`)).status).toBe(409);

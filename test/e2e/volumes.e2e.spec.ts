@@ -35,7 +35,8 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
     expect(job.body.data.attributes).toMatchObject({ type: 'volume.create' });
     const ready = await eventually(() => get(res.body.data.id), status('available'));
     expect(ready.body.data.attributes.devicePath).toEqual(expect.stringMatching(/^\/dev\//));
-    expect((await api.get(`/v1/jobs/${res.body.jobId}`)).body.data.attributes.status).toBe('completed');
+    // The outcome is recorded on the resource first, then on its job.
+    await eventually(() => api.get(`/v1/jobs/${res.body.jobId}`), (r) => r.body.data?.attributes.status === 'completed');
     const listed = await api.get('/v1/storage/volumes?status=available&limit=100');
     expect(listed.body.data.map((v: { id: string }) => v.id)).toContain(res.body.data.id);
     expect(listed.body.meta.total).toBeGreaterThanOrEqual(1);
