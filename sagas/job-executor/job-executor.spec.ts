@@ -10,6 +10,7 @@ import { ReadStoreCheckpointStore } from '../../libs/subscriptions/src/checkpoin
 import { DocumentProjector } from '../../libs/subscriptions/src/document-projection';
 import { ProjectionEngine } from '../../libs/subscriptions/src/projection-engine';
 import { jobsProjection, type JobDoc } from '../../projections/jobs/jobs.projection';
+import { ManualClock, type Clock } from '../../libs/runtime/src/clock';
 import { eventually } from '../../test/support/wait';
 import { JobExecutor, type JobOperationHandler } from './job-executor';
 
@@ -59,16 +60,16 @@ describe('JobExecutor', () => {
     }
   }
 
-  function startExecutor(handlers: Record<string, JobOperationHandler>, ready?: () => Promise<void>): JobExecutor {
-    const executor = new JobExecutor(store, () => projections.collection(jobsProjection), handlers, pino({ level: 'silent' }), { pollIntervalMs: 200, ready });
+  function startExecutor(handlers: Record<string, JobOperationHandler>, ready?: () => Promise<void>, options: { clock?: Clock; pollIntervalMs?: number } = {}): JobExecutor {
+    const executor = new JobExecutor(store, () => projections.collection(jobsProjection), handlers, pino({ level: 'silent' }), { pollIntervalMs: 200, ready, ...options });
     running.add(executor);
     executor.start();
     return executor;
   }
 
-  async function enqueue(resourceType = 'thing'): Promise<{ jobId: string; resourceId: string }> {
+  async function enqueue(resourceType = 'thing', enqueuedAt = new Date()): Promise<{ jobId: string; resourceId: string }> {
     const [jobId, resourceId] = [randomUUID(), randomUUID()];
-    const job: JobEnqueued['data'] = { jobId, projectId: 'p1', type: 'instance.action', resourceType: resourceType as 'instance', resourceId, operation: 'start', payload: {}, maxAttempts: 3, enqueuedAt: new Date().toISOString() };
+    const job: JobEnqueued['data'] = { jobId, projectId: 'p1', type: 'instance.action', resourceType: resourceType as 'instance', resourceId, operation: 'start', payload: {}, maxAttempts: 3, enqueuedAt: enqueuedAt.toISOString() };
     await handleCommand(store, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, ctx);
     return { jobId, resourceId };
   }
@@ -114,6 +115,28 @@ describe('JobExecutor', () => {
     expect(Date.parse(started3.startedAt)).toBeGreaterThanOrEqual(Date.parse(failed2.retryAt));
     expect(job[6].data).toMatchObject({ attempt: 3, result: { token: `${jobId}:r0:3` } });
     expect((await history(`thing-${resourceId}`)).map((e) => e.type)).toEqual(['test.ThingChanged.v1']);
+  });
+
+  it('starts what a clock jump made due at once, not when real time gets there: a job due in an hour, then its retry', async () => {
+    const clock = new ManualClock();
+    // No idle poll within the test: only the clock's jump can wake the executor in time.
+    startExecutor({ thing: new Operation(1) }, undefined, { clock, pollIntervalMs: 600_000 });
+    // Due an hour from now: the executor's timer for it would fire in an hour of real time.
+    const { jobId } = await enqueue('thing', new Date(clock.now() + 3_600_000));
+    // The job is in the executor's view (the jobs model holds it) before the clock moves.
+    await eventually(() => projections.collection(jobsProjection).then((c) => c.get(jobId)), (doc) => doc?.status === 'pending');
+
+    clock.advance(3_600_000);
+    const failed = await eventually(() => history(jobStream(jobId)), (events) => events.some((e) => e.type === 'jobs.JobAttemptFailed.v1'));
+    const { failedAt, retryAt } = failed.find((e) => e.type === 'jobs.JobAttemptFailed.v1')!.data as Record<string, string>;
+    clock.advance(Date.parse(retryAt) - Date.parse(failedAt));
+    const job = await settled(jobId);
+
+    expect(types(job)).toEqual(['jobs.JobEnqueued.v1', 'jobs.JobAttemptStarted.v1', 'jobs.JobAttemptFailed.v1', 'jobs.JobAttemptStarted.v1', 'jobs.JobCompleted.v1']);
+    const [enqueued, started1, , started2] = job.map((e) => e.data as Record<string, string>);
+    // Each attempt started on the clock no earlier than it was due.
+    expect(Date.parse(started1.startedAt)).toBeGreaterThanOrEqual(Date.parse(enqueued.enqueuedAt));
+    expect(Date.parse(started2.startedAt)).toBeGreaterThanOrEqual(Date.parse(retryAt));
   });
 
   it('fails a job after its last attempt, tells its resource once, and a manual retry runs a fresh budget', async () => {

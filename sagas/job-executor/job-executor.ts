@@ -27,7 +27,10 @@ export interface JobExecutorOptions {
    * refused by its own stream, and never run again.
    */
   ready?: () => Promise<void>;
-  /** Time of the retry timers and of the attempts' events (tests move it forward). */
+  /**
+   * Time of the retry timers and of the attempts' events. When it jumps forward (a test's
+   * ManualClock), the executor looks at once for what that made due instead of waiting for its timer.
+   */
   clock?: Clock;
 }
 
@@ -57,6 +60,9 @@ export class JobExecutor {
   private lastQueryAt = -Infinity;
   /** The last query returned as many jobs as it asked for: there may be more than `known` holds. */
   private truncated = false;
+  /** The clock jumped while a tick ran: the next tick follows at once. */
+  private advanced = false;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(
     private readonly events: EventStore,
@@ -79,7 +85,20 @@ export class JobExecutor {
 
   start(): void {
     if (this.loop) return;
+    this.unsubscribe = this.clock.onAdvance(() => this.clockAdvanced());
     this.loop = this.run();
+  }
+
+  /**
+   * The clock jumped forward (only a ManualClock does): a retry timer armed for the old time would
+   * fire late, so it is dropped and the loop looks now (at once, or right after a tick under way).
+   */
+  private clockAdvanced(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.retryAt = Infinity;
+    this.advanced = true;
+    this.poke();
   }
 
   /**
@@ -111,6 +130,7 @@ export class JobExecutor {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     this.onStop?.();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.poke();
@@ -127,11 +147,13 @@ export class JobExecutor {
       }
     }
     while (!this.stopped) {
+      this.advanced = false;
       try {
         await this.tick();
       } catch (err) {
         this.logger.warn({ err: String(err) }, 'job executor tick failed');
       }
+      if (this.advanced) continue; // the clock moved during the tick, whose `now` may be the old one
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         this.timer = setTimeout(resolve, this.pollIntervalMs);
