@@ -1,7 +1,9 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { activeInstance, activeServer, failingCreates, jobUntil, listsAndFilters, strangerOf, until } from './networking.support';
 
 describe.each<Profile>(['embedded', 'server'])('networking: elastic IPs (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -11,7 +13,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: elastic IPs (%s prof
   const inCloud = `${path}?providerId=`;
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-eip' })).body.data.id;
     metal = (await api.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'sk-eip-metal' })).body.data.id;
@@ -108,7 +110,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: elastic IPs (%s prof
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
-    await failingCreates(api, path, { region: 'us-east-1' }, 'elastic-ip', `?providerId=${cloud}`);
+    await failingCreates(api, clock, path, { region: 'us-east-1' }, 'elastic-ip', `?providerId=${cloud}`);
   });
 
   it('lists with pagination and the status, region and providerId filters', async () => {

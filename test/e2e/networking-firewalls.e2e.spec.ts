@@ -1,7 +1,9 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { activeInstance, activeServer, failingCreates, jobUntil, strangerOf, until } from './networking.support';
 
 describe.each<Profile>(['embedded', 'server'])('networking: firewalls (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -12,7 +14,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: firewalls (%s profil
   const web = { name: 'web', rules: [ssh] };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-fw' })).body.data.id;
     multi = (await api.post('/v1/providers', { name: 'provider_multicloud', apiKey: 'sk-fw-multi' })).body.data.id;
@@ -92,7 +94,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: firewalls (%s profil
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
-    await failingCreates(api, path, web, 'firewall');
+    await failingCreates(api, clock, path, web, 'firewall');
   });
 
   it('lists with pagination and the status and providerId filters (a firewall has no region)', async () => {

@@ -1,7 +1,9 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { failingCreates, jobUntil, strangerOf, until } from './networking.support';
 
 describe.each<Profile>(['embedded', 'server'])('networking: interconnections (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -12,7 +14,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: interconnections (%s
   const link = { name: 'backbone', sourceRegion: 'us-east-1', targetRegion: 'eu-west-2', bandwidth: '10Gbps' };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-ic' })).body.data.id;
     metal = (await api.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'sk-ic-metal' })).body.data.id;
@@ -71,7 +73,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: interconnections (%s
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
-    await failingCreates(api, base, link, 'interconnection', `?providerId=${cloud}`);
+    await failingCreates(api, clock, base, link, 'interconnection', `?providerId=${cloud}`);
   });
 
   it('lists with pagination and filters: ?region= matches either end', async () => {

@@ -1,7 +1,9 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { activeInstance, activeServer, failingCreates, jobUntil, listsAndFilters, strangerOf, until } from './networking.support';
 
 describe.each<Profile>(['embedded', 'server'])('networking: private networks (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -14,7 +16,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: private networks (%s
   const fresh = () => `10.${next++}.0.0/16`;
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-pn' })).body.data.id;
     metal = (await api.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'sk-pn-metal' })).body.data.id;
@@ -106,7 +108,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: private networks (%s
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
-    await failingCreates(api, base, () => ({ name: 'flaky', region: 'us-east-1', cidr: fresh() }), 'private-network', `?providerId=${cloud}`);
+    await failingCreates(api, clock, base, () => ({ name: 'flaky', region: 'us-east-1', cidr: fresh() }), 'private-network', `?providerId=${cloud}`);
   });
 
   it('lists with pagination and the status, region and providerId filters', async () => {

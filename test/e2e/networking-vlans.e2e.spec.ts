@@ -1,7 +1,9 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { activeInstance, activeServer, failingCreates, jobUntil, listsAndFilters, strangerOf, until } from './networking.support';
 
 describe.each<Profile>(['embedded', 'server'])('networking: VLANs (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -10,7 +12,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: VLANs (%s profile)',
   const lan = { name: 'lan', region: 'NYC', cidr: '10.20.0.0/24' };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-vlan' })).body.data.id;
     metal = (await api.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'sk-vlan-metal' })).body.data.id;
@@ -92,7 +94,7 @@ describe.each<Profile>(['embedded', 'server'])('networking: VLANs (%s profile)',
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
-    await failingCreates(api, path, lan, 'vlan');
+    await failingCreates(api, clock, path, lan, 'vlan');
   });
 
   it('lists with pagination and the status, region and providerId filters', async () => {

@@ -1,3 +1,5 @@
+import type { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { eventually } from '../support/wait';
 import type { TestServer } from '../support/test-server';
 
@@ -14,10 +16,13 @@ export async function until(api: Api, url: string, status: string): Promise<Res>
   return r;
 }
 
-/** Waits for a job to reach `status` (with `attempts` when given), and asserts it did. */
-export async function jobUntil(api: Api, jobId: string, status: string, attempts?: number): Promise<Res> {
+/**
+ * Waits for a job to reach `status` (with `attempts` when given), and asserts it did. With the
+ * server's `clock`, each retry's backoff is passed on it instead of waited out.
+ */
+export async function jobUntil(api: Api, jobId: string, status: string, attempts?: number, clock?: ManualClock): Promise<Res> {
   const ok = (r: Res) => r.body.data?.attributes?.status === status && (attempts === undefined || r.body.data.attributes.attempts === attempts);
-  const r = await eventually(() => api.get(`/v1/jobs/${jobId}`), ok, 20000);
+  const r = clock ? await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${jobId}`), ok) : await eventually(() => api.get(`/v1/jobs/${jobId}`), ok, 20000);
   expect(r.body.data.attributes).toMatchObject({ status, ...(attempts === undefined ? {} : { attempts }) });
   return r;
 }
@@ -48,25 +53,26 @@ export async function strangerOf(srv: TestServer): Promise<Api> {
 /**
  * DECISIONS 14's job lifecycle on a create: a provider failing twice then succeeding (3 attempts,
  * `final`), a provider always failing (`error` with a message, job failed), and a manual retry
- * putting the resource back in `creating` and running 3 more attempts.
+ * putting the resource back in `creating` and running 3 more attempts. The retries' backoffs pass on
+ * the server's `clock`.
  */
-export async function failingCreates(api: Api, path: string, bodies: Record<string, unknown> | ((n: number) => Record<string, unknown>), kind: string, query = ''): Promise<void> {
+export async function failingCreates(api: Api, clock: ManualClock, path: string, bodies: Record<string, unknown> | ((n: number) => Record<string, unknown>), kind: string, query = ''): Promise<void> {
   const body = (n: number) => (typeof bodies === 'function' ? bodies(n) : bodies);
   const flaky = await api.post(`${path}${query}`, { ...body(1), tags: { simulate: 'fail:2' } });
   expect(flaky.status).toBe(202);
   expect((await api.get(`/v1/jobs/${flaky.body.jobId}`)).body.data.attributes.type).toBe(`${kind}.create`);
-  await jobUntil(api, flaky.body.jobId, 'completed', 3);
+  await jobUntil(api, flaky.body.jobId, 'completed', 3, clock);
   await until(api, `${path}/${flaky.body.data.id}`, 'active');
 
   const doomed = await api.post(`${path}${query}`, { ...body(2), tags: { simulate: 'fail:always' } });
   expect(doomed.status).toBe(202);
-  await jobUntil(api, doomed.body.jobId, 'failed', 3);
+  await jobUntil(api, doomed.body.jobId, 'failed', 3, clock);
   const broken = await until(api, `${path}/${doomed.body.data.id}`, 'error');
   expect(broken.body.data.attributes.errorMessage).toMatch(/Simulated failure/);
   const retried = await api.post(`/v1/jobs/${doomed.body.jobId}/retry`);
   expect(retried.status).toBe(200);
   expect(statusOf(await api.get(`${path}/${doomed.body.data.id}`))).toBe('creating');
-  await jobUntil(api, doomed.body.jobId, 'failed', 3);
+  await jobUntil(api, doomed.body.jobId, 'failed', 3, clock);
   await until(api, `${path}/${doomed.body.data.id}`, 'error');
   // A resource in error can be deleted (its provider fails that too, so no further than `deleting`).
   const del = await api.delete(`${path}/${doomed.body.data.id}`);

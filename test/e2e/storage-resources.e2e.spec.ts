@@ -1,3 +1,6 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
+import type { TestResponse } from '../support/http-client';
 import { until } from '../support/until';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
@@ -8,25 +11,27 @@ const jobStatus = (s: string, attempts?: number) => (r: { body: { data: { attrib
   r.body.data.attributes.status === s && (attempts === undefined || r.body.data.attributes.attempts === attempts);
 
 /** What every job-backed storage resource must do: a failing then succeeding provider, a permanent failure into `error`, and a manual retry. */
-async function failuresAndRetry(api: Api, path: string, body: Record<string, unknown>, final: string, query = '') {
+async function failuresAndRetry(api: Api, clock: ManualClock, path: string, body: Record<string, unknown>, final: string, query = '') {
+  // Each retry's backoff is passed on the server's clock rather than waited out.
+  const job = (jobId: string, ok: (r: TestResponse) => boolean) => eventuallyRetrying(clock, () => api.get(`/v1/jobs/${jobId}`), ok);
   const flaky = await api.post(path + query, { ...body, name: `${String(body.name)}-flaky`, tags: { simulate: 'fail:2' } });
   expect(flaky.status).toBe(202);
-  const done = await until(() => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'), 20000);
+  const done = await job(flaky.body.jobId, jobStatus('completed'));
   expect(done.body.data.attributes.attempts).toBe(3);
   await until(() => api.get(`${path}/${flaky.body.data.id}`), status(final));
 
   const doomed = await api.post(path + query, { ...body, name: `${String(body.name)}-doomed`, tags: { simulate: 'fail:always' } });
-  await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'), 20000);
+  await job(doomed.body.jobId, jobStatus('failed'));
   const broken = await until(() => api.get(`${path}/${doomed.body.data.id}`), status('error'));
   expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
   expect((await api.post(`/v1/jobs/${doomed.body.jobId}/retry`)).status).toBe(200);
   expect((await api.get(`${path}/${doomed.body.data.id}`)).body.data.attributes.status).toBe('creating');
-  await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3), 20000);
+  await job(doomed.body.jobId, jobStatus('failed', 3));
   await until(() => api.get(`${path}/${doomed.body.data.id}`), status('error'));
   // A resource in error may be deleted; the simulate tag fails its every operation, so that job fails too and leaves it in error.
   const del = await api.delete(`${path}/${doomed.body.data.id}`);
   expect(del.status).toBe(202);
-  await until(() => api.get(`/v1/jobs/${del.body.jobId}`), jobStatus('failed', 3), 20000);
+  await job(del.body.jobId, jobStatus('failed', 3));
   await until(() => api.get(`${path}/${doomed.body.data.id}`), status('error'));
 }
 
@@ -49,6 +54,7 @@ async function listFilters(api: Api, path: string, farId: string, providerId: st
 }
 
 describe.each<Profile>(['embedded', 'server'])('storage: buckets, file systems and snapshots (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: Api;
   let stranger: Api;
@@ -57,7 +63,7 @@ describe.each<Profile>(['embedded', 'server'])('storage: buckets, file systems a
   let metal: string;
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-storage' })).body.data.id;
     metal = (await api.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'sk-metal' })).body.data.id;
@@ -135,7 +141,7 @@ describe.each<Profile>(['embedded', 'server'])('storage: buckets, file systems a
     });
 
     it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
-      await failuresAndRetry(api, path, { name: 'retried', region: 'us-east-1' }, 'active');
+      await failuresAndRetry(api, clock, path, { name: 'retried', region: 'us-east-1' }, 'active');
     });
   });
 
@@ -193,7 +199,7 @@ describe.each<Profile>(['embedded', 'server'])('storage: buckets, file systems a
     });
 
     it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
-      await failuresAndRetry(api, path, { ...fs, name: 'retried' }, 'active', `?providerId=${cloud}`);
+      await failuresAndRetry(api, clock, path, { ...fs, name: 'retried' }, 'active', `?providerId=${cloud}`);
     });
   });
 
