@@ -1,8 +1,11 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { databasesProjection } from '../../projections/databases/databases.projection';
 import { until } from '../support/until';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 describe.each<Profile>(['embedded', 'server'])('managed databases, a declared job-backed resource (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -10,7 +13,7 @@ describe.each<Profile>(['embedded', 'server'])('managed databases, a declared jo
   const db = { name: 'orders', engine: 'postgres', version: '16', plan: 'pc-t3-medium', region: 'us-east-1' };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-db' })).body.data.id;
     multi = (await api.post('/v1/providers', { name: 'provider_multicloud', apiKey: 'sk-multi' })).body.data.id;
@@ -128,22 +131,22 @@ describe.each<Profile>(['embedded', 'server'])('managed databases, a declared jo
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
     const flaky = await api.post('/v1/databases', { ...db, name: 'flaky', tags: { simulate: 'fail:2' } });
-    const done = await until(() => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'), 20000);
+    const done = await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'));
     expect(done.body.data.attributes.attempts).toBe(3);
     await until(() => get(flaky.body.data.id), status('active'));
 
     const doomed = await api.post('/v1/databases', { ...db, name: 'doomed', tags: { simulate: 'fail:always' } });
-    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'), 20000);
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'));
     const broken = await until(() => get(doomed.body.data.id), status('error'));
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
     expect((await api.post(`/v1/jobs/${doomed.body.jobId}/retry`)).status).toBe(200);
     expect((await get(doomed.body.data.id)).body.data.attributes.status).toBe('creating');
-    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3), 20000);
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3));
     await until(() => get(doomed.body.data.id), status('error'));
     // A database in error may be deleted; the simulate tag fails its every operation, so that job fails too and leaves it in error.
     const del = await api.delete(`/v1/databases/${doomed.body.data.id}`);
     expect(del.status).toBe(202);
-    await until(() => api.get(`/v1/jobs/${del.body.jobId}`), jobStatus('failed', 3), 20000);
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${del.body.jobId}`), jobStatus('failed', 3));
     await until(() => get(doomed.body.data.id), status('error'));
   });
 });

@@ -1,11 +1,15 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { parse } from 'yaml';
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { requireEngine } from '../engines';
+import type { TestResponse } from '../support/http-client';
+import { eventuallyRetrying, type JobRetryView } from '../support/job-retries';
 import { waitForTopic } from '../support/kafka';
 import { until } from '../support/until';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared job-backed resource (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -13,7 +17,7 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
   const cluster = { name: 'prod', region: 'us-east-1', version: '1.31.1', nodePools: [{ name: 'default', plan: 'pc-t3-medium', count: 3 }] };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-k8s' })).body.data.id;
     metal = (await api.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'sk-metal' })).body.data.id;
@@ -169,25 +173,32 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
+    // Each retry's backoff is passed on the server's clock rather than waited out.
+    const job = (jobId: string, ok: (r: TestResponse) => boolean) => eventuallyRetrying(clock, () => api.get(`/v1/jobs/${jobId}`), ok);
     const flaky = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'flaky', tags: { simulate: 'fail:2' } });
-    const done = await until(() => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'), 20000);
+    const done = await job(flaky.body.jobId, jobStatus('completed'));
     expect(done.body.data.attributes.attempts).toBe(3);
     await until(() => get(flaky.body.data.id), status('active'));
 
     const doomed = await api.post('/v1/kubernetes/clusters', { ...cluster, name: 'doomed', tags: { simulate: 'fail:always' } });
-    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'), 20000);
+    await job(doomed.body.jobId, jobStatus('failed'));
     const broken = await until(() => get(doomed.body.data.id), status('error'));
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
     expect((await api.post(`/v1/jobs/${doomed.body.jobId}/retry`)).status).toBe(200);
     expect((await get(doomed.body.data.id)).body.data.attributes.status).toBe('creating');
-    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3), 20000);
+    await job(doomed.body.jobId, jobStatus('failed', 3));
     await until(() => get(doomed.body.data.id), status('error'));
     // A cluster in error may be deleted (204); the simulate tag fails its every operation, so the cluster.delete job fails too and leaves it in error.
     expect((await api.delete(`/v1/kubernetes/clusters/${doomed.body.data.id}`)).status).toBe(204);
     expect((await get(doomed.body.data.id)).body.data.attributes.status).toBe('deleting');
-    const deleteJob = (r: { body: { data: Array<{ attributes: { resourceId: string; type: string; status: string; attempts: number } }> } }) =>
+    const deleteJob = (r: { body: { data: Array<{ id: string; attributes: JobRetryView & { resourceId: string; type: string } }> } }) =>
       r.body.data.find((j) => j.attributes.resourceId === doomed.body.data.id && j.attributes.type === 'cluster.delete');
-    await until(() => api.get('/v1/jobs?limit=100'), (r) => deleteJob(r)?.attributes.status === 'failed' && deleteJob(r)?.attributes.attempts === 3, 20000);
+    await eventuallyRetrying(clock, () => api.get('/v1/jobs?limit=100'), (r) => deleteJob(r)?.attributes.status === 'failed' && deleteJob(r)?.attributes.attempts === 3, {
+      jobOf: (r) => {
+        const j = deleteJob(r);
+        return j && { ...j.attributes, id: j.id };
+      },
+    });
     await until(() => get(doomed.body.data.id), status('error'));
   });
 

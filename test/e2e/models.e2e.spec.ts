@@ -1,7 +1,10 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { eventually } from '../support/wait';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed resource on the multi-cloud provider (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let multi: string;
@@ -17,7 +20,7 @@ describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed
   const jobOf = (id: string) => api.get(`/v1/jobs/${id}`);
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     multi = (await api.post('/v1/providers', { name: 'provider_multicloud', apiKey: 'sk-models' })).body.data.id;
     // A public cloud beside it: it has clusters but no models, so a deploy still resolves to the multi-cloud provider.
@@ -136,6 +139,8 @@ describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed
     expect(unknown.body.errors[0].code).toBe('NOT_FOUND');
 
     const broken = await api.post(`/v1/kubernetes/clusters?providerId=${multi}`, { ...clusterBody, name: 'broken', tags: { simulate: 'fail:always' } });
+    // Its create's retries pass on the clock.
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${broken.body.jobId}`), (r) => r.body.data.attributes.status === 'failed');
     await eventually(() => api.get(`/v1/kubernetes/clusters/${broken.body.data.id}`), status('error'));
     const notActive = await api.post('/v1/models', model({ clusterId: broken.body.data.id }));
     expect(notActive.status).toBe(409);
@@ -190,11 +195,12 @@ describe.each<Profile>(['embedded', 'server'])('AI models, a declared job-backed
   it('ends a deploy that keeps failing in failed, with the error, after the job failed its 3 attempts; a failed model accepts a delete', async () => {
     const res = await api.post('/v1/models', model({ name: 'broken', tags: { simulate: 'fail:always' } }));
     expect(res.status).toBe(201);
+    // The deploy's retries pass on the clock.
+    const job = await eventuallyRetrying(clock, () => jobOf(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
+    expect(job.body.data.attributes.attempts).toBe(3);
     const failed = await eventually(() => get(res.body.data.id), status('failed'));
     expect(attrs(failed).errorMessage).toMatch(/Simulated failure/);
     expect(attrs(failed).endpointUrl).toBeNull();
-    const job = await eventually(() => jobOf(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
-    expect(job.body.data.attributes.attempts).toBe(3);
     expect((await api.get('/v1/models?status=failed')).body.data.map((d: { id: string }) => d.id)).toEqual([res.body.data.id]);
     expect((await api.post(`/v1/models/${res.body.data.id}/actions`, { action: 'stop' })).status).toBe(409);
     // Its `simulate` tag fails every operation, so only the request is checked here.

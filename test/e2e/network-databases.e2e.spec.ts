@@ -1,3 +1,5 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { until } from '../support/until';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
@@ -8,6 +10,7 @@ const jobStatus = (s: string, attempts?: number) => (r: { body: { data: { attrib
   r.body.data.attributes.status === s && (attempts === undefined || r.body.data.attributes.attempts === attempts);
 
 describe.each<Profile>(['embedded', 'server'])('network database attachments (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: Api;
   let stranger: Api;
@@ -37,7 +40,7 @@ describe.each<Profile>(['embedded', 'server'])('network database attachments (%s
   };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-netdb' })).body.data.id;
     multi = (await api.post('/v1/providers', { name: 'provider_multicloud', apiKey: 'sk-multi' })).body.data.id;
@@ -128,17 +131,17 @@ describe.each<Profile>(['embedded', 'server'])('network database attachments (%s
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
     const [a, b] = await Promise.all([activeDatabase(api, 'flaky'), activeDatabase(api, 'doomed')]);
     const flaky = await attach(network, { databaseId: a, privateIp: '10.20.0.50', tags: { simulate: 'fail:2' } });
-    const done = await until(() => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'), 20000);
+    const done = await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${flaky.body.jobId}`), jobStatus('completed'));
     expect(done.body.data.attributes.attempts).toBe(3);
     await until(() => attachment(network, flaky.body.data.id), status('active'));
 
     const doomed = await attach(network, { databaseId: b, privateIp: '10.20.0.51', tags: { simulate: 'fail:always' } });
-    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'), 20000);
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed'));
     const broken = await until(() => attachment(network, doomed.body.data.id), status('error'));
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
     expect((await api.post(`/v1/jobs/${doomed.body.jobId}/retry`)).status).toBe(200);
     expect((await attachment(network, doomed.body.data.id)).body.data.attributes.status).toBe('creating');
-    await until(() => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3), 20000);
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${doomed.body.jobId}`), jobStatus('failed', 3));
     await until(() => attachment(network, doomed.body.data.id), status('error'));
   });
 });

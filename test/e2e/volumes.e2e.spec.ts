@@ -1,7 +1,10 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { eventually } from '../support/wait';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-backed resource (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let cloud: string;
@@ -9,7 +12,7 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
   const vol = { name: 'data', sizeGb: 50, region: 'us-east-1' };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     cloud = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-vol' })).body.data.id;
     metal = (await api.post('/v1/providers', { name: 'provider_baremetal', apiKey: 'sk-metal' })).body.data.id;
@@ -23,6 +26,8 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
   const activeInstance = async (name: string, region = 'us-east-1', tags: Record<string, string> = {}) => {
     const res = await api.post('/v1/instances', { name, providerId: cloud, region, instanceType: 'pc-t3-medium', tags });
     expect(res.status).toBe(202);
+    // A create the `simulate` tag fails retries on the clock.
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${res.body.jobId}`), (r) => r.body.data.attributes.status === 'completed');
     await eventually(() => api.get(`/v1/instances/${res.body.data.id}`), status('active'));
     return res.body.data.id as string;
   };
@@ -138,25 +143,25 @@ describe.each<Profile>(['embedded', 'server'])('storage volumes, a declared job-
     const created = await api.post('/v1/storage/volumes', vol);
     await eventually(() => get(created.body.data.id), status('available'));
     const attach = await api.post(`/v1/storage/volumes/${created.body.data.id}/attach`, { instanceId });
-    const done = await eventually(() => api.get(`/v1/jobs/${attach.body.jobId}`), (r) => r.body.data.attributes.status === 'completed');
+    const done = await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${attach.body.jobId}`), (r) => r.body.data.attributes.status === 'completed');
     expect(done.body.data.attributes.attempts).toBe(3);
     expect((await get(created.body.data.id)).body.data.attributes).toMatchObject({ status: 'attached', instanceId });
   });
 
   it('retries a failing provider, fails for good into error, and a manual retry starts it over', async () => {
     const flaky = await api.post('/v1/storage/volumes', { ...vol, tags: { simulate: 'fail:2' } });
-    const done = await eventually(() => api.get(`/v1/jobs/${flaky.body.jobId}`), (r) => r.body.data.attributes.status === 'completed', 20000);
+    const done = await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${flaky.body.jobId}`), (r) => r.body.data.attributes.status === 'completed');
     expect(done.body.data.attributes.attempts).toBe(3);
     await eventually(() => get(flaky.body.data.id), status('available'));
 
     const doomed = await api.post('/v1/storage/volumes', { ...vol, tags: { simulate: 'fail:always' } });
-    await eventually(() => api.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed', 20000);
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed');
     const broken = await eventually(() => get(doomed.body.data.id), status('error'));
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
     const retried = await api.post(`/v1/jobs/${doomed.body.jobId}/retry`);
     expect(retried.status).toBe(200);
     expect((await get(doomed.body.data.id)).body.data.attributes.status).toBe('creating');
-    await eventually(() => api.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed' && r.body.data.attributes.attempts === 3, 20000);
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed' && r.body.data.attributes.attempts === 3);
     // A volume in error can be deleted.
     await eventually(() => get(doomed.body.data.id), status('error'));
     expect((await api.delete(`/v1/storage/volumes/${doomed.body.data.id}`)).status).toBe(202);
