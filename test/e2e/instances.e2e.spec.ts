@@ -1,3 +1,5 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { eventually } from '../support/wait';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { ed25519Key } from '../support/ssh-keys';
@@ -5,13 +7,14 @@ import { ed25519Key } from '../support/ssh-keys';
 
 
 describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let providerId: string;
   const base = { region: 'us-east-1', instanceType: 'pc-t3-medium' };
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-123' });
     expect(provider.status).toBe(201);
@@ -86,7 +89,7 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(res.status).toBe(202);
     const pending = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.attempts === 1 && r.body.data.attributes.status === 'pending');
     expect(pending.body.data.attributes.nextAttemptAt).toEqual(expect.any(String));
-    const done = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
+    const done = await eventuallyRetrying(clock, () => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
     expect(done.body.data.attributes).toMatchObject({ status: 'completed', attempts: 3 });
     const log = await eventually(() => api.get(`/v1/instances/${res.body.data.id}/events?limit=100`), (r) => r.body.data[0]?.attributes.event === 'compute.InstanceProvisioned.v1');
     expect(log.body.data[0].attributes.event).toBe('compute.InstanceProvisioned.v1');
@@ -100,7 +103,7 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
   it('gives a provider error marked permanent its 3 attempts too (spec §3.4)', async () => {
     const res = await api.post('/v1/instances', { ...base, name: 'permanent', providerId, tags: { simulate: 'fail-permanent' } });
     expect(res.status).toBe(202);
-    const failed = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
+    const failed = await eventuallyRetrying(clock, () => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
     expect(failed.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
     expect(failed.body.data.attributes.error).toContain('permanent');
     const failures = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).filter((e) => e.type === 'jobs.JobAttemptFailed.v1');
@@ -109,7 +112,7 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
 
   it('fails for good after 3 attempts (instance error), and a manual retry starts it over', async () => {
     const res = await api.post('/v1/instances', { ...base, name: 'doomed', providerId, tags: { simulate: 'fail:always' } });
-    const failed = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
+    const failed = await eventuallyRetrying(clock, () => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
     expect(failed.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
     expect(failed.body.data.attributes.error).toEqual(expect.any(String));
     const broken = await eventually(() => instance(res.body.data.id), (r) => r.body.data.attributes.status === 'error');
@@ -125,7 +128,7 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(['pending', 'processing']).toContain(restarted.body.data.attributes.status);
     expect(restarted.body.data.attributes.attempts).toBeLessThanOrEqual(1);
     expect(['creating', 'provisioning']).toContain((await instance(res.body.data.id)).body.data.attributes.status);
-    const again = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed', 20000);
+    const again = await eventuallyRetrying(clock, () => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
     expect(again.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
     const types = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).map((e) => e.type);
     expect(types.filter((t) => t === 'jobs.JobAttemptStarted.v1')).toHaveLength(6);

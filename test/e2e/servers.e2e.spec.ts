@@ -1,3 +1,5 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { eventually } from '../support/wait';
 import { ed25519Key } from '../support/ssh-keys';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
@@ -7,6 +9,7 @@ type Res = { status: number; body: any };
 const statusOf = (r: Res) => r.body.data.attributes.status;
 
 describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let api: ReturnType<TestServer['as']>;
   let providerId: string;
@@ -14,7 +17,7 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
   const jsonApi = (attributes: Record<string, unknown>) => ({ data: { type: 'servers', attributes } });
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
     api = srv.as(srv.bootstrap.apiKey);
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-123' });
     expect(provider.status).toBe(201);
@@ -282,7 +285,7 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
   it('retries a failing provider twice and completes on the third attempt', async () => {
     const res = await api.post('/v1/servers', jsonApi({ ...bareMetal, hostname: 'flaky.example.com', tags: [{ key: 'simulate', value: 'fail:2' }] }));
     expect(res.status).toBe(201);
-    const done = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
+    const done = await eventuallyRetrying(clock, () => job(res.body.jobId), (r) => r.body.data.attributes.status === 'completed');
     expect(done.body.data.attributes).toMatchObject({ status: 'completed', attempts: 3 });
     expect(statusOf(await until(res.body.data.id, 'active'))).toBe('active');
     const failures = (await srv.platform.events.readStream(`job-${res.body.jobId}`)).filter((e) => e.type === 'jobs.JobAttemptFailed.v1');
@@ -292,7 +295,7 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
 
   it('fails for good (server error), and a manual retry takes the server back through its operation', async () => {
     const res = await api.post('/v1/servers', jsonApi({ ...bareMetal, hostname: 'doomed.example.com', tags: { simulate: 'fail:always' } }));
-    const failed = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
+    const failed = await eventuallyRetrying(clock, () => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed');
     expect(failed.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
     const broken = await until(res.body.data.id, 'error');
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
@@ -304,7 +307,7 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     const reset = await server(res.body.data.id);
     expect(['creating', 'installing']).toContain(statusOf(reset));
     expect(reset.body.data.attributes.errorMessage).toBeNull();
-    const again = await eventually(() => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed' && r.body.data.attributes.attempts === 3, 20000);
+    const again = await eventuallyRetrying(clock, () => job(res.body.jobId), (r) => r.body.data.attributes.status === 'failed' && r.body.data.attributes.attempts === 3);
     expect(again.body.data.attributes.status).toBe('failed');
     const serverEvents = await srv.platform.events.readStream(`server-${res.body.data.id}`);
     const history = serverEvents.map((e) => e.type);
@@ -324,7 +327,7 @@ describe.each<Profile>(['embedded', 'server'])('servers and backups end to end (
     const off = await act(id, 'power_off');
     expect(off.status).toBe(202);
     const jobId = off.body.jobId as string;
-    const failed = await eventually(() => job(jobId), (r) => r.body.data.attributes.status === 'failed', 20000);
+    const failed = await eventuallyRetrying(clock, () => job(jobId), (r) => r.body.data.attributes.status === 'failed');
     expect(failed.body.data.attributes).toMatchObject({ status: 'failed', attempts: 3 });
     const broken = await until(id, 'error');
     expect(broken.body.data.attributes.errorMessage).toEqual(expect.any(String));
