@@ -11,7 +11,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SignJWT, exportJWK, generateKeyPair, type KeyLike } from 'jose';
 import Stripe from 'stripe';
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { client } from '../support/http-client';
+import { eventuallyRetrying } from '../support/job-retries';
 import { eventually } from '../support/wait';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
@@ -21,6 +23,7 @@ const stripe = new Stripe('sk_test_123');
 const ISSUER = 'https://idp.admin.test/';
 
 describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reactivate, close (%s profile)', (profile) => {
+  const clock = new ManualClock();
   let srv: TestServer;
   let admin: Api;
   let acme: Api;
@@ -47,7 +50,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     signingKey = privateKey;
     const jwksFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'admin-jwks-')), 'jwks.json');
     fs.writeFileSync(jwksFile, JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }] }));
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', STRIPE_WEBHOOK_SECRET, JWT_ISSUER: ISSUER, JWT_JWKS_FILE: jwksFile });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', STRIPE_WEBHOOK_SECRET, JWT_ISSUER: ISSUER, JWT_JWKS_FILE: jwksFile }, { clock });
     admin = srv.as(srv.bootstrap.adminKey);
     ({ id: acmeId, api: acme } = await newProject('acme'));
     ({ id: otherId, api: other } = await newProject('other'));
@@ -169,7 +172,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     const provider = await other.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-456' });
     const doomed = await other.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'doomed', providerId: provider.body.data.id, tags: { simulate: 'fail:always' } });
     expect(doomed.status).toBe(202);
-    await eventually(() => other.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed', 60000);
+    await eventuallyRetrying(clock, () => other.get(`/v1/jobs/${doomed.body.jobId}`), (r) => r.body.data.attributes.status === 'failed');
     // A payment settled through Stripe's webhook is revenue; a top-up is not.
     const { reference } = (await other.post('/v1/payments/stripe-initialize', { amountCents: 1500 })).body.data.attributes;
     const payload = JSON.stringify({ id: 'evt_admin_1', object: 'event', type: 'checkout.session.completed', data: { object: { id: 'cs_admin_1', object: 'checkout.session', client_reference_id: reference, amount_total: 1500, currency: 'usd', payment_status: 'paid' } } });
@@ -196,7 +199,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   it('closes a project whose volume is still being created: the closure leaves it, then deletes it through a job once its create completes', async () => {
     const { id, api } = await newProject('gamma');
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-gamma' });
-    // Two failed attempts keep the create pending for about 3 s (retries after 1 s and 2 s).
+    // Two failed attempts keep the create pending until the clock passes their backoffs (1 s, then 2 s).
     const created = await api.post('/v1/storage/volumes', { name: 'data', sizeGb: 50, region: 'us-east-1', providerId: provider.body.data.id, tags: { simulate: 'fail:2' } });
     expect(created.status).toBe(202);
     const volumeId = created.body.data.id;
@@ -205,10 +208,21 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     await eventually(async () => srv.logs(), (logs) => logs.split('\n').some((l) => l.includes('project closure: resource not terminated') && l.includes(volumeId)));
     const volumes = await srv.platform.projections.collection(volumesProjection);
     expect((await volumes.get(volumeId))?.status).toBe('creating');
-    // its create completes, the project is swept again, and the delete job removes it
+    // its create completes (its retries passed on the clock), the project is swept again, and the delete job removes it
+    // (read from the jobs model: the closed project's key no longer reads its jobs)
+    const jobs = await srv.platform.projections.collection(jobsProjection);
+    const settled = (jobId: string) =>
+      eventuallyRetrying(clock, () => jobs.get(jobId), (doc) => doc?.status === 'completed', {
+        jobOf: (doc) => doc && { id: doc.id, status: doc.status, attempts: doc.attempts, nextAttemptAt: doc.status === 'pending' ? doc.dueAt : null, updatedAt: doc.updatedAt },
+      });
+    expect((await settled(created.body.jobId))?.attempts).toBe(3);
+    const isDeletion = (e: { type: string; data: unknown }) => e.type === 'storage.VolumeOperationRequested.v1' && (e.data as { operation: string }).operation === 'delete';
+    const requested = await eventually(() => srv.platform.events.readStream(volumeStream(volumeId)), (events) => events.some(isDeletion));
+    // The delete fails twice too (the `simulate` tag fails every operation's first two attempts).
+    expect((await settled((requested.find(isDeletion)!.data as { jobId: string }).jobId))?.attempts).toBe(3);
     await eventually(() => volumes.get(volumeId), (doc) => doc === null, 60000);
     const history = await srv.platform.events.readStream(volumeStream(volumeId));
-    const deletion = history.find((e) => e.type === 'storage.VolumeOperationRequested.v1' && (e.data as { operation: string }).operation === 'delete');
+    const deletion = history.find(isDeletion);
     expect(deletion?.metadata).toMatchObject({ actor: 'system:project-closure', projectId: id });
     expect(history[0].type).toBe('storage.VolumeRequested.v1');
   }, 90000);

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { ManualClock } from '../../libs/runtime/src/clock';
+import { eventuallyRetrying } from '../support/job-retries';
 import { startSmtpSink, type SmtpSink } from '../support/smtp';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { eventually } from '../support/wait';
@@ -121,6 +122,8 @@ describe.each<Profile>(['embedded', 'server'])('notifications and webhook delive
     const created = await api.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'doomed', providerId: provider.body.data.id, tags: { simulate: 'fail:always' } });
     expect(created.status).toBe(202);
     const jobId = created.body.jobId as string;
+    // Its retries pass on the clock.
+    await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${jobId}`), (r) => r.body.data.attributes.status === 'failed');
 
     const [delivered] = await receiver.waitFor('/jobs', 1, 30000);
     const payload = new Webhook(secret).verify(delivered.body, delivered.headers) as { type: string; data: { jobId: string; attempts: number } };
