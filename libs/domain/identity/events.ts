@@ -26,6 +26,8 @@ export type ApiKeyIssued = DomainEvent<
     role: ProjectRole;
     /** A custom role the key acts with instead of `role` (then `viewer`): its permission list decides. */
     customRoleId?: string;
+    /** The grant of `customRoleId` recorded on the role's stream (RoleGranted) before this event; absent on keys from before. */
+    roleGrant?: string;
     expiresAt: string | null;
     createdAt: string;
   }
@@ -35,6 +37,13 @@ export type ApiKeyUsed = DomainEvent<'identity.ApiKeyUsed.v1', { keyId: string; 
 
 export type ApiKeyRevoked = DomainEvent<'identity.ApiKeyRevoked.v1', { keyId: string; projectId: string | null; revokedAt: string }>;
 
+/**
+ * A custom role's delete found the grant `grantId` of the key `keyId` still unissued (the issuing
+ * request crashed, was refused, or is still between its two appends): the key's stream is closed by
+ * this event, so the key can never be issued with the deleted role. Bookkeeping: no read model needs it.
+ */
+export type ApiKeyGrantVoided = DomainEvent<'identity.ApiKeyGrantVoided.v1', { keyId: string; projectId: string | null; roleId: string; grantId: string; voidedAt: string }>;
+
 /** Platform administration (DECISIONS 18): a suspended project's credentials get 403, its data kept. */
 export type ProjectSuspended = DomainEvent<'identity.ProjectSuspended.v1', { projectId: string; reason: string; suspendedAt: string }>;
 export type ProjectReactivated = DomainEvent<'identity.ProjectReactivated.v1', { projectId: string; reason: string; reactivatedAt: string }>;
@@ -43,7 +52,7 @@ export type ProjectClosed = DomainEvent<'identity.ProjectClosed.v1', { projectId
 
 export type ProjectEvent = ProjectCreated | ProjectSuspended | ProjectReactivated | ProjectClosed;
 
-export type IdentityEvent = ProjectEvent | ApiKeyIssued | ApiKeyUsed | ApiKeyRevoked;
+export type IdentityEvent = ProjectEvent | ApiKeyIssued | ApiKeyUsed | ApiKeyRevoked | ApiKeyGrantVoided;
 
 export const IdentityEventTypes = {
   ProjectCreated: 'identity.ProjectCreated.v1',
@@ -53,6 +62,7 @@ export const IdentityEventTypes = {
   ApiKeyIssued: 'identity.ApiKeyIssued.v1',
   ApiKeyUsed: 'identity.ApiKeyUsed.v1',
   ApiKeyRevoked: 'identity.ApiKeyRevoked.v1',
+  ApiKeyGrantVoided: 'identity.ApiKeyGrantVoided.v1',
 } as const;
 
 export const projectStream = (projectId: string) => `project-${projectId}`;

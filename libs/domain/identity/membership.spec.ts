@@ -75,11 +75,12 @@ describe('custom roles decider', () => {
   const roles = deciderSpec(customRolesDecider);
   const created: CustomRoleEvent = { type: 'identity.RoleCreated.v1', data: { roleId: 'r1', projectId: 'p1', name: 'Ops', description: null, permissions: ['instances:*'], createdAt: now } };
   it('keeps names unique (case-insensitive, built-in names taken) and refuses deleting a role in use', () => {
-    roles([]).when({ ...base, type: 'CreateRole', roleId: 'r1', name: 'Ops', description: null, permissions: ['instances:*', 'instances:*'] }).then([created]);
+    roles([]).when({ ...base, type: 'CreateRole', roleId: 'r1', name: 'Ops', description: null, permissions: ['instances:*', 'instances:*'] }).then([{ ...created, data: { ...created.data, holdsRecorded: true } } as CustomRoleEvent]);
     roles([created]).when({ ...base, type: 'CreateRole', roleId: 'r2', name: 'ops', description: null, permissions: ['*:read'] }).thenThrows('CONFLICT');
     roles([]).when({ ...base, type: 'CreateRole', roleId: 'r2', name: 'Admin', description: null, permissions: ['*:read'] }).thenThrows('CONFLICT');
-    roles([created]).when({ ...base, type: 'DeleteRole', roleId: 'r1', inUse: 1 }).thenThrows('CONFLICT', /in use/);
-    roles([created]).when({ ...base, type: 'DeleteRole', roleId: 'r1', inUse: 0 }).then([{ type: 'identity.RoleDeleted.v1', data: { roleId: 'r1', projectId: 'p1', deletedAt: now } }]);
+    // A role from before holds were recorded (no holdsRecorded): its holders are counted by the caller.
+    roles([created]).when({ ...base, type: 'DeleteRole', roleId: 'r1', released: [], unrecordedHolders: 1 }).thenThrows('CONFLICT', /in use/);
+    roles([created]).when({ ...base, type: 'DeleteRole', roleId: 'r1', released: [], unrecordedHolders: 0 }).then([{ type: 'identity.RoleDeleted.v1', data: { roleId: 'r1', projectId: 'p1', deletedAt: now } }]);
   });
 });
 

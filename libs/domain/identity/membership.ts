@@ -29,17 +29,31 @@ export const RESEND_INTERVAL_MS = 60_000;
  * workspaces. The project a write came from is its metadata's.
  */
 type Base = { memberId: string; projectId: string };
-export type MemberAdded = DomainEvent<'identity.MemberAdded.v1', Base & { scope: MemberScope; email: string; role: MemberRole; addedAt: string }>;
+/**
+ * Custom roles (custom-roles.ts): `roleGrant` names the grant of the custom role `role` recorded on the
+ * role's stream before this event; `releasedGrant` the grant the member held until this event (its
+ * role's stream is told after). Both absent for built-in roles and for grants from before holds.
+ */
+type Grant = { roleGrant?: string };
+type Release = { releasedGrant?: string };
+export type MemberAdded = DomainEvent<'identity.MemberAdded.v1', Base & Grant & { scope: MemberScope; email: string; role: MemberRole; addedAt: string }>;
 /** `tokenHash`: a keyed hash of the one-time link's token (never the token). */
-export type MemberInvited = DomainEvent<'identity.MemberInvited.v1', Base & { scope: 'project'; email: string; role: MemberRole; tokenHash: string; invitedAt: string; expiresAt: string }>;
+export type MemberInvited = DomainEvent<'identity.MemberInvited.v1', Base & Grant & { scope: 'project'; email: string; role: MemberRole; tokenHash: string; invitedAt: string; expiresAt: string }>;
 export type InvitationResent = DomainEvent<'identity.InvitationResent.v1', Base & { email: string; resentAt: string; expiresAt: string }>;
 /** The mail for `causationId` (a MemberInvited or InvitationResent event id) was handed to the mailer, or refused for good. */
 export type InvitationEmailSent = DomainEvent<'identity.InvitationEmailSent.v1', Base & { causationId: string; messageId: string; sentAt: string }>;
 export type InvitationEmailFailed = DomainEvent<'identity.InvitationEmailFailed.v1', Base & { causationId: string; reason: string; failedAt: string }>;
 export type InvitationAccepted = DomainEvent<'identity.InvitationAccepted.v1', Base & { acceptedAt: string }>;
-export type InvitationCancelled = DomainEvent<'identity.InvitationCancelled.v1', Base & { cancelledAt: string }>;
-export type MemberRoleChanged = DomainEvent<'identity.MemberRoleChanged.v1', Base & { from: MemberRole; to: MemberRole; changedAt: string }>;
-export type MemberRemoved = DomainEvent<'identity.MemberRemoved.v1', Base & { removedAt: string }>;
+export type InvitationCancelled = DomainEvent<'identity.InvitationCancelled.v1', Base & Release & { cancelledAt: string }>;
+export type MemberRoleChanged = DomainEvent<'identity.MemberRoleChanged.v1', Base & Grant & Release & { from: MemberRole; to: MemberRole; changedAt: string }>;
+export type MemberRemoved = DomainEvent<'identity.MemberRemoved.v1', Base & Release & { removedAt: string }>;
+/**
+ * A custom role's delete found the member's grant `grantId` not (or not yet) made: no add, invite or
+ * role change naming it can happen after this. Bookkeeping, kept out of MembershipEvent (the members
+ * read model and the mail process need none of it).
+ */
+export type MemberGrantVoided = DomainEvent<'identity.MemberGrantVoided.v1', Base & { roleId: string; grantId: string; voidedAt: string }>;
+export const MemberGrantEventTypes = { MemberGrantVoided: 'identity.MemberGrantVoided.v1' } as const;
 
 export type MembershipEvent =
   | MemberAdded
@@ -75,22 +89,31 @@ export interface Member {
   lastSentAt: string | null;
   /** Mail causes already recorded (sent or failed), so a replayed send records nothing twice. */
   mailed: string[];
+  /** The grant of the custom role `role` (null: a built-in role, or a grant from before holds). */
+  roleGrant: string | null;
 }
-export type MembershipState = { members: Record<string, Member> };
+/** `voidedGrants`: custom-role grants a delete voided before they were made (never made afterwards). */
+export type MembershipState = { members: Record<string, Member>; voidedGrants: string[] };
 
 /** Emails are compared case-insensitively (DECISIONS 15). */
 export const emailKey = (email: string) => email.trim().toLowerCase();
 
 type At = { now: string };
-export type AddMember = At & Base & { type: 'AddMember'; scope: MemberScope; email: string; role: MemberRole };
-export type InviteMember = At & Base & { type: 'InviteMember'; email: string; role: MemberRole; tokenHash: string };
+export type AddMember = At & Base & Grant & { type: 'AddMember'; scope: MemberScope; email: string; role: MemberRole };
+export type InviteMember = At & Base & Grant & { type: 'InviteMember'; email: string; role: MemberRole; tokenHash: string };
 export type ResendInvitation = At & Base & { type: 'ResendInvitation' };
 export type CancelInvitation = At & Base & { type: 'CancelInvitation' };
 export type AcceptInvitation = At & Base & { type: 'AcceptInvitation'; tokenHash: string };
-export type ChangeMemberRole = At & Base & { type: 'ChangeMemberRole'; scope: MemberScope; role: MemberRole };
+export type ChangeMemberRole = At & Base & Grant & { type: 'ChangeMemberRole'; scope: MemberScope; role: MemberRole };
 export type RemoveMember = At & Base & { type: 'RemoveMember'; scope: MemberScope };
 export type RecordInvitationEmail = At & Base & { type: 'RecordInvitationEmail'; causationId: string; messageId: string; failure?: string };
-export type MembershipCommand = AddMember | InviteMember | ResendInvitation | CancelInvitation | AcceptInvitation | ChangeMemberRole | RemoveMember | RecordInvitationEmail;
+/** A custom role's delete closes the grant `grantId` of `roleId` to the member unless the member holds the role by it already. */
+export type VoidMemberGrant = At & Base & { type: 'VoidMemberGrant'; roleId: string; grantId: string };
+export type MembershipCommand = AddMember | InviteMember | ResendInvitation | CancelInvitation | AcceptInvitation | ChangeMemberRole | RemoveMember | RecordInvitationEmail | VoidMemberGrant;
+export type MembershipStreamEvent = MembershipEvent | MemberGrantVoided;
+
+/** Whether the member (as folded from the registry's stream) holds the custom role `roleId` now (invited or active). */
+export const memberHoldsRole = (state: MembershipState, memberId: string, roleId: string): boolean => state.members[memberId]?.role === roleId;
 
 /** A resend within a minute of the last mail (DECISIONS 15): the HTTP layer answers 429 with `retryAfter`. */
 export class ResendTooSoon extends DomainError {
@@ -102,22 +125,23 @@ export class ResendTooSoon extends DomainError {
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const notFound = (what = 'Member') => new DomainError('NOT_FOUND', `${what} not found`);
 
-function evolve(state: MembershipState, event: MembershipEvent): MembershipState {
+function evolve(state: MembershipState, event: MembershipStreamEvent): MembershipState {
   const d = event.data;
   const members = { ...state.members };
   const current = members[d.memberId];
+  const { voidedGrants } = state;
   const put = (change: Partial<Member>) => {
     if (current) members[d.memberId] = { ...current, ...change };
-    return { members };
+    return { members, voidedGrants };
   };
   switch (event.type) {
     case 'identity.MemberAdded.v1':
-      members[d.memberId] = { id: d.memberId, scope: event.data.scope, email: event.data.email, role: event.data.role, status: 'active', tokenHash: null, expiresAt: null, lastSentAt: null, mailed: [] };
-      return { members };
+      members[d.memberId] = { id: d.memberId, scope: event.data.scope, email: event.data.email, role: event.data.role, status: 'active', tokenHash: null, expiresAt: null, lastSentAt: null, mailed: [], roleGrant: event.data.roleGrant ?? null };
+      return { members, voidedGrants };
     case 'identity.MemberInvited.v1': {
       const e = event.data;
-      members[d.memberId] = { id: e.memberId, scope: 'project', email: e.email, role: e.role, status: 'invited', tokenHash: e.tokenHash, expiresAt: e.expiresAt, lastSentAt: e.invitedAt, mailed: [] };
-      return { members };
+      members[d.memberId] = { id: e.memberId, scope: 'project', email: e.email, role: e.role, status: 'invited', tokenHash: e.tokenHash, expiresAt: e.expiresAt, lastSentAt: e.invitedAt, mailed: [], roleGrant: e.roleGrant ?? null };
+      return { members, voidedGrants };
     }
     case 'identity.InvitationResent.v1':
       return put({ lastSentAt: event.data.resentAt, expiresAt: event.data.expiresAt });
@@ -127,11 +151,13 @@ function evolve(state: MembershipState, event: MembershipEvent): MembershipState
     case 'identity.InvitationAccepted.v1':
       return put({ status: 'active', tokenHash: null, expiresAt: null });
     case 'identity.MemberRoleChanged.v1':
-      return put({ role: event.data.to });
+      return put({ role: event.data.to, roleGrant: event.data.roleGrant ?? null });
     case 'identity.InvitationCancelled.v1':
     case 'identity.MemberRemoved.v1':
       delete members[d.memberId];
-      return { members };
+      return { members, voidedGrants };
+    case 'identity.MemberGrantVoided.v1':
+      return { members, voidedGrants: [...voidedGrants, event.data.grantId] };
     default: {
       const never: never = event;
       return never;
@@ -153,17 +179,30 @@ function refuseDuplicate(state: MembershipState, scope: MemberScope, email: stri
   if (existing) throw new DomainError('CONFLICT', `${existing.status === 'invited' ? 'An invitation' : 'A member'} with email ${email} already exists`);
 }
 
-function decide(command: MembershipCommand, state: MembershipState): MembershipEvent[] {
+/** A grant a custom role's delete voided never happens: the delete won the race (409, like any lost race). */
+function refuseVoided(state: MembershipState, command: { roleGrant?: string; role: MemberRole }): Grant {
+  if (command.roleGrant === undefined) return {};
+  if (state.voidedGrants.includes(command.roleGrant)) throw new DomainError('CONFLICT', `Role ${command.role} was deleted while it was being granted`);
+  return { roleGrant: command.roleGrant };
+}
+/** The grant a member gives up with its role, for the role's stream to release. */
+const releasing = (member: Member): Release => (member.roleGrant ? { releasedGrant: member.roleGrant } : {});
+
+function decide(command: MembershipCommand, state: MembershipState): MembershipStreamEvent[] {
   const { memberId, projectId, now } = command;
   const member = state.members[memberId];
   const base = { memberId, projectId };
   switch (command.type) {
-    case 'AddMember':
+    case 'AddMember': {
       refuseDuplicate(state, command.scope, command.email);
-      return [{ type: 'identity.MemberAdded.v1', data: { ...base, scope: command.scope, email: command.email.trim(), role: command.role, addedAt: now } }];
-    case 'InviteMember':
+      const grant = refuseVoided(state, command);
+      return [{ type: 'identity.MemberAdded.v1', data: { ...base, scope: command.scope, email: command.email.trim(), role: command.role, addedAt: now, ...grant } }];
+    }
+    case 'InviteMember': {
       refuseDuplicate(state, 'project', command.email);
-      return [{ type: 'identity.MemberInvited.v1', data: { ...base, scope: 'project', email: command.email.trim(), role: command.role, tokenHash: command.tokenHash, invitedAt: now, expiresAt: plus(now, INVITATION_TTL_MS) } }];
+      const grant = refuseVoided(state, command);
+      return [{ type: 'identity.MemberInvited.v1', data: { ...base, scope: 'project', email: command.email.trim(), role: command.role, tokenHash: command.tokenHash, invitedAt: now, expiresAt: plus(now, INVITATION_TTL_MS), ...grant } }];
+    }
     case 'ResendInvitation': {
       if (member?.status !== 'invited') throw notFound('Invitation');
       const wait = Date.parse(member.lastSentAt ?? now) + RESEND_INTERVAL_MS - Date.parse(now);
@@ -173,21 +212,27 @@ function decide(command: MembershipCommand, state: MembershipState): MembershipE
     }
     case 'CancelInvitation':
       if (member?.status !== 'invited') throw notFound('Invitation');
-      return [{ type: 'identity.InvitationCancelled.v1', data: { ...base, cancelledAt: now } }];
+      return [{ type: 'identity.InvitationCancelled.v1', data: { ...base, cancelledAt: now, ...releasing(member) } }];
     case 'AcceptInvitation':
       // A cancelled, used or unknown link is one answer: it does not say which.
       if (member?.status !== 'invited' || member.tokenHash !== command.tokenHash) throw notFound('Invitation');
       if (Date.parse(now) >= Date.parse(member.expiresAt!)) throw new DomainError('INVALID_STATE', `Invitation ${memberId} expired at ${member.expiresAt}; ask for it to be resent`);
       return [{ type: 'identity.InvitationAccepted.v1', data: { ...base, acceptedAt: now } }];
-    case 'ChangeMemberRole':
+    case 'ChangeMemberRole': {
       if (!member || member.scope !== command.scope) throw notFound();
       if (member.role === command.role) return [];
       if (command.role !== 'owner') guardLastOwner(state, member, 'demoted');
-      return [{ type: 'identity.MemberRoleChanged.v1', data: { ...base, from: member.role, to: command.role, changedAt: now } }];
+      const grant = refuseVoided(state, command);
+      return [{ type: 'identity.MemberRoleChanged.v1', data: { ...base, from: member.role, to: command.role, changedAt: now, ...grant, ...releasing(member) } }];
+    }
     case 'RemoveMember':
       if (!member || member.scope !== command.scope) throw notFound();
       guardLastOwner(state, member, 'removed');
-      return [{ type: 'identity.MemberRemoved.v1', data: { ...base, removedAt: now } }];
+      return [{ type: 'identity.MemberRemoved.v1', data: { ...base, removedAt: now, ...releasing(member) } }];
+    case 'VoidMemberGrant':
+      // Made already (the member holds the role by it), or voided already: nothing to close.
+      if (state.voidedGrants.includes(command.grantId) || (member?.roleGrant === command.grantId && member.role === command.roleId)) return [];
+      return [{ type: 'identity.MemberGrantVoided.v1', data: { ...base, roleId: command.roleId, grantId: command.grantId, voidedAt: now } }];
     case 'RecordInvitationEmail':
       // Cancelled meanwhile, accepted, or already recorded: nothing to add.
       if (member?.status !== 'invited' || member.mailed.includes(command.causationId)) return [];
@@ -201,8 +246,8 @@ function decide(command: MembershipCommand, state: MembershipState): MembershipE
   }
 }
 
-export const membershipDecider: Decider<MembershipCommand, MembershipEvent, MembershipState> = {
-  initialState: () => ({ members: {} }),
+export const membershipDecider: Decider<MembershipCommand, MembershipStreamEvent, MembershipState> = {
+  initialState: () => ({ members: {}, voidedGrants: [] }),
   evolve,
   decide,
 };
