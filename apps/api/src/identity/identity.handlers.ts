@@ -19,6 +19,7 @@ import type { KeyHasher } from './api-key-secrets';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { workspaceOf } from './workspaces';
+import { releaseRole, reserveRole } from './role-holds';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 
 export class IssueApiKey extends Command<IssuedKey> {
@@ -109,7 +110,17 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
   async execute({ input, context, issuer }: IssueApiKey): Promise<IssuedKey> {
     if (issuer) await mustOutrank(this.platform, input.projectId, issuer, input.role, input.customRoleId, 'create');
     else if (input.customRoleId) await roleGrantee(this.platform, input.projectId ?? '', input.customRoleId, PROJECT_ROLES);
-    return issueApiKey(this.platform, this.identity.hasher, input, context);
+    if (!input.customRoleId || !input.projectId) return issueApiKey(this.platform, this.identity.hasher, input, context);
+    // A custom role is reserved for the key on the role's stream first (a delete then sees it), and
+    // the key's issue names that grant; a refused issue gives it back (a crash leaves it to the delete).
+    const keyId = uuidv7();
+    const roleGrant = await reserveRole(this.platform, input.projectId, input.customRoleId, { kind: 'api-key', id: keyId }, context);
+    try {
+      return await issueApiKey(this.platform, this.identity.hasher, { ...input, keyId, roleGrant }, context);
+    } catch (err) {
+      await releaseRole(this.platform, input.projectId, roleGrant, context);
+      throw err;
+    }
   }
 }
 
@@ -122,6 +133,8 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey> {
     if (!doc || doc.projectId !== projectId || doc.scope !== 'project' || doc.revoked) throw notFound('API key not found');
     if (revoker) await mustOutrank(this.platform, projectId, revoker, doc.role, doc.customRoleId, 'revoke');
     const result = await handleCommand(this.platform.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.platform.now() }, context);
+    // The key's custom role (if any) is held no more.
+    if (result.state.status === 'revoked' && result.state.roleGrant) await releaseRole(this.platform, projectId, result.state.roleGrant, context);
     await this.platform.waitForProjections(result.position, [apiKeysProjection.name]);
   }
 }

@@ -18,16 +18,19 @@ export interface KeyInput {
   role: ProjectRole;
   /** A custom role of the project (then `role` is `viewer`). */
   customRoleId?: string;
+  /** The key's id, when its custom role was reserved for it first, and that grant (role-holds.ts). */
+  keyId?: string;
+  roleGrant?: string;
   expiresAt: string | null;
   mode: 'live' | 'test' | 'admin';
 }
 
 /** Issues a key (requests and the first-start bootstrap): the secret is made here, the event holds its hash. */
 export async function issueApiKey(platform: Platform, hasher: KeyHasher, input: KeyInput, ctx: CommandContext): Promise<IssuedKey> {
-  const keyId = uuidv7();
+  const keyId = input.keyId ?? uuidv7();
   const key = input.mode === 'admin' ? newAdminKey() : newProjectKey(input.mode);
   const scope = input.mode === 'admin' ? ('platform-admin' as const) : ('project' as const);
-  const command = { type: 'IssueApiKey' as const, keyId, projectId: input.projectId, scope, name: input.name, prefix: key.slice(0, 12), keyHash: hasher.hash(key), role: input.role, ...(input.customRoleId ? { customRoleId: input.customRoleId } : {}), expiresAt: input.expiresAt, now: platform.now() };
+  const command = { type: 'IssueApiKey' as const, keyId, projectId: input.projectId, scope, name: input.name, prefix: key.slice(0, 12), keyHash: hasher.hash(key), role: input.role, ...(input.customRoleId ? { customRoleId: input.customRoleId } : {}), ...(input.roleGrant ? { roleGrant: input.roleGrant } : {}), expiresAt: input.expiresAt, now: platform.now() };
   const result = await handleCommand(platform.events, apiKeyStream(keyId), apiKeyDecider, command, ctx, { newStream: true });
   await platform.waitForProjections(result.position, [apiKeysProjection.name]);
   return { doc: (await platform.readBack(apiKeysProjection, apiKeyStream(keyId), keyId, result.position))!, key };

@@ -17,6 +17,7 @@ import { IDENTITY, PLATFORM } from '../tokens';
 import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { KeyHasher } from './api-key-secrets';
 import { membershipStreamsOf, registryOf } from './workspaces';
+import { releaseRole, reserveRole } from './role-holds';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
 export type MembershipChange =
@@ -128,22 +129,29 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
     const projectId = await registryOf(p, caller, 'scope' in change ? change.scope : 'project');
     let command: MembershipCommand;
     const now = p.now();
+    // A custom role given is reserved for the member on the role's stream first (a delete then sees
+    // it); the membership event names that grant, and one that gives a custom role up releases it.
+    let roleGrant: string | undefined;
+    const reserve = async (role: string, builtIns: readonly string[]) => {
+      if (!builtIns.includes(role)) roleGrant = await reserveRole(p, projectId, role, { kind: 'member', id: memberId }, context);
+      return roleGrant ? { roleGrant } : {};
+    };
     switch (change.type) {
       case 'AddMember':
         await mustGrant(p, projectId, actor, change.role, namesFor(change.scope), 'add');
-        command = { ...change, memberId, projectId, now };
+        command = { ...change, memberId, projectId, now, ...(await reserve(change.role, namesFor(change.scope))) };
         break;
       case 'InviteMember': {
         await mustGrant(p, projectId, actor, change.role, ROLE_NAMES.invitation, 'invite');
         const keyed = (t: string) => this.identity.hasher.hash(t);
-        command = { ...change, memberId, projectId, now, tokenHash: invitationTokenHash(keyed, invitationToken(keyed, projectId, memberId)) };
+        command = { ...change, memberId, projectId, now, tokenHash: invitationTokenHash(keyed, invitationToken(keyed, projectId, memberId)), ...(await reserve(change.role, ROLE_NAMES.invitation)) };
         break;
       }
       case 'ChangeMemberRole': {
         const current = await liveMember(p, projectId, change.scope, memberId);
         await mustGrant(p, projectId, actor, current.role, ANY_ROLE, 'change');
         await mustGrant(p, projectId, actor, change.role, namesFor(change.scope), 'give');
-        command = { ...change, memberId, projectId, now };
+        command = { ...change, memberId, projectId, now, ...(await reserve(change.role, namesFor(change.scope))) };
         break;
       }
       case 'RemoveMember':
@@ -156,8 +164,14 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
     }
     let position: number | null;
     try {
-      ({ position } = await handleCommand(p.events, membershipStream(projectId), membershipDecider, command, context));
+      const result = await handleCommand(p.events, membershipStream(projectId), membershipDecider, command, context);
+      position = result.position;
+      // Given up with this event; or reserved for nothing (the member had the role already).
+      const given = result.events[0]?.data as { releasedGrant?: string } | undefined;
+      await releaseRole(p, projectId, given?.releasedGrant, context);
+      if (position === null) await releaseRole(p, projectId, roleGrant, context);
     } catch (err) {
+      await releaseRole(p, projectId, roleGrant, context);
       if (err instanceof ResendTooSoon) throw rateLimited(err.retryAfterSeconds);
       throw err;
     }

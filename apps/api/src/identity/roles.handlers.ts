@@ -9,9 +9,8 @@ import { forbidden, invalidState, notFound } from '../../../../libs/http/src/err
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
-import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
-import { membersProjection } from '../../../../projections/members/members.projection';
+import { releasedHolds, unrecordedHolders } from './role-holds';
 import { PLATFORM } from '../tokens';
 import { requestEvent, type RecoveredWrite } from '../common/recovery';
 
@@ -119,11 +118,15 @@ export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
 
   async execute({ projectId, roleId, context }: DeleteRole): Promise<void> {
     refuseBuiltIn(roleId, 'deleted');
-    // In use: a member (invited or active) or an unrevoked API key acting with it. Checked from the
-    // read models just before the append (a member given the role in that instant is not seen).
-    const members = await (await this.platform.projections.collection(membersProjection)).find({ filter: { projectId, role: roleId, status: { $in: ['invited', 'active'] } }, limit: 1 });
-    const keys = await (await this.platform.projections.collection(apiKeysProjection)).find({ filter: { projectId, customRoleId: roleId, revoked: false }, limit: 1 });
-    await decideRole(this.platform, projectId, { type: 'DeleteRole', roleId, projectId, inUse: members.total + keys.total, now: this.platform.now() }, context);
+    // In use: a grant in the role's fold whose holder (a member, invited or active, or an unrevoked
+    // API key) acts with it, as the holder's own stream says; the others are closed there first. The
+    // delete is appended at the revision of the fold it was decided on: a grant recorded after this
+    // read is not in `released`, so the retried decision finds the role in use.
+    const stream = customRolesStream(projectId);
+    const role = (await this.platform.events.readStream(stream)).reduce((s, e) => customRolesDecider.evolve(s, e as never), customRolesDecider.initialState()).roles[roleId];
+    const unrecorded = role ? await unrecordedHolders(this.platform, projectId, role) : 0;
+    const released = role && unrecorded === 0 ? await releasedHolds(this.platform, projectId, role, context) : [];
+    await decideRole(this.platform, projectId, { type: 'DeleteRole', roleId, projectId, released, unrecordedHolders: unrecorded, now: this.platform.now() }, context);
   }
 }
 

@@ -1,6 +1,6 @@
 import { IdentityEventTypes } from '../../../domain/identity/events';
-import { CustomRoleEventTypes } from '../../../domain/identity/custom-roles';
-import { MembershipEventTypes } from '../../../domain/identity/membership';
+import { CustomRoleEventTypes, RoleHoldEventTypes } from '../../../domain/identity/custom-roles';
+import { MemberGrantEventTypes, MembershipEventTypes } from '../../../domain/identity/membership';
 import { ProviderKeyEventTypes } from '../../../domain/identity/provider-keys';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
@@ -20,5 +20,7 @@ export const identityModule: ContextModule = {
     const publicUrl = rt.config.publicUrl ?? `https://localhost:${rt.config.port}`;
     return [new InvitationMailer({ events: rt.events, send: (m) => rt.mailer.send(m), keyed: (t) => hasher.hash(t), publicUrl, now: () => new Date(rt.clock.now()).toISOString() })];
   },
-  eventTypes: [...Object.values(IdentityEventTypes), ...Object.values(MembershipEventTypes), ...Object.values(CustomRoleEventTypes), ...Object.values(ProviderKeyEventTypes)],
+  eventTypes: [...Object.values(IdentityEventTypes), ...Object.values(MembershipEventTypes), ...Object.values(CustomRoleEventTypes), ...Object.values(RoleHoldEventTypes), ...Object.values(MemberGrantEventTypes), ...Object.values(ProviderKeyEventTypes)],
+  // Custom-role holds are the role stream's bookkeeping (a role in use cannot be deleted), not news.
+  unpublished: [...Object.values(RoleHoldEventTypes), ...Object.values(MemberGrantEventTypes), IdentityEventTypes.ApiKeyGrantVoided],
 };

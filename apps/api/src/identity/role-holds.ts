@@ -1,0 +1,104 @@
+/**
+ * Custom-role holds (libs/domain/identity/custom-roles.ts): a grant of a custom role is reserved on the
+ * role's stream before the holder's own event, released after the holder gives it up, and a delete
+ * proves every hold of its fold void on the holder's stream before it is appended (at the revision
+ * it read, so a grant recorded meanwhile makes it decide again: in use).
+ */
+import { v7 as uuidv7 } from 'uuid';
+import { apiKeyDecider, apiKeyHoldsRole } from '../../../../libs/domain/identity/api-key.decider';
+import { customRolesDecider, customRolesStream, type CustomRole, type RoleHolder } from '../../../../libs/domain/identity/custom-roles';
+import { apiKeyStream } from '../../../../libs/domain/identity/events';
+import { memberHoldsRole, membershipDecider, membershipStream } from '../../../../libs/domain/identity/membership';
+import { DomainError } from '../../../../libs/domain/shared/domain-error';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { badRequest, unavailable } from '../../../../libs/http/src/errors';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
+import { membersProjection } from '../../../../projections/members/members.projection';
+
+/**
+ * Every write on the role's stream concerns one project's grants, and several requests may grant at
+ * once: a lost revision check is retried on the fresh fold until one of them is refused by the rules
+ * (each round commits at least one of the racing appends).
+ */
+const HOLD_ATTEMPTS = 64;
+
+/**
+ * The appends a request makes beside its own write carry no Idempotency-Key reservation: the key's
+ * committed write stays the holder's (its lost answer is recovered from that stream), and a reservation
+ * left by a crash before it is simply a hold whose grant never happened.
+ */
+const aside = (context: CommandContext): CommandContext => ({ metadata: { ...context.metadata, idempotencyKey: undefined } });
+
+/** The role's id where the request named it (a refusal answers like an unknown role: 400). */
+const unknownRole = () => badRequest([{ detail: 'role must be a built-in role or the id of a custom role of this project', source: { pointer: '/data/attributes/role' } }]);
+
+/** Reserves the custom role `roleId` of `projectId` for `holder`; the holder's event must then name the returned grant. */
+export async function reserveRole(platform: Platform, projectId: string, roleId: string, holder: RoleHolder, context: CommandContext): Promise<string> {
+  const grantId = uuidv7();
+  try {
+    await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, { type: 'GrantRole', roleId, projectId, grantId, holder, now: platform.now() }, aside(context), { attempts: HOLD_ATTEMPTS });
+  } catch (err) {
+    // Deleted since the caller looked it up.
+    if (err instanceof DomainError && err.code === 'NOT_FOUND') throw unknownRole();
+    throw err;
+  }
+  return grantId;
+}
+
+/**
+ * Records that `grantId` holds its role no more. Best effort: the holder's own event is already
+ * written, and a hold left behind (a crash, a failure here) costs nothing but a look at the holder's
+ * stream when the role is deleted.
+ */
+export async function releaseRole(platform: Platform, projectId: string, grantId: string | null | undefined, context: CommandContext): Promise<void> {
+  if (!grantId) return;
+  await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, { type: 'ReleaseRole', projectId, grantId, now: platform.now() }, aside(context), { attempts: HOLD_ATTEMPTS }).catch((err) =>
+    platform.logger.warn({ err: String(err), projectId, grantId }, 'could not record a custom role release; the role’s delete will find it'),
+  );
+}
+
+/** Whether the holder, as its own stream says now, acts with `roleId`; `close`: when it does not, make sure it never will by this grant. */
+async function holds(platform: Platform, projectId: string, roleId: string, grantId: string, holder: RoleHolder, close: CommandContext | null): Promise<boolean> {
+  const now = platform.now();
+  if (holder.kind === 'api-key') {
+    const stream = apiKeyStream(holder.id);
+    if (close) return apiKeyHoldsRole((await handleCommand(platform.events, stream, apiKeyDecider, { type: 'VoidApiKeyGrant', keyId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, roleId);
+    return apiKeyHoldsRole((await platform.events.readStream(stream)).reduce((s, e) => apiKeyDecider.evolve(s, e as never), apiKeyDecider.initialState()), roleId);
+  }
+  // Custom roles are one project's: its members hold them in the project's registry (the workspace
+  // registry of a founding project, whose members held its custom roles before workspaces, shares it).
+  const stream = membershipStream(projectId);
+  if (close) return memberHoldsRole((await handleCommand(platform.events, stream, membershipDecider, { type: 'VoidMemberGrant', memberId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, holder.id, roleId);
+  return memberHoldsRole((await platform.events.readStream(stream)).reduce((s, e) => membershipDecider.evolve(s, e as never), membershipDecider.initialState()), holder.id, roleId);
+}
+
+/**
+ * The grants of `role`'s holds that hold it no more, proven on each holder's stream. First a look
+ * (any holder still holding: the role is in use, nothing is closed); then each other grant is closed
+ * on its holder's stream (a key not issued yet can never be; a member's grant not made yet never
+ * will be), which also catches a grant made between the look and the close.
+ */
+export async function releasedHolds(platform: Platform, projectId: string, role: CustomRole, context: CommandContext): Promise<string[]> {
+  const holds_ = Object.entries(role.holds);
+  for (const [grantId, holder] of holds_) if (await holds(platform, projectId, role.id, grantId, holder, null)) return [];
+  const released: string[] = [];
+  for (const [grantId, holder] of holds_) if (!(await holds(platform, projectId, role.id, grantId, holder, aside(context)))) released.push(grantId);
+  return released;
+}
+
+/**
+ * A role created before holds were recorded (custom-roles.ts `unrecordedHolds`): its holders from then
+ * are found in the read models, once they have caught up with the whole log. That set only shrinks
+ * (every later grant is a hold in the fold), so the look cannot miss a racing grant. Holders the fold
+ * knows are left to `releasedHolds`.
+ */
+export async function unrecordedHolders(platform: Platform, projectId: string, role: CustomRole): Promise<number> {
+  if (!role.unrecordedHolds) return 0;
+  // Not caught up in time: the look could miss a holder, so nothing is decided.
+  if (!(await platform.waitForProjections(await platform.events.headPosition(), [apiKeysProjection.name, membersProjection.name]))) throw unavailable('The role’s holders cannot be looked up yet; retry');
+  const known = new Set(Object.values(role.holds).map((h) => `${h.kind}:${h.id}`));
+  const members = await (await platform.projections.collection(membersProjection)).find({ filter: { projectId, role: role.id, status: { $in: ['invited', 'active'] } }, limit: 1000, withTotal: false });
+  const keys = await (await platform.projections.collection(apiKeysProjection)).find({ filter: { projectId, customRoleId: role.id, revoked: false }, limit: 1000, withTotal: false });
+  return members.items.filter((m) => !known.has(`member:${m.id}`)).length + keys.items.filter((k) => !known.has(`api-key:${k.id}`)).length;
+}
