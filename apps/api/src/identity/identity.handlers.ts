@@ -19,7 +19,7 @@ import type { KeyHasher } from './api-key-secrets';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { workspaceOf } from './workspaces';
-import { releaseRole, reserveRole } from './role-holds';
+import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 
 export class IssueApiKey extends Command<IssuedKey> {
@@ -114,11 +114,11 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
     // A custom role is reserved for the key on the role's stream first (a delete then sees it), and
     // the key's issue names that grant; a refused issue gives it back (a crash leaves it to the delete).
     const keyId = uuidv7();
-    const roleGrant = await reserveRole(this.platform, input.projectId, input.customRoleId, { kind: 'api-key', id: keyId }, context);
+    const roleGrant = await reserveRole(this.platform, input.projectId, input.customRoleId, { kind: 'api-key', id: keyId }, PROJECT_ROLES, context);
     try {
       return await issueApiKey(this.platform, this.identity.hasher, { ...input, keyId, roleGrant }, context);
     } catch (err) {
-      await releaseRole(this.platform, input.projectId, roleGrant, context);
+      await releaseUnheld(this.platform, input.projectId, input.customRoleId, roleGrant, { kind: 'api-key', id: keyId }, context);
       throw err;
     }
   }

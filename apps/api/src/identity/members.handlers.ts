@@ -17,7 +17,7 @@ import { IDENTITY, PLATFORM } from '../tokens';
 import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { KeyHasher } from './api-key-secrets';
 import { membershipStreamsOf, registryOf } from './workspaces';
-import { releaseRole, reserveRole } from './role-holds';
+import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
 export type MembershipChange =
@@ -133,7 +133,7 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
     // it); the membership event names that grant, and one that gives a custom role up releases it.
     let roleGrant: string | undefined;
     const reserve = async (role: string, builtIns: readonly string[]) => {
-      if (!builtIns.includes(role)) roleGrant = await reserveRole(p, projectId, role, { kind: 'member', id: memberId }, context);
+      if (!builtIns.includes(role)) roleGrant = await reserveRole(p, projectId, role, { kind: 'member', id: memberId }, builtIns, context);
       return roleGrant ? { roleGrant } : {};
     };
     switch (change.type) {
@@ -171,7 +171,7 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
       await releaseRole(p, projectId, given?.releasedGrant, context);
       if (position === null) await releaseRole(p, projectId, roleGrant, context);
     } catch (err) {
-      await releaseRole(p, projectId, roleGrant, context);
+      if ('role' in change) await releaseUnheld(p, projectId, change.role, roleGrant, { kind: 'member', id: memberId }, context);
       if (err instanceof ResendTooSoon) throw rateLimited(err.retryAfterSeconds);
       throw err;
     }

@@ -30,17 +30,20 @@ const HOLD_ATTEMPTS = 64;
  */
 const aside = (context: CommandContext): CommandContext => ({ metadata: { ...context.metadata, idempotencyKey: undefined } });
 
-/** The role's id where the request named it (a refusal answers like an unknown role: 400). */
-const unknownRole = () => badRequest([{ detail: 'role must be a built-in role or the id of a custom role of this project', source: { pointer: '/data/attributes/role' } }]);
+/** As an unknown role answers (members.handlers.ts roleGrantee): 400 on the request's `role`. */
+const unknownRole = (builtIns: readonly string[]) => badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/data/attributes/role' } }]);
 
-/** Reserves the custom role `roleId` of `projectId` for `holder`; the holder's event must then name the returned grant. */
-export async function reserveRole(platform: Platform, projectId: string, roleId: string, holder: RoleHolder, context: CommandContext): Promise<string> {
+/**
+ * Reserves the custom role `roleId` of `projectId` for `holder`; the holder's event must then name
+ * the returned grant. A role deleted meanwhile answers as an unknown one (`builtIns`: the request's choices).
+ */
+export async function reserveRole(platform: Platform, projectId: string, roleId: string, holder: RoleHolder, builtIns: readonly string[], context: CommandContext): Promise<string> {
   const grantId = uuidv7();
   try {
     await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, { type: 'GrantRole', roleId, projectId, grantId, holder, now: platform.now() }, aside(context), { attempts: HOLD_ATTEMPTS });
   } catch (err) {
     // Deleted since the caller looked it up.
-    if (err instanceof DomainError && err.code === 'NOT_FOUND') throw unknownRole();
+    if (err instanceof DomainError && err.code === 'NOT_FOUND') throw unknownRole(builtIns);
     throw err;
   }
   return grantId;
@@ -56,6 +59,16 @@ export async function releaseRole(platform: Platform, projectId: string, grantId
   await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, { type: 'ReleaseRole', projectId, grantId, now: platform.now() }, aside(context), { attempts: HOLD_ATTEMPTS }).catch((err) =>
     platform.logger.warn({ err: String(err), projectId, grantId }, 'could not record a custom role release; the role’s delete will find it'),
   );
+}
+
+/**
+ * A request whose holder write failed gives its reservation back, unless the holder holds the role
+ * after all (a write that committed though its answer was lost): then the hold stays, as it must.
+ */
+export async function releaseUnheld(platform: Platform, projectId: string, roleId: string, grantId: string | undefined, holder: RoleHolder, context: CommandContext): Promise<void> {
+  if (!grantId) return;
+  const held = await holds(platform, projectId, roleId, grantId, holder, null).catch(() => true);
+  if (!held) await releaseRole(platform, projectId, grantId, context);
 }
 
 /** Whether the holder, as its own stream says now, acts with `roleId`; `close`: when it does not, make sure it never will by this grant. */
