@@ -48,7 +48,7 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
 
   it('ends every answered create with its job completed or failed, none twice, no retry timer lost', async () => {
     server = spawnServer(env, port);
-    await waitUp(url);
+    await waitUp(url, server);
     const { apiKey } = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
     const api = client(url, { 'X-Service-API-Key': apiKey });
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-crash' });
@@ -91,7 +91,7 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
       expect(unfinished.length).toBeGreaterThan(0); // the kill really cut work off
 
       server = spawnServer(env, port);
-      await waitUp(url);
+      await waitUp(url, server);
       const done = (m: Map<string, string>) => accepted.every((a) => m.get(`job-${a.jobId}`) === 'jobs.JobCompleted.v1' || m.get(`job-${a.jobId}`) === 'jobs.JobFailed.v1');
       const after = await eventually(jobStates, done, 240000, 500);
       const stuck = accepted.filter((a) => !['jobs.JobCompleted.v1', 'jobs.JobFailed.v1'].includes(after.get(`job-${a.jobId}`) ?? 'none'));

@@ -32,8 +32,17 @@ export function spawnServer(env: Record<string, string>, port: number): { proc: 
   return { proc, output: () => out };
 }
 
-export async function waitUp(url: string, timeoutMs = 60000): Promise<void> {
-  const health = () => client(url).get('/v1/health/health').then((r) => r.status, () => 0); // 0: not listening yet
+/**
+ * Resolves once the server answers its health check. With `server` (what spawnServer returned) it
+ * fails at once, with the server's output, when the process has exited (a port taken, a crash at
+ * start) instead of waiting out the bound; the bound is generous because a process that compiles
+ * the TypeScript at start takes long on a loaded machine (over 60 s was seen at load 13).
+ */
+export async function waitUp(url: string, server?: { proc: ChildProcess; output: () => string }, timeoutMs = 240000): Promise<void> {
+  const health = async () => {
+    if (server && server.proc.exitCode !== null) throw new Error(`server for ${url} exited with ${server.proc.exitCode} before answering; its output:\n${server.output().slice(-4000)}`);
+    return client(url).get('/v1/health/health').then((r) => r.status, () => 0); // 0: not listening yet
+  };
   if ((await eventually(health, (status) => status === 200, timeoutMs, 200)) !== 200) throw new Error(`server at ${url} did not come up`);
 }
 
@@ -65,7 +74,7 @@ export function crashableServer(profile: 'embedded' | 'server', label: string) {
     storeSchema: profile === 'server' ? schema : 'eventstore',
     async start(): Promise<void> {
       server = spawnServer({ ...env, NODE_ENV: 'test', TEST_CLOCK_OFFSET_MS: String(clockOffsetMs) }, port);
-      await waitUp(url);
+      await waitUp(url, server);
     },
     /** Moves the running server's clock `ms` forward; resolves once the server has moved it. */
     async advanceClock(ms: number): Promise<void> {

@@ -19,7 +19,8 @@ export const isoNow = (clock: Clock): string => new Date(clock.now()).toISOStrin
 
 /**
  * Real time plus an offset that tests move forward with `advance(ms)`: timers, retries and expiries
- * still flow (a retry's backoff elapses as usual), and an hour-long wait becomes one call.
+ * still flow in real time, and the timers that listen to `onAdvance` look again at once when it is
+ * moved, so an hour-long wait or a retry's backoff becomes one call.
  */
 export class ManualClock implements Clock {
   private offset = 0;
