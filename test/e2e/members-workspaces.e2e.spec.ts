@@ -1,7 +1,4 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { SignJWT, exportJWK, generateKeyPair, type KeyLike } from 'jose';
+import { startIdentityProvider, type IdentityProvider } from '../support/jwks';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { client, type TestResponse } from '../support/http-client';
 
@@ -15,18 +12,12 @@ const ISSUER = 'https://idp.workspaces.test/';
 type Api = ReturnType<TestServer['as']>;
 type Created = { id: string; workspaceId: string; api: Api };
 
-let privateKey: KeyLike;
-let tmp: string;
-let jwksFile: string;
+let idp: IdentityProvider;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey;
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'workspaces-jwks-'));
-  jwksFile = path.join(tmp, 'jwks.json');
-  fs.writeFileSync(jwksFile, JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] }));
+  idp = await startIdentityProvider(ISSUER, 'workspaces');
 });
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => idp.cleanup());
 
 const ids = (res: TestResponse) => (res.body.data as { id: string }[]).map((m) => m.id);
 
@@ -39,8 +30,7 @@ describe.each<Profile>(['embedded', 'server'])('workspaces group projects; their
 
   /** A token the identity provider would issue for `project`; its role claim says owner, but the registries decide. */
   async function signedIn(project: Created, email: string) {
-    const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ project: project.id, role: 'owner', email }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(`idp|${email}`).setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
+    const token = await idp.sign(`idp|${email}`, { project: project.id, role: 'owner', email });
     return client(srv.url, { Authorization: `Bearer ${token}` });
   }
 
@@ -51,7 +41,7 @@ describe.each<Profile>(['embedded', 'server'])('workspaces group projects; their
   }
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { JWT_ISSUER: ISSUER, JWT_JWKS_FILE: jwksFile });
+    srv = await startTestServer(profile, { JWT_ISSUER: ISSUER, JWT_JWKS_FILE: idp.jwksFile });
     admin = srv.as(srv.bootstrap.adminKey);
     a = await createProject('ws-a');
     b = await createProject('ws-b', a.workspaceId);

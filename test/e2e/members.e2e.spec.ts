@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { SignJWT, exportJWK, generateKeyPair, type KeyLike } from 'jose';
+import { startIdentityProvider, type IdentityProvider } from '../support/jwks';
 import { ManualClock } from '../../libs/runtime/src/clock';
 import { invitationToken } from '../../libs/domain/identity/invitation-token';
 import { client } from '../support/http-client';
@@ -19,18 +18,12 @@ const ISSUER = 'https://idp.members.test/';
 const DAY = 24 * 3600_000;
 type Api = ReturnType<TestServer['as']>;
 
-let privateKey: KeyLike;
-let tmp: string;
-let jwksFile: string;
+let idp: IdentityProvider;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey;
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'members-jwks-'));
-  jwksFile = path.join(tmp, 'jwks.json');
-  fs.writeFileSync(jwksFile, JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] }));
+  idp = await startIdentityProvider(ISSUER, 'members');
 });
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => idp.cleanup());
 
 const TOKEN_IN_MAIL = /\/v1\/invites\/(inv\.[A-Za-z0-9_.-]+)\/accept/;
 const mailTo = (address: string) => (m: ParsedMail) => m.to !== undefined && JSON.stringify(m.to).toLowerCase().includes(address.toLowerCase());
@@ -47,14 +40,13 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
 
   /** A JWT the identity provider would issue: its role claim says admin, but the registry decides. */
   async function jwt(sub: string, email: string, claims: Record<string, unknown> = {}): Promise<string> {
-    const now = Math.floor(clock.now() / 1000);
-    return new SignJWT({ project: projectId, role: 'admin', email, ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(sub).setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
+    return idp.sign(sub, { project: projectId, role: 'admin', email, ...claims }, Math.floor(clock.now() / 1000));
   }
   const asMember = (token: string) => client(srv.url, { Authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
-    srv = await startTestServer(profile, { SMTP_URL: smtp.url, JWT_ISSUER: ISSUER, JWT_JWKS_FILE: jwksFile, JWT_CLOCK_TOLERANCE_S: '0', PUBLIC_URL: 'https://cloud.example.test' }, { clock });
+    srv = await startTestServer(profile, { SMTP_URL: smtp.url, JWT_ISSUER: ISSUER, JWT_JWKS_FILE: idp.jwksFile, JWT_CLOCK_TOLERANCE_S: '0', PUBLIC_URL: 'https://cloud.example.test' }, { clock });
     owner = srv.as(srv.bootstrap.apiKey);
     projectId = srv.bootstrap.projectId;
     const project = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: `members-other-${profile}` });
