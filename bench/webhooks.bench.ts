@@ -93,7 +93,8 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 /** Signed POSTs from this process, `inFlight` at a time, for `ms`: the rate one process sends at. */
-async function rawSignedPosts(url: string, ms: number, inFlight: number): Promise<{ posts: number; seconds: number }> {
+async function rawSignedPosts(url: string, ms: number, inFlight: number): Promise<{ posts: number; seconds: number; cpuMs: number }> {
+  const cpu0 = process.cpuUsage();
   const agent = new http.Agent({ keepAlive: true, maxSockets: inFlight });
   const wh = new Webhook(`whsec_${Buffer.alloc(32, 9).toString('base64')}`);
   const body = JSON.stringify({ type: 'notification.created', timestamp: new Date().toISOString(), data: { notificationId: '0190c0de-0000-7000-8000-000000000000', title: 'bench', message: 'x'.repeat(64), type: 'info' } });
@@ -121,8 +122,9 @@ async function rawSignedPosts(url: string, ms: number, inFlight: number): Promis
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   agent.destroy();
-  return { posts, seconds };
+  return { posts, seconds, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows: Row[]; details: Record<string, unknown> }> {
@@ -145,6 +147,10 @@ export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows:
     }
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
+    // CPU time of this process (the API, its PGlite and read store) per delivery: less at the mercy of
+    // other load on a shared machine than the wall-clock rate; and the events appended per delivery.
+    const cpu0 = process.cpuUsage();
+    const head0 = await server.platform.events.headPosition();
     const before = await receiver.count();
     const expected = opts.events * opts.endpoints;
     const started = performance.now();
@@ -165,6 +171,11 @@ export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows:
       await new Promise((r) => setTimeout(r, 50));
     }
     const recordedSeconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMsPerDelivery = (cpu.user + cpu.system) / 1000 / expected;
+    // The created notifications' own events are not the deliveries' (one each).
+    const eventsPerDelivery = ((await server.platform.events.headPosition()) - head0 - opts.events) / expected;
+    log(`CPU of the API process during the fan-out: ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s = ${cpuMsPerDelivery.toFixed(2)} ms per delivery; ${eventsPerDelivery.toFixed(2)} events appended per delivery`);
     const extra = (await receiver.count()) - before - expected;
     loop.disable();
     log(`event loop delay during the fan-out: p50 ${(loop.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(0)} ms`);
@@ -181,8 +192,9 @@ export async function benchWebhooks(opts: WebhooksBenchOptions): Promise<{ rows:
         row({ item: 'n1', metric: `webhook fan-out (${opts.profile}): events/s delivered to ${opts.endpoints} endpoints`, unit: 'ev/s', value: eventsPerS, baselineName: `raw signed POSTs/s / ${opts.endpoints}`, baseline: rawRate / opts.endpoints, target: null, targetKind: null }),
         row({ item: 'n1', metric: '  the same as deliveries/s (signed POSTs acknowledged)', unit: 'POST/s', value: deliveriesPerS, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
         row({ item: 'n1', metric: '  until every delivery was recorded delivered', unit: 'POST/s', value: expected / recordedSeconds, baselineName: 'raw signed POSTs, one process', baseline: rawRate, target: null, targetKind: null }),
+        row({ item: 'n1', metric: '  API process CPU per delivery (sent and recorded)', unit: 'ms', value: cpuMsPerDelivery, baselineName: 'raw signed POST, one process', baseline: raw.cpuMs / raw.posts, target: null, targetKind: null, lowerIsBetter: true }),
       ],
-      details: { endpoints: opts.endpoints, events: opts.events, expected, postedSeconds, receivedSeconds, recordedSeconds, extra, retried: retried.length, errors, raw: { ...raw, rate: rawRate } },
+      details: { endpoints: opts.endpoints, events: opts.events, expected, postedSeconds, receivedSeconds, recordedSeconds, cpuMsPerDelivery, eventsPerDelivery, extra, retried: retried.length, errors, raw: { ...raw, rate: rawRate } },
     };
   } finally {
     await server?.close().catch((err) => log(`server close failed: ${String(err)}`));
