@@ -35,7 +35,11 @@ const LISTS: ListShape[] = [
   { query: 'deliverer: pending deliveries by due time', equal: ['due'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
 ];
 
-/** Deliveries with their attempts (a delivery has at most a few dozen), and the due-time index the deliverer polls. */
+/**
+ * Deliveries with their attempts (a delivery has at most a few dozen), and the due-time index the
+ * deliverer polls. A delivery's document is opened by its DeliveryScheduled or, when its first
+ * attempt was recorded first, by that attempt (its `schedule`); both are in the log.
+ */
 export const notificationDeliveriesProjection: DocumentProjection<DeliveryDoc> & { lists: ListShape[] } = {
   name: 'notification_deliveries',
   version: 1,
@@ -53,12 +57,15 @@ export const notificationDeliveriesProjection: DocumentProjection<DeliveryDoc> &
       }
       case 'notifications.DeliveryAttemptSucceeded.v1':
       case 'notifications.DeliveryAttemptFailed.v1': {
-        if (!current) return null;
+        // A first attempt with its schedule is the delivery's first event (DeliveryScheduled before it otherwise).
+        const s = event.data.schedule;
+        const opened: DeliveryDoc | null = current ?? (s ? { id: event.data.deliveryId, _position: recorded.position, endpointId: event.data.endpointId, projectId: event.data.projectId, eventId: s.eventId, eventName: s.eventName, eventPosition: s.eventPosition, status: 'pending', attempts: [], dueAt: s.scheduledAt, due: true, createdAt: s.scheduledAt, updatedAt: s.scheduledAt } : null);
+        if (!opened) return null;
         const { attempt, at, statusCode, error, durationMs } = event.data;
         const success = event.type === 'notifications.DeliveryAttemptSucceeded.v1';
         const retryAt = event.type === 'notifications.DeliveryAttemptFailed.v1' ? event.data.retryAt : null;
         const status: DeliveryStatus = success ? 'delivered' : retryAt ? 'pending' : 'failed';
-        return { ...current, status, attempts: [...current.attempts, { attempt, at, success, statusCode, error, durationMs }], dueAt: retryAt, due: retryAt !== null, updatedAt: at };
+        return { ...opened, status, attempts: [...opened.attempts, { attempt, at, success, statusCode, error, durationMs }], dueAt: retryAt, due: retryAt !== null, updatedAt: at };
       }
       case 'notifications.DeliveryResent.v1':
         return current && { ...current, status: 'pending', dueAt: event.data.resentAt, due: true, updatedAt: event.data.resentAt };

@@ -2,10 +2,10 @@ import type pino from 'pino';
 import { v5 as uuidv5 } from 'uuid';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { WrongExpectedRevisionError } from '../../libs/eventstore/src/event-store.port';
-import { causedBy, handleCommand, toNewEvent } from '../../libs/eventstore/src/handle-command';
+import { causedBy, handleCommand, toNewEvent, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { deliveryDecider, webhookIdOf, type DeliveryState } from '../../libs/domain/notifications/delivery.decider';
 import { dueForDisable, endpointDecider } from '../../libs/domain/notifications/endpoint.decider';
-import { deliveryStream, endpointStream, notificationStream } from '../../libs/domain/notifications/events';
+import { deliveryStream, endpointStream, notificationStream, type DeliverySchedule } from '../../libs/domain/notifications/events';
 import { notificationDecider } from '../../libs/domain/notifications/notification.decider';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { Clock } from '../../libs/runtime/src/clock';
@@ -18,6 +18,23 @@ import { deliveryBody } from './payload';
 
 const NOTICES = 'a3c5e0f2-4b7d-5e19-8c6a-2f0d9b1e7a44';
 
+/** A delivery the fan-out derived and has recorded nothing for: its first attempt records it (or, if slow, its schedule does). */
+export interface NewDelivery {
+  deliveryId: string;
+  endpointId: string;
+  projectId: string;
+  schedule: DeliverySchedule;
+  /** The metadata of its events (caused by the delivered event, in its mode). */
+  metadata: CommandContext['metadata'];
+}
+
+/**
+ * How long a new delivery's first attempt may run before its schedule is appended on its own (the
+ * fan-out waits until every delivery of its batch is in the log; a receiver that answers slowly must
+ * not hold it up to the 10 s timeout).
+ */
+export const FIRST_RECORD_WAIT_MS = 2_000;
+
 export interface DelivererDeps {
   events: EventStore;
   deliveries: () => Promise<ReadCollection<DeliveryDoc>>;
@@ -29,6 +46,7 @@ export interface DelivererDeps {
   /** Attempts in flight at once. */
   concurrency: number;
   pollMs?: number;
+  firstRecordWaitMs?: number;
 }
 
 /**
@@ -50,6 +68,9 @@ export class Deliverer implements Timer {
   private pollAgain = false;
   private readonly inFlight = new Set<string>();
   private readonly queue: string[] = [];
+  /** New deliveries (from `deliverNew`) waiting or in flight, with their promise of being in the log. */
+  private readonly fresh = new Map<string, NewDelivery & { recorded: Deferred }>();
+  private readonly started = new Set<string>();
   private running = 0;
   private readonly secrets = new Map<string, string>();
   private readonly recent = new Map<number, RecordedEvent>();
@@ -69,6 +90,12 @@ export class Deliverer implements Timer {
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
     this.queue.length = 0;
+    // New deliveries not started are not in the log: the fan-out's batch fails and is handled again after a restart.
+    for (const [id, f] of this.fresh) {
+      if (this.started.has(id)) continue;
+      f.recorded.reject(new Error('deliverer stopped'));
+      this.fresh.delete(id);
+    }
     while (this.running > 0 || this.polling) await new Promise<void>((r) => this.idle.push(r));
     this.deps.sender.close();
   }
@@ -84,6 +111,30 @@ export class Deliverer implements Timer {
     for (const id of deliveryIds) this.enqueue(id);
   }
 
+  /**
+   * Deliveries the fan-out derived, with nothing in the log yet: each first attempt is sent, then
+   * recorded as one event that carries the schedule (or, when it takes longer than
+   * FIRST_RECORD_WAIT_MS, the schedule is appended first and the attempt after it). Resolves once
+   * every one is in the log; rejects if one could not be recorded (the fan-out handles its batch
+   * again: a delivery already recorded is found in the log and not sent again).
+   */
+  deliverNew(deliveries: NewDelivery[]): Promise<void> {
+    return Promise.all(
+      deliveries.map((d) => {
+        const known = this.fresh.get(d.deliveryId);
+        if (known) return known.recorded.promise;
+        if (this.stopped) return Promise.reject(new Error('deliverer stopped'));
+        // In flight from the poll or the change feed: its stream exists, so it is recorded.
+        if (this.inFlight.has(d.deliveryId)) return Promise.resolve();
+        const recorded = deferred();
+        this.fresh.set(d.deliveryId, { ...d, recorded });
+        recorded.promise.catch(() => undefined);
+        this.enqueue(d.deliveryId);
+        return recorded.promise;
+      }),
+    ).then(() => undefined);
+  }
+
   private enqueue(id: string): void {
     if (this.stopped || this.inFlight.has(id)) return;
     this.inFlight.add(id);
@@ -95,9 +146,17 @@ export class Deliverer implements Timer {
     while (this.running < this.deps.concurrency && this.queue.length > 0) {
       const id = this.queue.shift()!;
       this.running++;
-      void this.attempt(id)
-        .catch((err) => this.deps.logger.warn({ err: String(err), deliveryId: id }, 'delivery attempt failed to run; retrying on the next poll'))
+      this.started.add(id);
+      const fresh = this.fresh.get(id);
+      void (fresh ? this.firstAttempt(fresh) : this.attempt(id))
+        .catch((err) => {
+          fresh?.recorded.reject(err);
+          this.deps.logger.warn({ err: String(err), deliveryId: id }, 'delivery attempt failed to run; retrying on the next poll');
+        })
         .finally(() => {
+          fresh?.recorded.resolve();
+          this.fresh.delete(id);
+          this.started.delete(id);
           this.running--;
           this.inFlight.delete(id);
           this.pump();
@@ -140,30 +199,100 @@ export class Deliverer implements Timer {
     const state = history.reduce((s, e) => deliveryDecider.evolve(s, e as never), deliveryDecider.initialState());
     const nowMs = this.deps.clock.now();
     if (state.status !== 'pending' || (state.dueAt && Date.parse(state.dueAt) > nowMs)) return;
-    const endpoint = await (await this.deps.endpoints()).get(state.endpointId);
-    let result: SendResult & { final?: boolean };
-    if (!endpoint || !endpoint.enabled) {
-      result = { success: false, final: true, statusCode: null, error: endpoint ? 'endpoint disabled' : 'endpoint deleted', durationMs: 0 };
-    } else {
-      const event = await this.sourceEvent(state.eventPosition);
-      const secret = endpoint.secretRef ? await this.secret(endpoint.secretRef) : null;
-      if (!event) result = { success: false, final: true, statusCode: null, error: 'event no longer readable', durationMs: 0 };
-      else result = await this.deps.sender.send({ type: endpoint.type, url: endpoint.url, email: endpoint.email, secret }, { webhookId: webhookIdOf(deliveryId), name: state.eventName, body: deliveryBody(event, state.eventName) });
-    }
+    const { endpoint, result } = await this.send(deliveryId, state);
     const at = new Date(this.deps.clock.now()).toISOString();
     // Caused by the event delivered; in the mode of its schedule (which the fan-out took from that event).
     const ctx = { metadata: causedBy({ id: state.eventId, metadata: { correlationId: state.eventId, mode: history[0]?.metadata?.mode } }, { projectId: state.projectId, actor: 'system:notifications' }) };
-    const { success, statusCode, error, durationMs, final } = result;
-    // Recorded at the revision the attempt was decided on (the stream was just read): a concurrent
-    // record of the same attempt loses the race and changes nothing.
-    const decided = deliveryDecider.decide({ type: 'RecordAttempt', deliveryId, attempt: state.attempts + 1, outcome: { success, final, statusCode, error, durationMs, at } }, state);
+    if (!(await this.record(deliveryId, state, history[history.length - 1].revision, result, at, ctx))) return;
+    if (!result.success && endpoint?.enabled) await this.disableIfFailingTooLong(endpoint, state, at);
+  }
+
+  /**
+   * A new delivery's first attempt. The stream is read first: a delivery handed over again (the
+   * fan-out's batch after a crash) that is in the log already takes the ordinary path, so a recorded
+   * success is never sent again. Otherwise the attempt is sent and recorded as one event carrying
+   * the schedule (`no_stream`). If it has not come back within FIRST_RECORD_WAIT_MS, the schedule is
+   * appended alone (the delivery is then in the log, the fan-out's batch need not wait for the
+   * receiver) and the outcome follows it as on the ordinary path.
+   */
+  private async firstAttempt(d: NewDelivery & { recorded: Deferred }): Promise<void> {
+    const stream = deliveryStream(d.deliveryId);
+    if ((await this.deps.events.readStream(stream)).length > 0) {
+      d.recorded.resolve();
+      return this.attempt(d.deliveryId);
+    }
+    const state = deliveryDecider.evolve(deliveryDecider.initialState(), { type: 'notifications.DeliveryScheduled.v1', data: { deliveryId: d.deliveryId, endpointId: d.endpointId, projectId: d.projectId, ...d.schedule } });
+    if (state.status !== 'pending') return;
+    const ctx = { metadata: d.metadata };
+    let scheduling = null as Promise<boolean> | null;
+    const slow = setTimeout(() => {
+      scheduling = this.appendSchedule(d);
+      scheduling.then(() => d.recorded.resolve(), (err) => d.recorded.reject(err));
+    }, this.deps.firstRecordWaitMs ?? FIRST_RECORD_WAIT_MS);
+    let sent: Awaited<ReturnType<Deliverer['send']>>;
     try {
-      await this.deps.events.append(deliveryStream(deliveryId), decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: history[history.length - 1].revision });
+      sent = await this.send(d.deliveryId, state);
+    } finally {
+      clearTimeout(slow);
+    }
+    const at = new Date(this.deps.clock.now()).toISOString();
+    if (scheduling) {
+      if (!(await scheduling)) {
+        // Another hand opened the stream: record this attempt only if the delivery still waits for it.
+        const history = await this.deps.events.readStream(stream);
+        const now = history.reduce((s, e) => deliveryDecider.evolve(s, e as never), deliveryDecider.initialState());
+        if (now.status !== 'pending' || now.attempts !== 0 || !(await this.record(d.deliveryId, now, history[history.length - 1].revision, sent.result, at, ctx))) return;
+      } else if (!(await this.record(d.deliveryId, state, 0, sent.result, at, ctx))) return;
+    } else {
+      const { success, statusCode, error, durationMs, final } = sent.result;
+      const decided = deliveryDecider.decide({ type: 'RecordFirstAttempt', deliveryId: d.deliveryId, endpointId: d.endpointId, projectId: d.projectId, schedule: d.schedule, outcome: { success, final, statusCode, error, durationMs, at } }, deliveryDecider.initialState());
+      try {
+        await this.deps.events.append(stream, decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: 'no_stream' });
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        return; // recorded by another hand: the log has the delivery
+      }
+      d.recorded.resolve();
+    }
+    if (!sent.result.success && sent.endpoint?.enabled) await this.disableIfFailingTooLong(sent.endpoint, state, at);
+  }
+
+  /** A slow first attempt's schedule, appended alone; false: the stream was opened by another hand (the delivery is in the log). */
+  private async appendSchedule(d: NewDelivery): Promise<boolean> {
+    const decided = deliveryDecider.decide({ type: 'ScheduleDelivery', deliveryId: d.deliveryId, endpointId: d.endpointId, projectId: d.projectId, ...d.schedule, now: d.schedule.scheduledAt }, deliveryDecider.initialState());
+    try {
+      await this.deps.events.append(deliveryStream(d.deliveryId), decided.map((e) => toNewEvent(e, { metadata: d.metadata })), { expectedRevision: 'no_stream' });
+      return true;
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError) return;
+      if (err instanceof WrongExpectedRevisionError) return false;
       throw err;
     }
-    if (!success && endpoint?.enabled) await this.disableIfFailingTooLong(endpoint, state, at);
+  }
+
+  /** Sends the attempt the delivery waits for (or fails it without a request: endpoint gone or disabled, event unreadable). */
+  private async send(deliveryId: string, state: Extract<DeliveryState, { endpointId: string }>): Promise<{ endpoint: EndpointDoc | null; result: SendResult & { final?: boolean } }> {
+    const endpoint = await (await this.deps.endpoints()).get(state.endpointId);
+    if (!endpoint || !endpoint.enabled) return { endpoint, result: { success: false, final: true, statusCode: null, error: endpoint ? 'endpoint disabled' : 'endpoint deleted', durationMs: 0 } };
+    const event = await this.sourceEvent(state.eventPosition);
+    const secret = endpoint.secretRef ? await this.secret(endpoint.secretRef) : null;
+    if (!event) return { endpoint, result: { success: false, final: true, statusCode: null, error: 'event no longer readable', durationMs: 0 } };
+    return { endpoint, result: await this.deps.sender.send({ type: endpoint.type, url: endpoint.url, email: endpoint.email, secret }, { webhookId: webhookIdOf(deliveryId), name: state.eventName, body: deliveryBody(event, state.eventName) }) };
+  }
+
+  /**
+   * Records the outcome at the revision the attempt was decided on (the stream was just read): a
+   * concurrent record of the same attempt loses the race and changes nothing (false).
+   */
+  private async record(deliveryId: string, state: Extract<DeliveryState, { endpointId: string }>, revision: number, result: SendResult & { final?: boolean }, at: string, ctx: CommandContext): Promise<boolean> {
+    const { success, statusCode, error, durationMs, final } = result;
+    const decided = deliveryDecider.decide({ type: 'RecordAttempt', deliveryId, attempt: state.attempts + 1, outcome: { success, final, statusCode, error, durationMs, at } }, state);
+    try {
+      await this.deps.events.append(deliveryStream(deliveryId), decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: revision });
+      return true;
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError) return false;
+      throw err;
+    }
   }
 
   /** DECISIONS 17: an endpoint whose deliveries have failed for 5 days is disabled, with a notification saying so. */
@@ -200,4 +329,20 @@ export class Deliverer implements Timer {
     if (this.recent.size > 256) this.recent.delete(this.recent.keys().next().value!);
     return event;
   }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
 }

@@ -7,6 +7,7 @@ import { deliveryStream } from '../../libs/domain/notifications/events';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 import type { EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
+import type { NewDelivery } from './deliverer';
 
 /** The project a recorded event belongs to (its metadata, else its data), or null. */
 export function projectOfEvent(e: RecordedEvent): string | null {
@@ -23,13 +24,20 @@ export interface FanOutDeps {
   now: () => string;
   /** Told the deliveries this batch scheduled (or found scheduled), once they are in the log: the deliverer may start them before the model has them. */
   scheduled?: (deliveryIds: string[]) => void;
+  /**
+   * Given, the batch's deliveries are handed to the deliverer instead of being scheduled here: their
+   * first attempts record them (one event each); resolves once all are in the log.
+   */
+  deliverNew?: (deliveries: NewDelivery[]) => Promise<void>;
 }
 
 /**
  * ScheduleDeliveryOn<published event>: each event with a published name becomes one delivery per
  * enabled endpoint of its project that subscribes to the name and existed before the event. The
  * delivery's id is derived from (event, endpoint) and its stream is created with `no_stream`, so a
- * replay after a crash schedules nothing twice; the checkpoint moves only after the appends.
+ * replay after a crash schedules nothing twice; the checkpoint moves only after the appends. With
+ * `deliverNew` (the runtime's wiring) the first append of each stream is its first attempt's record,
+ * made by the deliverer; without it, the fan-out appends a DeliveryScheduled per delivery.
  */
 export class DeliveryFanOut implements SubscriptionHandler {
   readonly name = 'saga:notification-fanout';
@@ -54,15 +62,31 @@ export class DeliveryFanOut implements SubscriptionHandler {
       return found;
     };
     const now = this.deps.now();
-    const work: Promise<string>[] = [];
+    const found: Array<{ e: RecordedEvent; ep: EndpointDoc; name: string }> = [];
     for (const { e, name, projectId } of named) {
       for (const ep of await of(projectId)) {
         if (ep.createdPosition >= e.position || !subscribes(ep.events, name)) continue;
-        work.push(this.schedule(e, ep, name, now));
+        found.push({ e, ep, name });
       }
     }
-    this.deps.scheduled?.(await Promise.all(work));
-    return work.length > 0;
+    if (found.length === 0) return false;
+    const deliverNew = this.deps.deliverNew;
+    if (deliverNew) {
+      // The checkpoint moves only once every delivery is in the log: until then a crash hands the
+      // batch over again, and each delivery is derived again under the same id.
+      await deliverNew(
+        found.map(({ e, ep, name }) => ({
+          deliveryId: deliveryIdFor(e.id, ep.id),
+          endpointId: ep.id,
+          projectId: ep.projectId,
+          schedule: { eventId: e.id, eventPosition: e.position, eventName: name, scheduledAt: now },
+          metadata: causedBy(e, { projectId: ep.projectId, actor: 'system:notifications' }),
+        })),
+      );
+    } else {
+      this.deps.scheduled?.(await Promise.all(found.map(({ e, ep, name }) => this.schedule(e, ep, name, now))));
+    }
+    return true;
   }
 
   private async schedule(e: RecordedEvent, ep: EndpointDoc, name: string, now: string): Promise<string> {

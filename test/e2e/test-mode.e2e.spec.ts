@@ -145,7 +145,8 @@ describe.each<Profile>(['embedded', 'server'])('test mode (%s profile)', (profil
       const got = receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body) as { livemode: unknown; event: { subject: string; source: string; data: { projectId?: string } } });
       expect(got.map((p) => [p.event.subject, p.livemode, p.event.source])).toEqual([[`notification-${note.body.data.id}`, mode === 'live', `/v1/projects/${srv.bootstrap.projectId}`]]);
       const events = await srv.platform.events.readStream(deliveryStream(deliveries.body.data[0].id));
-      expect(events.length).toBeGreaterThanOrEqual(2);
+      // One event when the first attempt recorded the delivery; a DeliveryScheduled before it when that attempt was slow.
+      expect(events.length).toBeGreaterThanOrEqual(1);
       for (const e of events) expect([e.type, e.metadata.mode]).toEqual([e.type, mode]);
     }
   }, 60000);

@@ -1,6 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
 import { DomainError, type Decider } from '../shared/domain-error';
-import type { AttemptOutcome, DeliveryEvent } from './events';
+import type { AttemptOutcome, DeliveryEvent, DeliverySchedule } from './events';
 
 const DELIVERY_IDS = '6f1d2b1e-8a3c-5d47-9e0b-3c2a71f4d5e8';
 
@@ -19,14 +19,30 @@ export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+export type AttemptResult = Omit<AttemptOutcome, 'attempt'> & { success: boolean; /** No retry: the endpoint is gone or disabled. */ final?: boolean };
+
 export type DeliveryCommand =
   | { type: 'ScheduleDelivery'; deliveryId: string; endpointId: string; projectId: string; eventId: string; eventPosition: number; eventName: string; now: string }
-  | { type: 'RecordAttempt'; deliveryId: string; attempt: number; outcome: Omit<AttemptOutcome, 'attempt'> & { success: boolean; /** No retry: the endpoint is gone or disabled. */ final?: boolean } }
+  | { type: 'RecordAttempt'; deliveryId: string; attempt: number; outcome: AttemptResult }
+  /** The first attempt of a delivery nothing was recorded for yet: its one event carries the schedule. */
+  | { type: 'RecordFirstAttempt'; deliveryId: string; endpointId: string; projectId: string; schedule: DeliverySchedule; outcome: AttemptResult }
   | { type: 'ResendDelivery'; deliveryId: string; projectId: string; endpointId: string; now: string };
 
 export type DeliveryState =
   | { status: 'none' }
   | { status: DeliveryStatus; endpointId: string; projectId: string; eventName: string; eventPosition: number; eventId: string; attempts: number; budgetFrom: number; dueAt: string | null };
+
+const opened = (d: DeliverySchedule & { endpointId: string; projectId: string }): DeliveryState => ({
+  status: 'pending',
+  endpointId: d.endpointId,
+  projectId: d.projectId,
+  eventName: d.eventName,
+  eventPosition: d.eventPosition,
+  eventId: d.eventId,
+  attempts: 0,
+  budgetFrom: 0,
+  dueAt: d.scheduledAt,
+});
 
 /**
  * One event's delivery to one endpoint. Attempts are numbered over the delivery's life (a re-send
@@ -35,12 +51,12 @@ export type DeliveryState =
  */
 export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = {
   initialState: () => ({ status: 'none' }),
-  evolve: (state, event) => {
+  evolve: (prior, event) => {
+    // A first attempt recorded without a DeliveryScheduled before it opens the delivery itself.
+    const state = prior.status === 'none' && event.type !== 'notifications.DeliveryScheduled.v1' && event.type !== 'notifications.DeliveryResent.v1' && event.data.schedule ? opened({ ...event.data.schedule, endpointId: event.data.endpointId, projectId: event.data.projectId }) : prior;
     switch (event.type) {
-      case 'notifications.DeliveryScheduled.v1': {
-        const d = event.data;
-        return { status: 'pending', endpointId: d.endpointId, projectId: d.projectId, eventName: d.eventName, eventPosition: d.eventPosition, eventId: d.eventId, attempts: 0, budgetFrom: 0, dueAt: d.scheduledAt };
-      }
+      case 'notifications.DeliveryScheduled.v1':
+        return opened(event.data);
       case 'notifications.DeliveryAttemptSucceeded.v1':
         return state.status === 'none' ? state : { ...state, status: 'delivered', attempts: event.data.attempt, dueAt: null };
       case 'notifications.DeliveryAttemptFailed.v1':
@@ -66,6 +82,12 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliverySt
         const delay = final ? undefined : RETRY_DELAYS_MS[command.attempt - state.budgetFrom - 1];
         const retryAt = delay === undefined ? null : new Date(Date.parse(outcome.at) + delay).toISOString();
         return [{ type: 'notifications.DeliveryAttemptFailed.v1', data: { ...base, retryAt } }];
+      }
+      case 'RecordFirstAttempt': {
+        if (state.status !== 'none') return [];
+        const { deliveryId, endpointId, projectId, schedule } = command;
+        const [event] = deliveryDecider.decide({ type: 'RecordAttempt', deliveryId, attempt: 1, outcome: command.outcome }, opened({ ...schedule, endpointId, projectId }));
+        return [{ ...event, data: { ...event.data, schedule } } as DeliveryEvent];
       }
       case 'ResendDelivery': {
         if (state.status === 'none' || state.projectId !== command.projectId || state.endpointId !== command.endpointId) throw new DomainError('NOT_FOUND', 'Delivery not found');

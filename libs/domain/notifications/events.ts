@@ -36,9 +36,17 @@ export type AttemptOutcome = {
   error: string | null;
   durationMs: number;
 };
-export type DeliveryAttemptSucceeded = DomainEvent<'notifications.DeliveryAttemptSucceeded.v1', AttemptOutcome & { deliveryId: string; endpointId: string; projectId: string }>;
+/**
+ * What a DeliveryScheduled records, carried instead by a delivery's first attempt when that attempt
+ * is the first event of its stream (the fan-out's deliveries are attempted before anything is
+ * appended: one event per delivery instead of two). Streams recorded before have a DeliveryScheduled
+ * and no `schedule` on their attempts; both shapes fold.
+ */
+export type DeliverySchedule = { eventId: string; eventPosition: number; eventName: string; scheduledAt: string };
+type AttemptData = AttemptOutcome & { deliveryId: string; endpointId: string; projectId: string; schedule?: DeliverySchedule };
+export type DeliveryAttemptSucceeded = DomainEvent<'notifications.DeliveryAttemptSucceeded.v1', AttemptData>;
 /** `retryAt` null: no attempt is left (the delivery failed; a manual re-send may start it again). */
-export type DeliveryAttemptFailed = DomainEvent<'notifications.DeliveryAttemptFailed.v1', AttemptOutcome & { deliveryId: string; endpointId: string; projectId: string; retryAt: string | null }>;
+export type DeliveryAttemptFailed = DomainEvent<'notifications.DeliveryAttemptFailed.v1', AttemptData & { retryAt: string | null }>;
 export type DeliveryResent = DomainEvent<'notifications.DeliveryResent.v1', { deliveryId: string; endpointId: string; projectId: string; resentAt: string }>;
 
 export type NotificationEvent = NotificationCreated | NotificationRead | NotificationDeleted;

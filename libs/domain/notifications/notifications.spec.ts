@@ -88,6 +88,25 @@ describe('delivery decider', () => {
     expect(fold(gone)).toMatchObject({ status: 'failed', dueAt: null });
   });
 
+  it("records a first attempt as the delivery's one event (its schedule on it), folding and retrying as after a DeliveryScheduled", () => {
+    const schedule = { eventId: 'ev1', eventPosition: 7, eventName: 'job.failed', scheduledAt: t0 };
+    const first = (outcome: Extract<DeliveryCommand, { type: 'RecordFirstAttempt' }>['outcome']) => run([], { type: 'RecordFirstAttempt', deliveryId: 'd1', endpointId: 'e1', projectId: 'p1', schedule, outcome });
+    const ok = first({ success: true, statusCode: 200, error: null, durationMs: 2, at: t0 });
+    expect(ok).toEqual([{ type: 'notifications.DeliveryAttemptSucceeded.v1', data: { deliveryId: 'd1', endpointId: 'e1', projectId: 'p1', attempt: 1, statusCode: 200, error: null, durationMs: 2, at: t0, schedule } }]);
+    // The older shape (DeliveryScheduled, then the attempt without a schedule) folds to the same state.
+    const older = run(scheduled, { type: 'RecordAttempt', deliveryId: 'd1', attempt: 1, outcome: { success: true, statusCode: 200, error: null, durationMs: 2, at: t0 } });
+    expect(fold(ok)).toEqual(fold(older));
+    expect(fold(ok)).toMatchObject({ status: 'delivered', attempts: 1, eventId: 'ev1', eventPosition: 7, endpointId: 'e1' });
+    // Once anything is recorded, a first attempt records nothing (a replayed fan-out).
+    expect(deliveryDecider.decide({ type: 'RecordFirstAttempt', deliveryId: 'd1', endpointId: 'e1', projectId: 'p1', schedule, outcome: { success: true, statusCode: 200, error: null, durationMs: 2, at: t0 } }, fold(scheduled))).toEqual([]);
+    // A failed first attempt is retried on the same schedule, and fails for good after the same budget.
+    let history = first({ success: false, statusCode: 500, error: 'HTTP 500', durationMs: 3, at: t0 });
+    expect(fold(history)).toMatchObject({ status: 'pending', attempts: 1, dueAt: new Date(Date.parse(t0) + RETRY_DELAYS_MS[0]).toISOString() });
+    for (let i = 1; i < MAX_DELIVERY_ATTEMPTS; i++) history = fail(history, t0);
+    expect(fold(history)).toMatchObject({ status: 'failed', attempts: MAX_DELIVERY_ATTEMPTS, dueAt: null });
+    expect(fold(first({ success: false, final: true, statusCode: null, error: 'endpoint disabled', durationMs: 0, at: t0 }))).toMatchObject({ status: 'failed', dueAt: null });
+  });
+
   it('disables after 5 days of failures, not before', () => {
     expect(dueForDisable(null, t0)).toBe(false);
     expect(dueForDisable(t0, new Date(Date.parse(t0) + 5 * 86400_000 - 1).toISOString())).toBe(false);

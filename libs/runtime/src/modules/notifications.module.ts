@@ -47,7 +47,7 @@ export const notificationsModule: ContextModule = {
       endpoints: () => rt.projections.collection(notificationEndpointsProjection),
       endpointsAt: (position) => rt.projections.runner(notificationEndpointsProjection.name).waitFor(position, 30_000),
       now: () => isoNow(rt.clock),
-      scheduled: (ids) => deliverer(rt).take(ids),
+      deliverNew: (deliveries) => deliverer(rt).deliverNew(deliveries),
     }),
   ],
   timers: (rt) => [deliverer(rt)],
