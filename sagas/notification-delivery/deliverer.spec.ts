@@ -48,7 +48,7 @@ const newDelivery = async (log: ReturnType<typeof memoryLog>, id = 'd1'): Promis
   // The delivered event, in the log before its delivery.
   await log.store.append('notification-n1', [{ id: 'ev1', type: 'notifications.NotificationCreated.v1', data: { notificationId: 'n1', projectId: 'p1' }, metadata: { schemaVersion: 1, projectId: 'p1' } }], { expectedRevision: 'any' });
   const position = log.all[log.all.length - 1].position;
-  return { deliveryId: id, endpointId: 'ep1', projectId: 'p1', schedule: { eventId: 'ev1', eventPosition: position, eventName: 'notification.created', scheduledAt: new Date().toISOString() }, metadata: { projectId: 'p1', actor: 'system:notifications', causationId: 'ev1', correlationId: 'ev1' } };
+  return { deliveryId: id, endpointId: 'ep1', projectId: 'p1', schedule: { eventId: 'ev1', eventPosition: position, eventName: 'notification.created', scheduledAt: new Date().toISOString() }, metadata: { projectId: 'p1', actor: 'system:notifications', causationId: 'ev1', correlationId: 'ev1' }, mayExist: true };
 };
 const deliveryEvents = (all: RecordedEvent[]) => all.filter((e) => e.streamId.startsWith('ndelivery-')).map((e) => ({ type: e.type, revision: e.revision, schedule: (e.data as { schedule?: unknown }).schedule !== undefined }));
 const ok = async (): Promise<SendResult> => ({ success: true, statusCode: 200, error: null, durationMs: 1 });

@@ -26,6 +26,11 @@ export interface NewDelivery {
   schedule: DeliverySchedule;
   /** The metadata of its events (caused by the delivered event, in its mode). */
   metadata: CommandContext['metadata'];
+  /**
+   * False when its stream cannot exist: its event came after the log's head when this process's
+   * fan-out started, and the fan-out has not handed it over before (so its stream is not read).
+   */
+  mayExist: boolean;
 }
 
 /**
@@ -71,6 +76,7 @@ export class Deliverer implements Timer {
   /** New deliveries (from `deliverNew`) waiting or in flight, with their promise of being in the log. */
   private readonly fresh = new Map<string, NewDelivery & { recorded: Deferred }>();
   private readonly started = new Set<string>();
+  private readonly toAppend: Array<() => void> = [];
   private running = 0;
   private readonly secrets = new Map<string, string>();
   private readonly recent = new Map<number, RecordedEvent>();
@@ -208,16 +214,16 @@ export class Deliverer implements Timer {
   }
 
   /**
-   * A new delivery's first attempt. The stream is read first: a delivery handed over again (the
-   * fan-out's batch after a crash) that is in the log already takes the ordinary path, so a recorded
-   * success is never sent again. Otherwise the attempt is sent and recorded as one event carrying
+   * A new delivery's first attempt. The stream is read first when it may exist: a delivery handed
+   * over again (the fan-out's batch after a crash or a failed batch) that is in the log already takes
+   * the ordinary path, so a recorded success is never sent again. Otherwise the attempt is sent and recorded as one event carrying
    * the schedule (`no_stream`). If it has not come back within FIRST_RECORD_WAIT_MS, the schedule is
    * appended alone (the delivery is then in the log, the fan-out's batch need not wait for the
    * receiver) and the outcome follows it as on the ordinary path.
    */
   private async firstAttempt(d: NewDelivery & { recorded: Deferred }): Promise<void> {
     const stream = deliveryStream(d.deliveryId);
-    if ((await this.deps.events.readStream(stream)).length > 0) {
+    if (d.mayExist && (await this.deps.events.readStream(stream)).length > 0) {
       d.recorded.resolve();
       return this.attempt(d.deliveryId);
     }
@@ -247,7 +253,7 @@ export class Deliverer implements Timer {
       const { success, statusCode, error, durationMs, final } = sent.result;
       const decided = deliveryDecider.decide({ type: 'RecordFirstAttempt', deliveryId: d.deliveryId, endpointId: d.endpointId, projectId: d.projectId, schedule: d.schedule, outcome: { success, final, statusCode, error, durationMs, at } }, deliveryDecider.initialState());
       try {
-        await this.deps.events.append(stream, decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: 'no_stream' });
+        await this.appendSoon(stream, decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: 'no_stream' });
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
         return; // recorded by another hand: the log has the delivery
@@ -257,11 +263,27 @@ export class Deliverer implements Timer {
     if (!sent.result.success && sent.endpoint?.enabled) await this.disableIfFailingTooLong(sent.endpoint, state, at);
   }
 
+  /**
+   * Appends after the current turn of the event loop, with every other record made in it: the event
+   * store commits the appends queued while it commits as one transaction, and an attempt's record
+   * otherwise came alone (PGlite answers within microtasks, so one attempt's append was committed
+   * before the next answer was read). Each append keeps its own expected revision and outcome.
+   */
+  private appendSoon(...args: Parameters<EventStore['append']>): ReturnType<EventStore['append']> {
+    return new Promise((resolve, reject) => {
+      this.toAppend.push(() => this.deps.events.append(...args).then(resolve, reject));
+      if (this.toAppend.length === 1)
+        setImmediate(() => {
+          for (const go of this.toAppend.splice(0)) go();
+        });
+    });
+  }
+
   /** A slow first attempt's schedule, appended alone; false: the stream was opened by another hand (the delivery is in the log). */
   private async appendSchedule(d: NewDelivery): Promise<boolean> {
     const decided = deliveryDecider.decide({ type: 'ScheduleDelivery', deliveryId: d.deliveryId, endpointId: d.endpointId, projectId: d.projectId, ...d.schedule, now: d.schedule.scheduledAt }, deliveryDecider.initialState());
     try {
-      await this.deps.events.append(deliveryStream(d.deliveryId), decided.map((e) => toNewEvent(e, { metadata: d.metadata })), { expectedRevision: 'no_stream' });
+      await this.appendSoon(deliveryStream(d.deliveryId), decided.map((e) => toNewEvent(e, { metadata: d.metadata })), { expectedRevision: 'no_stream' });
       return true;
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) return false;
@@ -287,7 +309,7 @@ export class Deliverer implements Timer {
     const { success, statusCode, error, durationMs, final } = result;
     const decided = deliveryDecider.decide({ type: 'RecordAttempt', deliveryId, attempt: state.attempts + 1, outcome: { success, final, statusCode, error, durationMs, at } }, state);
     try {
-      await this.deps.events.append(deliveryStream(deliveryId), decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: revision });
+      await this.appendSoon(deliveryStream(deliveryId), decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: revision });
       return true;
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) return false;

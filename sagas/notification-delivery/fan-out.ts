@@ -43,6 +43,11 @@ export class DeliveryFanOut implements SubscriptionHandler {
   readonly name = 'saga:notification-fanout';
   readonly batchSize = 500;
 
+  /** The log's head when this process first handled a batch: events after it were handed to no earlier process. */
+  private startHead: number | null = null;
+  /** The last event position this process handed deliveries of (a batch handled again is at or below it). */
+  private handedUpTo = 0;
+
   constructor(private readonly deps: FanOutDeps) {}
 
   async handle(batch: RecordedEvent[]): Promise<boolean> {
@@ -72,6 +77,12 @@ export class DeliveryFanOut implements SubscriptionHandler {
     if (found.length === 0) return false;
     const deliverNew = this.deps.deliverNew;
     if (deliverNew) {
+      // A delivery's stream can exist only if its event was handed over before: by an earlier process
+      // (then the event is at or below the head this process started at) or by this one (a batch
+      // handled again after a failure). Other deliveries' streams are not read before their first attempt.
+      this.startHead ??= await this.deps.events.headPosition();
+      const seen = Math.max(this.startHead, this.handedUpTo);
+      this.handedUpTo = Math.max(this.handedUpTo, named[named.length - 1].e.position);
       // The checkpoint moves only once every delivery is in the log: until then a crash hands the
       // batch over again, and each delivery is derived again under the same id.
       await deliverNew(
@@ -81,6 +92,7 @@ export class DeliveryFanOut implements SubscriptionHandler {
           projectId: ep.projectId,
           schedule: { eventId: e.id, eventPosition: e.position, eventName: name, scheduledAt: now },
           metadata: causedBy(e, { projectId: ep.projectId, actor: 'system:notifications' }),
+          mayExist: e.position <= seen,
         })),
       );
     } else {
