@@ -112,11 +112,6 @@ export class Deliverer implements Timer {
     for (const { id, doc } of changes) if (doc?.due && doc.dueAt && Date.parse(doc.dueAt) <= now) this.enqueue(id);
   }
 
-  /** Deliveries just scheduled (the fan-out's hand-off): each attempt reads its stream, so the model need not have them yet. */
-  take(deliveryIds: string[]): void {
-    for (const id of deliveryIds) this.enqueue(id);
-  }
-
   /**
    * Deliveries the fan-out derived, with nothing in the log yet: each first attempt is sent, then
    * recorded as one event that carries the schedule (or, when it takes longer than

@@ -1,9 +1,7 @@
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { WrongExpectedRevisionError } from '../../libs/eventstore/src/event-store.port';
-import { causedBy, toNewEvent } from '../../libs/eventstore/src/handle-command';
-import { deliveryDecider, deliveryIdFor } from '../../libs/domain/notifications/delivery.decider';
+import { causedBy } from '../../libs/eventstore/src/handle-command';
+import { deliveryIdFor } from '../../libs/domain/notifications/delivery.decider';
 import { subscribes, type EventNameCatalogue } from '../../libs/domain/notifications/event-names';
-import { deliveryStream } from '../../libs/domain/notifications/events';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 import type { EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
@@ -22,22 +20,20 @@ export interface FanOutDeps {
   /** Resolves once the endpoints model has passed `position` (false: it did not in time). */
   endpointsAt: (position: number) => Promise<boolean>;
   now: () => string;
-  /** Told the deliveries this batch scheduled (or found scheduled), once they are in the log: the deliverer may start them before the model has them. */
-  scheduled?: (deliveryIds: string[]) => void;
   /**
-   * Given, the batch's deliveries are handed to the deliverer instead of being scheduled here: their
-   * first attempts record them (one event each); resolves once all are in the log.
+   * The deliverer's hand-off: the batch's deliveries, whose first attempts record them (one event
+   * each); resolves once all are in the log.
    */
-  deliverNew?: (deliveries: NewDelivery[]) => Promise<void>;
+  deliverNew: (deliveries: NewDelivery[]) => Promise<void>;
 }
 
 /**
  * ScheduleDeliveryOn<published event>: each event with a published name becomes one delivery per
  * enabled endpoint of its project that subscribes to the name and existed before the event. The
  * delivery's id is derived from (event, endpoint) and its stream is created with `no_stream`, so a
- * replay after a crash schedules nothing twice; the checkpoint moves only after the appends. With
- * `deliverNew` (the runtime's wiring) the first append of each stream is its first attempt's record,
- * made by the deliverer; without it, the fan-out appends a DeliveryScheduled per delivery.
+ * replay after a crash schedules nothing twice; the checkpoint moves only once they are in the log.
+ * The first append of each delivery's stream is its first attempt's record, made by the deliverer
+ * (`deliverNew`).
  */
 export class DeliveryFanOut implements SubscriptionHandler {
   readonly name = 'saga:notification-fanout';
@@ -75,8 +71,6 @@ export class DeliveryFanOut implements SubscriptionHandler {
       }
     }
     if (found.length === 0) return false;
-    const deliverNew = this.deps.deliverNew;
-    if (deliverNew) {
       // A delivery's stream can exist only if its event was handed over before: by an earlier process
       // (then the event is at or below the head this process started at) or by this one (a batch
       // handled again after a failure). Other deliveries' streams are not read before their first attempt.
@@ -85,7 +79,7 @@ export class DeliveryFanOut implements SubscriptionHandler {
       this.handedUpTo = Math.max(this.handedUpTo, named[named.length - 1].e.position);
       // The checkpoint moves only once every delivery is in the log: until then a crash hands the
       // batch over again, and each delivery is derived again under the same id.
-      await deliverNew(
+      await this.deps.deliverNew(
         found.map(({ e, ep, name }) => ({
           deliveryId: deliveryIdFor(e.id, ep.id),
           endpointId: ep.id,
@@ -95,21 +89,7 @@ export class DeliveryFanOut implements SubscriptionHandler {
           mayExist: e.position <= seen,
         })),
       );
-    } else {
-      this.deps.scheduled?.(await Promise.all(found.map(({ e, ep, name }) => this.schedule(e, ep, name, now))));
-    }
     return true;
   }
 
-  private async schedule(e: RecordedEvent, ep: EndpointDoc, name: string, now: string): Promise<string> {
-    const deliveryId = deliveryIdFor(e.id, ep.id);
-    const decided = deliveryDecider.decide({ type: 'ScheduleDelivery', deliveryId, endpointId: ep.id, projectId: ep.projectId, eventId: e.id, eventPosition: e.position, eventName: name, now }, deliveryDecider.initialState());
-    const metadata = causedBy(e, { projectId: ep.projectId, actor: 'system:notifications' });
-    try {
-      await this.deps.events.append(deliveryStream(deliveryId), decided.map((d) => toNewEvent(d, { metadata })), { expectedRevision: 'no_stream' });
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevisionError)) throw err; // scheduled before a crash: done
-    }
-    return deliveryId;
-  }
 }
