@@ -218,7 +218,8 @@ export async function benchCompute(opts: ComputeBenchOptions): Promise<{ rows: R
     log(`seed: restart + instances projection caught up in ${(catchUpMs / 1000).toFixed(1)} s; ${listed} instance documents in the listed project`);
     if (listed !== opts.listInstances) log(`WARNING: expected ${opts.listInstances} seeded instance documents, got ${listed}`);
     details.seed = { instances: opts.listInstances, docs: listed, appendMs: Math.round(seeded.ms), restartAndProjectMs: Math.round(catchUpMs) };
-    const listKey = await server.identity.issueKey({ projectId: listProject, name: 'bench-list', role: 'owner', expiresAt: null, mode: 'test' }, ctx);
+    // A live key: the seeded documents are the project's live scope (its bare id).
+    const listKey = await server.identity.issueKey({ projectId: listProject, name: 'bench-list', role: 'owner', expiresAt: null, mode: 'live' }, ctx);
 
     const items = opts.items ?? new Set(['c1', 'c2', 'c3']);
     const tls = { key: fs.readFileSync(path.join(dataDir, 'tls', 'key.pem')), cert: fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem')) };

@@ -111,7 +111,8 @@ export async function benchList(opts: ListBenchOptions): Promise<{ rows: Row[]; 
     const template = (await coll.get(templateId))!;
 
     const tls = { key: fs.readFileSync(path.join(dataDir, 'tls', 'key.pem')), cert: fs.readFileSync(path.join(dataDir, 'tls', 'cert.pem')) };
-    const query: FindQuery = { filter: { projectId: boot.projectId, status: { $ne: 'terminated' } }, sort: [{ field: 'createdAt', direction: -1 }], skip: 0, limit: 20 };
+    // The documents of the key's data scope (the bootstrap key is a test key: `<project>:test`), as the API lists them.
+    const query: FindQuery = { filter: { projectId: template.projectId, status: { $ne: 'terminated' } }, sort: [{ field: 'createdAt', direction: -1 }], skip: 0, limit: 20 };
     baseline = Fastify({ https: tls, logger: false });
     baseline.get('/v1/instances', async () => {
       const { items, total } = await coll.find(query);
