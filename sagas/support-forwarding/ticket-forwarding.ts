@@ -33,11 +33,11 @@ export interface ForwardChannelDriver {
 }
 
 /** Mail to SUPPORT_FORWARD_EMAIL. The Message-ID derives from the source event, so a resend after a crash is the same mail. */
-export function mailChannel(mailer: { send(m: { to: string; subject: string; text: string; messageId: string }): Promise<void> }, to: string): ForwardChannelDriver {
+export function mailChannel(mailer: { send(m: { to: string; subject: string; text: string; messageId: string; inReplyTo?: string }): Promise<void> }, to: string): ForwardChannelDriver {
   return {
     channel: 'email',
-    async send(source) {
-      const mail = forwardMail(source, to);
+    async send(source, state) {
+      const mail = forwardMail(source, to, state.mailMessageId);
       try {
         await mailer.send(mail);
       } catch (err) {

@@ -130,6 +130,8 @@ describe.each<Profile>(['embedded', 'server'])('support ticket forwarding by ema
     const replyMail = await smtp.waitFor((m) => m.subject === `Re: [${number}] Database unreachable`);
     expect(replyMail.text).toContain('Still failing after the restart');
     expect(replyMail.messageId).not.toBe(mail.messageId);
+    // The reply answers the ticket's mail: one thread at the desk.
+    expect([replyMail.inReplyTo, [replyMail.references].flat()]).toEqual([mail.messageId, [mail.messageId]]);
     await eventually(async () => issue.comments, (c) => c.length === 1);
     expect(issue.comments[0].body).toContain('Still failing after the restart');
     const comment = tracker.requests.find((r) => r.method === 'POST' && r.path === `/repos/acme/support/issues/${issue.number}/comments`);

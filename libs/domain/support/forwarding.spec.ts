@@ -58,4 +58,13 @@ describe('ticket forwarding decider', () => {
     expect(forwardMail(testTicket, 'desk@example.com').text).toContain('in project p1 (test mode)');
     expect(trackerIssue(testTicket).body).toContain('project `p1 (test mode)`');
   });
+
+  it("threads a message's mail under its ticket's once the ticket was mailed (In-Reply-To), and remembers that Message-ID", () => {
+    const mailed = { type: 'support.TicketForwarded.v1' as const, data: { ...base, channel: 'email' as const, sourceEventId: 'e1', issueNumber: null, mailMessageId: '<ticket-forward-e1@cloud-provisioning.invalid>', forwardedAt: at } };
+    const state = fold([mailed as never]);
+    expect(state.mailMessageId).toBe('<ticket-forward-e1@cloud-provisioning.invalid>');
+    expect(forwardMail(message, 'desk@example.com', state.mailMessageId).inReplyTo).toBe('<ticket-forward-e1@cloud-provisioning.invalid>');
+    expect(forwardMail(message, 'desk@example.com', null).inReplyTo).toBeUndefined();
+    expect(forwardMail(ticket, 'desk@example.com', 'x').inReplyTo).toBeUndefined();
+  });
 });

@@ -59,6 +59,8 @@ export interface ForwardingState {
   settled: string[];
   /** The ticket's issue at the tracker, once its TicketOpened was forwarded there. */
   issueNumber: number | null;
+  /** The Message-ID of the ticket's forwarded mail, once its TicketOpened was mailed: later messages answer it. */
+  mailMessageId: string | null;
 }
 
 /** What the receiver answered for a forward. */
@@ -78,14 +80,14 @@ export function forwardStep(state: ForwardingState, eventId: string): 'settled' 
 const base = (c: { channel: ForwardChannel; source: ForwardSource }): Base => ({ ticketId: c.source.ticketId, projectId: c.source.projectId, number: c.source.number, channel: c.channel, sourceEventId: c.source.eventId });
 
 export const forwardingDecider: Decider<ForwardingCommand, ForwardingEvent, ForwardingState> = {
-  initialState: () => ({ started: {}, settled: [], issueNumber: null }),
+  initialState: () => ({ started: {}, settled: [], issueNumber: null, mailMessageId: null }),
   evolve: (state, event) => {
-    const d = event.data as Base & Partial<{ startedAt: string; issueNumber: number | null; kind: string }>;
+    const d = event.data as Base & Partial<{ startedAt: string; issueNumber: number | null; mailMessageId: string | null; kind: string }>;
     switch (event.type) {
       case ForwardingEventTypes.TicketForwardStarted:
         return { ...state, started: { ...state.started, [d.sourceEventId]: String(d.startedAt) } };
       case ForwardingEventTypes.TicketForwarded:
-        return { ...state, settled: [...state.settled, d.sourceEventId], issueNumber: d.issueNumber ?? state.issueNumber };
+        return { ...state, settled: [...state.settled, d.sourceEventId], issueNumber: d.issueNumber ?? state.issueNumber, mailMessageId: d.mailMessageId ?? state.mailMessageId };
       case ForwardingEventTypes.TicketMessageForwarded:
       case ForwardingEventTypes.TicketForwardAbandoned:
         return { ...state, settled: [...state.settled, d.sourceEventId] };
@@ -122,14 +124,19 @@ const authorLine = (a: TicketAuthor) => `${a.name}${a.email ? ` <${a.email}>` : 
 /** One line: a subject is a header at the receivers (mail, issue title). */
 const oneLine = (s: string) => s.replace(/[\r\n\t]+/g, ' ').trim();
 
-export function forwardMail(source: ForwardSource, to: string): { to: string; subject: string; text: string; messageId: string } {
+/**
+ * The mail of a forward. A message's mail answers its ticket's (`ticketMailId`: In-Reply-To and
+ * References), so the support desk's mail client shows the ticket as one thread.
+ */
+export function forwardMail(source: ForwardSource, to: string, ticketMailId: string | null = null): { to: string; subject: string; text: string; messageId: string; inReplyTo?: string } {
   const subject = `${source.kind === 'message' ? 'Re: ' : ''}[${source.number}] ${oneLine(source.subject)}`;
   const head =
     source.kind === 'ticket'
       ? [`New support ticket ${source.number} in project ${projectLabel(source.projectId)}`, `Priority: ${source.priority}`, `Category: ${source.category ?? '-'}`]
       : [`New message on support ticket ${source.number} in project ${projectLabel(source.projectId)}`];
   const text = [...head, `From: ${authorLine(source.author)}`, `Ticket: ${source.ticketId}`, '', source.text, ''].join('\n');
-  return { to, subject, text, messageId: forwardMailMessageId(source.eventId) };
+  const inReplyTo = source.kind === 'message' && ticketMailId ? { inReplyTo: ticketMailId } : {};
+  return { to, subject, text, messageId: forwardMailMessageId(source.eventId), ...inReplyTo };
 }
 
 export function trackerIssue(source: Extract<ForwardSource, { kind: 'ticket' }>): { title: string; body: string } {

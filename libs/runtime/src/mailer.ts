@@ -12,6 +12,8 @@ export interface MailMessage {
    * process manager that retries after a crash sends the same Message-ID, so receivers can dedupe.
    */
   messageId: string;
+  /** The Message-ID this mail answers (a thread's first mail): sent as In-Reply-To and References, so mail clients thread it. */
+  inReplyTo?: string;
   /** The text as it may be logged when no SMTP server is configured: without one-time secrets (invitation tokens). */
   logText?: string;
 }
@@ -39,7 +41,7 @@ export function openMailer(config: AppConfig, logger: pino.Logger): Mailer {
   return {
     kind: 'smtp',
     async send(m) {
-      await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: m.messageId });
+      await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: m.messageId, ...(m.inReplyTo ? { inReplyTo: m.inReplyTo, references: [m.inReplyTo] } : {}) });
     },
     close() {
       transport.close();
