@@ -5,7 +5,6 @@ import { apiKeyStream } from '../../libs/domain/identity/events';
 import { membershipDecider, membershipStream } from '../../libs/domain/identity/membership';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
-import { sleep } from '../support/wait';
 
 /**
  * A custom role is never deleted while something holds it (DECISIONS 15: a role in use cannot be
@@ -43,24 +42,30 @@ describe.each<Profile>(['embedded', 'server'])('custom role delete racing its gr
 
   it('ends either deleted with no holder, or in place with every granted key and member holding it', async () => {
     const outcomes = { deleted: 0, kept: 0, statuses: {} as Record<string, number> };
-    // [ms before the grants start, ms before the delete starts, or the delete sent right after the n-th key grant]:
-    // the delete ahead of, among and after the grants.
-    const schedule: Array<[number, number] | { after: number }> = [[3, 0], [1, 0], [0, 0], { after: 2 }, { after: 6 }, { after: 10 }, { after: 15 }, { after: 19 }, [0, 1], [0, 3], [0, 8], [0, 20]];
+    // When the delete is sent: before every grant, right after the n-th key grant is sent, or once n
+    // key grants have been answered. No timers: each round's order is set by what was sent or answered.
+    type When = { first: true } | { afterSent: number } | { afterAnswered: number };
+    const schedule: When[] = [{ first: true }, { afterSent: 0 }, { afterSent: 2 }, { afterSent: 6 }, { afterSent: 10 }, { afterSent: 15 }, { afterSent: 19 }, { afterAnswered: 1 }, { afterAnswered: 3 }, { afterAnswered: 8 }, { afterAnswered: 14 }, { afterAnswered: 20 }];
     for (const [round, when] of schedule.entries()) {
       const role = await owner.post('/v1/iam/roles', { name: `Racing ${profile} ${round}`, permissions: ['*:read'] });
       expect(role.status).toBe(201);
       const roleId: string = role.body.data.id;
 
-      const [grantDelayMs, deleteDelayMs] = Array.isArray(when) ? when : [0, 0];
-      const grantsStart = sleep(grantDelayMs);
-      let deletion: ReturnType<typeof owner.delete> | undefined;
+      const remove = () => owner.delete(`/v1/iam/roles/${roleId}`);
+      let deletion = 'first' in when ? remove() : undefined;
+      let answered = 0;
+      let nthAnswered: () => void = () => undefined;
+      const enoughAnswered = new Promise<void>((resolve) => (nthAnswered = resolve));
       const keyGrants = Array.from({ length: 20 }, (_, i) => {
-        const grant = grantsStart.then(() => owner.post('/v1/api-keys', { name: `race-${round}-${i}`, role: roleId }));
-        if (!Array.isArray(when) && when.after === i) deletion = grantsStart.then(() => owner.delete(`/v1/iam/roles/${roleId}`));
+        const grant = owner.post('/v1/api-keys', { name: `race-${round}-${i}`, role: roleId }).then((r) => {
+          if ('afterAnswered' in when && ++answered === when.afterAnswered) nthAnswered();
+          return r;
+        });
+        if ('afterSent' in when && when.afterSent === i) deletion = remove();
         return grant;
       });
-      const memberGrants = Array.from({ length: 3 }, (_, i) => grantsStart.then(() => owner.post('/v1/iam/members', { email: `race-${round}-${i}@${profile}.example.com`, role: roleId })));
-      deletion ??= sleep(deleteDelayMs).then(() => owner.delete(`/v1/iam/roles/${roleId}`));
+      const memberGrants = Array.from({ length: 3 }, (_, i) => owner.post('/v1/iam/members', { email: `race-${round}-${i}@${profile}.example.com`, role: roleId }));
+      deletion ??= enoughAnswered.then(remove);
       const [keys, members, del] = await Promise.all([Promise.all(keyGrants), Promise.all(memberGrants), deletion]);
 
       // Refusals are 400 (the role is gone) or 409 (the delete won the race, or the role is in use): never 500.
@@ -96,7 +101,7 @@ describe.each<Profile>(['embedded', 'server'])('custom role delete racing its gr
         expect(await unrevokedKeysWith(roleId)).toEqual([]);
       }
     }
-    // Which side wins depends on timing; both must be sound (logged for whoever tunes the delays).
+    // Which side wins depends on the order; both must be sound (logged for whoever tunes the schedule).
     console.log(`${profile}: ${JSON.stringify(outcomes)}`);
   }, 180_000);
 
