@@ -8,11 +8,12 @@ import { client } from '../support/http-client';
 import { eventually } from '../support/wait';
 import { crashableServer, spawnServer, waitUp } from '../support/spawn-server';
 import { requireEngine } from '../engines';
+import { unusedPort } from '../support/ports';
 
 describe('crash safety: SIGKILL while 200 creations are in flight', () => {
   const id = randomUUID().replace(/-/g, '').slice(0, 12);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cloud-api-crash-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = unusedPort();
   const url = `https://127.0.0.1:${port}`;
   const env = {
     PROFILE: 'server',

@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { MongoClient } from 'mongodb';
 import { client } from './http-client';
 import { eventually } from './wait';
+import { unusedPort } from './ports';
 import { requireEngine } from '../engines';
 import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
 
@@ -56,7 +57,7 @@ export async function waitUp(url: string, server?: { proc: ChildProcess; output:
 export function crashableServer(profile: 'embedded' | 'server', label: string) {
   const id = randomUUID().replace(/-/g, '').slice(0, 12);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `cloud-api-${label}-`));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = unusedPort();
   const url = `https://127.0.0.1:${port}`;
   const schema = `${label}_${id}`;
   const common = { DATA_DIR: dataDir, HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PROJECT_PER_MIN: '1000000', RATE_LIMIT_KEY_PER_MIN: '1000000', RATE_LIMIT_IP_PER_MIN: '1000000', SIMULATOR_LATENCY: 'realistic' };
