@@ -5,9 +5,12 @@ import type { DocumentProjection } from '../../libs/subscriptions/src/document-p
 import { INSTANCE_EVENT_TYPES, type InstanceEvent, type InstanceSpecData, type InstanceStatus } from '../../libs/domain/compute/instance.events';
 import { INSTANCE_LIFECYCLE } from '../../libs/domain/compute/instance.decider';
 import { lifecycleFields } from '../../libs/domain/shared/operations';
+import { modeOfScope, type Mode } from '../../libs/domain/shared/scope';
 
 export interface InstanceDoc extends ReadDoc, Omit<InstanceSpecData, 'tags'> {
   projectId: string;
+  /** The mode of its data scope (DECISIONS 21): what the admin analytics count by. */
+  mode: Mode;
   status: InstanceStatus;
   tags: Array<{ key: string; value: string }>;
   jobId: string;
@@ -37,13 +40,14 @@ const plusMinutes = (iso: string, minutes: number | null) => (minutes && minutes
 const LISTS: ListShape[] = [
   { query: 'GET /v1/instances', equal: ['projectId'], residual: ['status', 'providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
   { query: 'GET /v1/instances?status=, GET /v1/instances/all', equal: ['projectId', 'status'], residual: ['providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
+  { query: 'GET /v1/admin/analytics: counts by mode and status', equal: ['mode', 'status'] },
   { query: 'auto-stop poll (sagas/auto-stop)', equal: ['autoStopArmed'], residual: ['autoStopAt'], sorts: [[{ field: 'autoStopAt', direction: 1 }]] },
 ];
 
 /** Serves the instance routes, the auto-stop due-time index and the live-status sync. */
 export const instancesProjection: DocumentProjection<InstanceDoc> = {
   name: 'instances',
-  version: 2,
+  version: 3,
   eventTypes: INSTANCE_EVENT_TYPES,
   creates: ['compute.InstanceRequested.v1'],
   // `status` is `$ne: 'terminated'` unless given: walked past, not a range (a MongoDB index cannot
@@ -68,6 +72,7 @@ function evolveInstance(current: InstanceDoc | null, recorded: RecordedEvent): I
       ...spec,
       id: instanceId,
       _position: recorded.position,
+      mode: modeOfScope(spec.projectId),
       status: 'creating',
       jobId,
       externalId: null,

@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+import { modeOfScope, type Mode } from '../../libs/domain/shared/scope';
 import { JobEventTypes, type JobEvent, type JobStatus, type JobType } from '../../libs/domain/jobs/events';
 
 export interface JobDoc extends ReadDoc {
@@ -26,8 +27,11 @@ export interface JobDoc extends ReadDoc {
   updatedAt: string;
   startedAt: string | null;
   completedAt: string | null;
-  /** The mode of the request that enqueued it (DECISIONS 21); absent: live. Its attempts' events carry it. */
-  mode?: 'live' | 'test';
+  /**
+   * The mode of the request that enqueued it (DECISIONS 21); its attempts' events carry it. Absent
+   * in documents folded before version 3 (live unless the scope says test).
+   */
+  mode?: Mode;
 }
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
@@ -37,12 +41,13 @@ const LISTS: ListShape[] = [
   { query: 'GET /v1/instances/{id}/jobs', equal: ['instanceId'], sortable: ['createdAt', 'status'] },
   { query: 'executor: pending jobs by due time', equal: ['status'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
   { query: 'executor: jobs cut off in processing', equal: ['status'], sorts: [[{ field: 'updatedAt', direction: 1 }]] },
+  { query: 'GET /v1/admin/analytics: counts by mode and status', equal: ['mode', 'status'] },
 ];
 
 /** Serves the job routes and is the executor's due-time index (pending jobs by dueAt). */
 export const jobsProjection: DocumentProjection<JobDoc> = {
   name: 'jobs',
-  version: 2,
+  version: 3,
   eventTypes: Object.values(JobEventTypes),
   creates: ['jobs.JobEnqueued.v1'],
   lists: LISTS,
@@ -74,7 +79,7 @@ export const jobsProjection: DocumentProjection<JobDoc> = {
         updatedAt: d.enqueuedAt,
         startedAt: null,
         completedAt: null,
-        ...(recorded.metadata?.mode === 'test' ? { mode: 'test' as const } : {}),
+        mode: recorded.metadata?.mode === 'test' ? 'test' : modeOfScope(d.projectId),
       };
     }
     if (!current) return null;

@@ -5,8 +5,11 @@ import type { DocumentProjection } from '../../libs/subscriptions/src/document-p
 import { SERVER_EVENT_TYPES, type ServerEvent, type ServerSpecData, type ServerStatus } from '../../libs/domain/servers/server.events';
 import { SERVER_LIFECYCLE } from '../../libs/domain/servers/server.decider';
 import { lifecycleFields } from '../../libs/domain/shared/operations';
+import { modeOfScope, type Mode } from '../../libs/domain/shared/scope';
 
 export interface ServerDoc extends ReadDoc, ServerSpecData {
+  /** The mode of its data scope (DECISIONS 21): what the admin analytics count by. */
+  mode: Mode;
   status: ServerStatus;
   locked: boolean;
   /** The latest job of the server. */
@@ -24,12 +27,13 @@ export interface ServerDoc extends ReadDoc, ServerSpecData {
 const LISTS: ListShape[] = [
   { query: 'GET /v1/servers', equal: ['projectId'], residual: ['status', 'site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
   { query: 'GET /v1/servers?status=', equal: ['projectId', 'status'], residual: ['site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
+  { query: 'GET /v1/admin/analytics: counts by mode and status', equal: ['mode', 'status'] },
 ];
 
 /** Serves the server routes (spec 4.2). */
 export const serversProjection: DocumentProjection<ServerDoc> = {
   name: 'servers',
-  version: 1,
+  version: 2,
   eventTypes: SERVER_EVENT_TYPES,
   // `status` is `$ne: 'terminated'` unless given (walked past); site and role are checked while walking.
   lists: LISTS,
@@ -44,6 +48,7 @@ export const serversProjection: DocumentProjection<ServerDoc> = {
         ...spec,
         id: serverId,
         _position: recorded.position,
+        mode: modeOfScope(spec.projectId),
         status: 'creating',
         locked: false,
         jobId,

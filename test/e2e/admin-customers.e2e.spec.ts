@@ -28,6 +28,8 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   let admin: Api;
   let acme: Api;
   let other: Api;
+  /** The other project's first key: a test key, whose resources the analytics count apart. */
+  let otherTest: Api;
   let acmeId: string;
   let otherId: string;
   let instanceId: string;
@@ -42,7 +44,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     // The project's first key is a test key; the customer's real (billed, administered) resources are live (DECISIONS 21).
     const live = await srv.as(created.body.included[0].attributes.key).post('/v1/api-keys', { name: 'live owner', role: 'owner', mode: 'live' });
     expect(live.status).toBe(201);
-    return { id: created.body.data.id as string, api: srv.as(live.body.data.attributes.key) };
+    return { id: created.body.data.id as string, api: srv.as(live.body.data.attributes.key), testApi: srv.as(created.body.included[0].attributes.key) };
   };
 
   beforeAll(async () => {
@@ -53,7 +55,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', STRIPE_WEBHOOK_SECRET, JWT_ISSUER: ISSUER, JWT_JWKS_FILE: jwksFile }, { clock });
     admin = srv.as(srv.bootstrap.adminKey);
     ({ id: acmeId, api: acme } = await newProject('acme'));
-    ({ id: otherId, api: other } = await newProject('other'));
+    ({ id: otherId, api: other, testApi: otherTest } = await newProject('other'));
     expect((await acme.post('/v1/iam/team/members', { email: 'Owner@Acme.test', role: 'owner' })).status).toBe(201);
     expect((await acme.post('/v1/billing/wallets/USD/credit', { amountCents: 2500 })).status).toBe(200);
     const token = await new SignJWT({ project: acmeId, email: 'Owner@Acme.test', role: 'owner' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(ISSUER).setSubject('owner-1').setIssuedAt().setExpirationTime('1h').sign(signingKey);
@@ -168,7 +170,12 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect((await admin.delete('/v1/admin/customers/unknown-project')).status).toBe(404);
   });
 
-  it('answers analytics from the read models: projects, instances and jobs by status, the job failure rate', async () => {
+  it('answers analytics from the read models: projects, instances and jobs by status, the job failure rate; test mode counted apart', async () => {
+    // A test key's instance runs on the simulator: not in the live figures, in testMode.
+    const testProvider = await otherTest.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-789' });
+    const simulated = await otherTest.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'simulated', providerId: testProvider.body.data.id });
+    expect(simulated.status).toBe(202);
+    await eventually(() => otherTest.get(`/v1/jobs/${simulated.body.jobId}`), (r) => r.body.data.attributes.status === 'completed');
     const provider = await other.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-456' });
     const doomed = await other.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'doomed', providerId: provider.body.data.id, tags: { simulate: 'fail:always' } });
     expect(doomed.status).toBe(202);
@@ -188,9 +195,14 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     expect(a.projects).toEqual({ total: 3, byStatus: { active: 2, suspended: 0, closed: 1 } });
     expect(a.instances.total).toBe(2);
     expect(a.instances.byStatus).toMatchObject({ terminated: 1, error: 1, active: 0, creating: 0 });
+    expect(a.servers).toMatchObject({ total: 1, byStatus: { terminated: 1, active: 0 } });
     expect(a.jobs.byStatus).toMatchObject({ failed: 1, pending: 0, processing: 0 });
     expect(a.jobs.byStatus.completed).toBeGreaterThanOrEqual(2);
     expect(a.jobs.failureRate).toBeCloseTo(1 / (a.jobs.byStatus.completed + 1), 10);
+    expect(a.testMode.instances).toEqual({ total: 1, byStatus: expect.objectContaining({ active: 1, error: 0, terminated: 0 }) });
+    expect(a.testMode.servers.total).toBe(0);
+    expect(a.testMode.jobs.byStatus).toMatchObject({ completed: 1, failed: 0, pending: 0, processing: 0 });
+    expect(a.testMode.jobs.failureRate).toBe(0);
     expect(a.revenue).toEqual([{ currency: 'USD', month, amountCents: 1500, payments: 1 }]);
     const refused = await other.get('/v1/admin/analytics');
     expect([refused.status, refused.body.errors[0].code]).toEqual([403, 'FORBIDDEN']);

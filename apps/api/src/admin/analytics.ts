@@ -5,6 +5,7 @@ import type { InstanceStatus } from '../../../../libs/domain/compute/instance.ev
 import type { ProjectStatus } from '../../../../libs/domain/identity/project.decider';
 import type { JobStatus } from '../../../../libs/domain/jobs/events';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
+import type { Mode } from '../../../../libs/domain/shared/scope';
 import { resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, route } from '../../../../libs/http/src/route';
 import type { Filter, ReadDoc } from '../../../../libs/readstore/src/read-store.port';
@@ -23,22 +24,41 @@ const INSTANCE_STATUSES = ['creating', 'provisioning', 'active', 'starting', 'st
 const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const satisfies readonly JobStatus[];
 
 const byStatus = z.object({ total: z.number().int(), byStatus: z.record(z.string(), z.number().int()) });
+const failureRate = z.number().nullable().describe('failed / (completed + failed); null before any job finished');
 const analyticsAttributes = z.object({
   projects: byStatus,
-  instances: byStatus,
-  servers: byStatus,
-  jobs: byStatus.extend({ failureRate: z.number().nullable().describe('failed / (completed + failed); null before any job finished') }),
+  instances: byStatus.describe('Live mode only: test-mode instances are simulations (see testMode)'),
+  servers: byStatus.describe('Live mode only (see testMode)'),
+  jobs: byStatus.extend({ failureRate }).describe('Live mode only (see testMode)'),
+  testMode: z
+    .object({ instances: byStatus, servers: byStatus, jobs: byStatus.extend({ failureRate }) })
+    .describe("What projects' test keys made (DECISIONS 21): simulated, never billed, counted apart from the live figures"),
   revenue: z.array(z.object({ currency: z.string(), month: z.string().describe('YYYY-MM (UTC)'), amountCents: z.number().int(), payments: z.number().int() })).describe('Money received through payment providers (settled payments, completed checkouts) by currency and month, newest month first'),
   generatedAt: z.string(),
 });
 type Analytics = z.infer<typeof analyticsAttributes>;
 
-/** Counts of one read model by status: one counted query per status (each an equality the stores push down). */
-async function countByStatus<D extends ReadDoc>(platform: Platform, projection: DocumentProjection<D>, statuses: readonly string[]): Promise<z.infer<typeof byStatus>> {
+type Counts = z.infer<typeof byStatus>;
+
+/**
+ * Counts of one read model by status: one counted query per status (each an equality the stores push
+ * down, served by an index on the fields filtered). `filter` narrows every count (e.g. a mode).
+ */
+async function countByStatus<D extends ReadDoc>(platform: Platform, projection: DocumentProjection<D>, statuses: readonly string[], filter: Filter = {}): Promise<Counts> {
   const collection = await platform.projections.collection(projection);
-  const count = async (filter: Filter) => (await collection.find({ filter, limit: 1 })).total;
-  const counts = await Promise.all(statuses.map((status) => count({ status })));
-  return { total: await count({}), byStatus: Object.fromEntries(statuses.map((s, i) => [s, counts[i]])) };
+  const counts = await Promise.all(statuses.map(async (status) => (await collection.find({ filter: { ...filter, status }, limit: 1 })).total));
+  return { total: counts.reduce((a, b) => a + b, 0), byStatus: Object.fromEntries(statuses.map((s, i) => [s, counts[i]!])) };
+}
+
+/** Instances, servers and jobs of one mode (their documents' `mode`), with the jobs' failure rate. */
+async function modeCounts(platform: Platform, mode: Mode) {
+  const [instances, servers, jobs] = await Promise.all([
+    countByStatus(platform, instancesProjection, INSTANCE_STATUSES, { mode }),
+    countByStatus(platform, serversProjection, SERVER_STATUSES, { mode }),
+    countByStatus(platform, jobsProjection, JOB_STATUSES, { mode }),
+  ]);
+  const finished = jobs.byStatus.completed! + jobs.byStatus.failed!;
+  return { instances, servers, jobs: { ...jobs, failureRate: finished ? jobs.byStatus.failed! / finished : null } };
 }
 
 export class GetPlatformAnalytics extends Query<Analytics> {}
@@ -48,15 +68,13 @@ export class GetPlatformAnalyticsHandler implements IQueryHandler<GetPlatformAna
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute(): Promise<Analytics> {
-    const [projects, instances, servers, jobs, revenue] = await Promise.all([
+    const [projects, live, testMode, revenue] = await Promise.all([
       countByStatus(this.platform, projectsProjection, PROJECT_STATUSES),
-      countByStatus(this.platform, instancesProjection, INSTANCE_STATUSES),
-      countByStatus(this.platform, serversProjection, SERVER_STATUSES),
-      countByStatus(this.platform, jobsProjection, JOB_STATUSES),
+      modeCounts(this.platform, 'live'),
+      modeCounts(this.platform, 'test'),
       this.platform.projections.collection(revenueProjection).then((c) => c.find({ sort: [{ field: 'month', direction: -1 }], limit: 1200, withTotal: false })),
     ]);
-    const finished = jobs.byStatus.completed + jobs.byStatus.failed;
-    return { projects, instances, servers, jobs: { ...jobs, failureRate: finished ? jobs.byStatus.failed / finished : null }, revenue: revenue.items.map(({ currency, month, amountCents, payments }) => ({ currency, month, amountCents, payments })), generatedAt: this.platform.now() };
+    return { projects, ...live, testMode, revenue: revenue.items.map(({ currency, month, amountCents, payments }) => ({ currency, month, amountCents, payments })), generatedAt: this.platform.now() };
   }
 }
 
