@@ -27,6 +27,7 @@ import { ServersController } from './servers/servers.controller';
 import { SshKeysController } from './ssh-keys/ssh-keys.routes';
 import { TemplatesController } from './templates/templates.routes';
 import { SIMPLE_RESOURCE_HANDLERS } from './common/simple-resource.routes';
+import { WrittenDocumentHandler } from './common/recovery';
 import { JOB_RESOURCE_HANDLERS } from './common/job-resource.routes';
 import { VolumesController } from './storage/volumes.routes';
 import { BucketsController } from './storage/buckets.routes';
@@ -74,7 +75,7 @@ export interface HttpModule {
  * their routes live here so the runtime never depends on HTTP), plus the platform's own.
  */
 export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
-  platform: { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
+  platform: { controllers: [HealthController, AdminProjectionsController], handlers: [WrittenDocumentHandler, ...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
   identity: {
     controllers: [ApiKeysController, AdminProjectsController, IamPermissionsController, ...MEMBER_VIEW_CONTROLLERS, InvitationsController, RolesController, ProviderKeysController],
     handlers: [...IDENTITY_HANDLERS, ...MEMBER_HANDLERS, ...ROLE_HANDLERS, ...PROVIDER_KEY_HANDLERS],

@@ -3,12 +3,16 @@
  * write that committed but was never answered does not run again; the route's `recover` answers what
  * the write answered, from the write itself (its stream and position, recorded with it).
  */
-import { Query, QueryBus } from '@nestjs/cqrs';
+import { Inject } from '@nestjs/common';
+import { Query, QueryBus, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
 import { principalDataScope, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 import type { RecoverAnswer } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { ReadDoc } from '../../../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import { PLATFORM } from '../tokens';
 
 /**
  * A route's `recover`: the query the committed write names, run on the QueryBus (its handler reads as
@@ -49,3 +53,34 @@ export async function requestEvent(platform: Platform, write: CommittedWrite, ty
   const events = await platform.events.readStream(write.streamId);
   return events.find((e) => e.position <= write.position && e.metadata.requestId === write.requestId && (!type || e.type === type)) ?? null;
 }
+
+type TenantDoc = ReadDoc & { projectId: string | null };
+
+/**
+ * The document a keyed write to the resource's own stream (`stream(id)`) left, as of that write,
+ * when it is the tenant's: the recovery of every resource whose answer is its document.
+ */
+export class WrittenDocument<D extends TenantDoc> extends Query<D | null> {
+  constructor(
+    readonly projection: DocumentProjection<D>,
+    readonly stream: (id: string) => string,
+    readonly write: RecoveredWrite,
+  ) {
+    super();
+  }
+}
+
+@QueryHandler(WrittenDocument)
+export class WrittenDocumentHandler implements IQueryHandler<WrittenDocument<TenantDoc>> {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  async execute({ projection, stream, write }: WrittenDocument<TenantDoc>): Promise<TenantDoc | null> {
+    const id = idInStream(stream, write.streamId);
+    const doc = id ? await this.platform.readBack(projection, write.streamId, id, write.position) : null;
+    return doc && doc.projectId === write.projectId ? doc : null;
+  }
+}
+
+/** `recoverBy` for a resource whose write's answer is made of its document alone (`WrittenDocument`). */
+export const recoverDocument = <D extends TenantDoc>(projection: DocumentProjection<D>, stream: (id: string) => string, answer: (doc: D) => unknown): RecoverAnswer =>
+  recoverBy((w) => new WrittenDocument(projection, stream, w), answer);

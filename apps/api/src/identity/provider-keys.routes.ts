@@ -20,7 +20,7 @@ import { findProjectProvider } from '../providers/find-provider';
 import { PLATFORM } from '../tokens';
 import { randomBase62 } from './api-key-secrets';
 import { commandContext } from './request-context';
-import { idInStream, recoverBy, type RecoveredWrite } from '../common/recovery';
+import { recoverDocument } from '../common/recovery';
 
 /** A key and, on create and rotate only, its secret (from the vault's point of view: never stored elsewhere). */
 export interface ProviderKeyAnswer {
@@ -114,25 +114,7 @@ export class ListProviderKeysHandler implements IQueryHandler<ListProviderKeys> 
   }
 }
 
-/** The key a keyed create or rotation wrote, as of the write, for an answer a crash lost (DECISIONS 5): its secret is not shown again. */
-export class WrittenProviderKey extends Query<ProviderKeyDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenProviderKey)
-export class WrittenProviderKeyHandler implements IQueryHandler<WrittenProviderKey> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
-
-  async execute({ write }: WrittenProviderKey): Promise<ProviderKeyDoc | null> {
-    const keyId = idInStream(providerKeyStream, write.streamId);
-    const doc = keyId ? await this.platform.readBack(providerKeysProjection, write.streamId, keyId, write.position) : null;
-    return doc && doc.projectId === write.projectId ? doc : null;
-  }
-}
-
-export const PROVIDER_KEY_HANDLERS = [CreateProviderKeyHandler, ChangeProviderKeyHandler, ListProviderKeysHandler, WrittenProviderKeyHandler];
+export const PROVIDER_KEY_HANDLERS = [CreateProviderKeyHandler, ChangeProviderKeyHandler, ListProviderKeysHandler];
 
 // ---------------------------------------------------------------- routes
 const TYPE = 'provider-api-keys';
@@ -149,8 +131,8 @@ const keyParams = z.object({ keyId: pathId });
 const common = { tag: 'Identity', auth: 'project' } as const;
 
 const listRoute = route({ ...common, method: 'GET', path: '/v1/iam/api-keys', summary: 'List the provider API keys (never their secrets)', permission: 'provider-keys:read', list: { type: TYPE, sortFields: ['createdAt', 'name', 'rotatedAt'] }, query: z.object({ providerId: z.string().min(1).max(1024).optional() }), responses: { 200: collectionSchema(TYPE, attributes) } });
-const createRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys', summary: 'Create a provider API key; its secret is in this response only', permission: 'provider-keys:write', type: TYPE, idempotent: true, recover: recoverBy((w) => new WrittenProviderKey(w), (d: ProviderKeyDoc) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried it was lost in an outage. Rotate the key for a new one.' } })), body: z.object({ name: z.string().trim().min(1).max(64), providerId: z.string().min(1).max(1024) }), responses: { 201: resourceSchema(TYPE, withSecret) } });
-const rotateRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys/{keyId}/rotate', summary: 'Replace the secret (the old one stops working); the new one is in this response only', permission: 'provider-keys:write', params: keyParams, idempotent: true, recover: recoverBy((w) => new WrittenProviderKey(w), (d: ProviderKeyDoc) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried the new secret was lost in an outage. Rotate the key again for another one.' } })), responses: { 200: resourceSchema(TYPE, withSecret) } });
+const createRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys', summary: 'Create a provider API key; its secret is in this response only', permission: 'provider-keys:write', type: TYPE, idempotent: true, recover: recoverDocument(providerKeysProjection, providerKeyStream, (d) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried it was lost in an outage. Rotate the key for a new one.' } })), body: z.object({ name: z.string().trim().min(1).max(64), providerId: z.string().min(1).max(1024) }), responses: { 201: resourceSchema(TYPE, withSecret) } });
+const rotateRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys/{keyId}/rotate', summary: 'Replace the secret (the old one stops working); the new one is in this response only', permission: 'provider-keys:write', params: keyParams, idempotent: true, recover: recoverDocument(providerKeysProjection, providerKeyStream, (d) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried the new secret was lost in an outage. Rotate the key again for another one.' } })), responses: { 200: resourceSchema(TYPE, withSecret) } });
 const deleteRoute = route({ ...common, method: 'DELETE', path: '/v1/iam/api-keys/{keyId}', summary: 'Revoke and delete a provider API key (204, then 404)', permission: 'provider-keys:write', params: keyParams, responses: { 204: null } });
 
 const keyResource = (d: ProviderKeyDoc) => ({ id: d.id, type: TYPE, attributes: { name: d.name, providerId: d.providerId, prefix: d.prefix, createdAt: d.createdAt, rotatedAt: d.rotatedAt, lastUsedAt: d.lastUsedAt } });

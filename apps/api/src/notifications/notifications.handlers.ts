@@ -19,7 +19,6 @@ import { notificationsProjection, type NotificationDoc } from '../../../../proje
 import { EndpointSender, type SendResult } from '../../../../sagas/notification-delivery/endpoint-sender';
 import { ownDoc, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
-import { idInStream, type RecoveredWrite } from '../common/recovery';
 
 type Found<D> = { items: D[]; total: number };
 
@@ -343,50 +342,7 @@ export class TestEndpointsHandler implements ICommandHandler<TestEndpoints> {
   }
 }
 
-// ---------------------------------------------------------------- lost answers (DECISIONS 5)
-/** The notification a keyed create wrote, as of the write, for an answer a crash lost. */
-export class WrittenNotification extends Query<NotificationDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenNotification)
-export class WrittenNotificationHandler implements IQueryHandler<WrittenNotification> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
-
-  async execute({ write }: WrittenNotification): Promise<NotificationDoc | null> {
-    const id = idInStream(notificationStream, write.streamId);
-    if (!id) return null;
-    await this.platform.waitForProjections(write.position, [notificationsProjection.name]);
-    const doc = await this.platform.readBack(notificationsProjection, write.streamId, id, write.position);
-    return doc && doc.projectId === write.projectId ? doc : null;
-  }
-}
-
-/** The endpoint a keyed create wrote, as of the write, for an answer a crash lost (its signing secret is not shown again). */
-export class WrittenEndpoint extends Query<EndpointDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenEndpoint)
-export class WrittenEndpointHandler implements IQueryHandler<WrittenEndpoint> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
-
-  async execute({ write }: WrittenEndpoint): Promise<EndpointDoc | null> {
-    const id = idInStream(endpointStream, write.streamId);
-    if (!id) return null;
-    await this.platform.waitForProjections(write.position, [notificationEndpointsProjection.name]);
-    const doc = await this.platform.readBack(notificationEndpointsProjection, write.streamId, id, write.position);
-    return doc && doc.projectId === write.projectId ? doc : null;
-  }
-}
-
 export const NOTIFICATION_HANDLERS = [
-  WrittenNotificationHandler,
-  WrittenEndpointHandler,
   CreateNotificationHandler,
   MarkNotificationReadHandler,
   DeleteNotificationHandler,

@@ -11,8 +11,8 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { EVENT_NAMES } from '../../../../libs/runtime/src/registrations';
 import type { DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
-import type { EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
-import type { NotificationDoc } from '../../../../projections/notifications/notifications.projection';
+import { notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
+import { notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
@@ -30,10 +30,9 @@ import {
   MarkNotificationRead,
   ResendDelivery,
   TestEndpoints,
-  WrittenEndpoint,
-  WrittenNotification,
 } from './notifications.handlers';
-import { recoverBy } from '../common/recovery';
+import { recoverDocument } from '../common/recovery';
+import { endpointStream, notificationStream } from '../../../../libs/domain/notifications/events';
 
 export { NOTIFICATION_HANDLERS } from './notifications.handlers';
 
@@ -129,7 +128,7 @@ const listRoute = route({
   query: z.object({ read: bool, type: z.enum(NOTIFICATION_TYPES).optional() }),
   responses: { 200: collectionSchema(N_TYPE, notificationAttributes) },
 });
-const createRoute = route({ ...common, method: 'POST', path: '/v1/notifications', summary: 'Create a notification', permission: write, type: N_TYPE, body: notificationSchema, idempotent: true, recover: recoverBy((w) => new WrittenNotification(w), (d) => resource(N_TYPE, d.id, notificationOf(d).attributes)), responses: { 201: resourceSchema(N_TYPE, notificationAttributes) } });
+const createRoute = route({ ...common, method: 'POST', path: '/v1/notifications', summary: 'Create a notification', permission: write, type: N_TYPE, body: notificationSchema, idempotent: true, recover: recoverDocument(notificationsProjection, notificationStream, (d) => resource(N_TYPE, d.id, notificationOf(d).attributes)), responses: { 201: resourceSchema(N_TYPE, notificationAttributes) } });
 const getRoute = route({ ...common, method: 'GET', path: '/v1/notifications/{id}', summary: 'Get a notification', permission: read, params: idParams, responses: { 200: resourceSchema(N_TYPE, notificationAttributes) } });
 const markRoute = route({
   ...common,
@@ -186,7 +185,7 @@ const createEndpointRoute = route({
   type: E_TYPE,
   body: endpointBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenEndpoint(w), recoveredEndpoint),
+  recover: recoverDocument(notificationEndpointsProjection, endpointStream, recoveredEndpoint),
   responses: { 201: resourceSchema(E_TYPE, createdEndpointAttributes) },
 });
 const getEndpointRoute = route({ ...common, method: 'GET', path: '/v1/notifications/endpoints/{id}', summary: 'Get a notification endpoint', permission: read, params: idParams, responses: { 200: resourceSchema(E_TYPE, endpointAttributes) } });

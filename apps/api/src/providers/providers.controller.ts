@@ -6,11 +6,12 @@ import { principalDataScope, type Principal } from '../../../../libs/http/src/au
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/providers/capabilities';
-import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
+import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { pathId } from '../common/resource-lifecycle';
-import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider, WrittenProvider } from './providers.handlers';
-import { recoverBy } from '../common/recovery';
+import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from './providers.handlers';
+import { recoverDocument } from '../common/recovery';
+import { providerStream } from '../../../../libs/domain/providers/events';
 import { BusController } from '../common/bus-controller';
 
 export const providerAttributes = z.object({
@@ -92,7 +93,7 @@ const createRoute = route({
   type: 'providers',
   body: createBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenProvider(w), (doc) => providerDocument(doc)),
+  recover: recoverDocument(providersProjection, providerStream, providerDocument),
   responses: { 201: resourceSchema('providers', providerAttributes) },
 });
 const getRoute = route({

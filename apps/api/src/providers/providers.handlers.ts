@@ -12,7 +12,6 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { PLATFORM } from '../tokens';
 import { findProjectProvider } from './find-provider';
-import { idInStream, type RecoveredWrite } from '../common/recovery';
 
 export class RegisterProvider extends Command<ProviderDoc> {
   constructor(
@@ -73,24 +72,6 @@ async function ownProvider(platform: Platform, projectId: string, providerId: st
 async function written(platform: Platform, providerId: string, position: number | null): Promise<ProviderDoc> {
   await platform.waitForProjections(position, [providersProjection.name]);
   return (await platform.readBack(providersProjection, providerStream(providerId), providerId, position))!;
-}
-
-/** The provider a committed registration wrote, as of that write (recovery of a lost answer). */
-export class WrittenProvider extends Query<ProviderDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenProvider)
-export class WrittenProviderHandler implements IQueryHandler<WrittenProvider> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
-
-  async execute({ write }: WrittenProvider): Promise<ProviderDoc | null> {
-    const id = idInStream(providerStream, write.streamId);
-    const doc = id ? await this.platform.readBack(providersProjection, write.streamId, id, write.position) : null;
-    return doc && doc.projectId === write.projectId ? doc : null;
-  }
 }
 
 /** Secrets go to the vault first; the event carries only the reference (DECISIONS 11). */
@@ -166,4 +147,4 @@ export class ListProvidersHandler implements IQueryHandler<ListProviders> {
   }
 }
 
-export const PROVIDER_HANDLERS = [WrittenProviderHandler, RegisterProviderHandler, UpdateProviderHandler, DeleteProviderHandler, GetProviderHandler, ListProvidersHandler];
+export const PROVIDER_HANDLERS = [RegisterProviderHandler, UpdateProviderHandler, DeleteProviderHandler, GetProviderHandler, ListProvidersHandler];
