@@ -17,6 +17,9 @@
  * Group "wallets" (in the default run; BENCH_ONLY=wallets): wallet credits/s on 1 wallet and on
  * BENCH_WALLETS wallets (default 1000) beside the bare 1-event append, BENCH_WALLET_DURATION_MS
  * (default 5000) and BENCH_WALLET_CONCURRENCY (default 16), see wallet.bench.ts.
+ * Group "files" (in the default run; BENCH_ONLY=files): PUT /v1/files/{id} at BENCH_FILE_VERSIONS versions
+ * of 64 KiB (default 500) beside the same PUT at 10 versions, BENCH_FILE_SAMPLES PUTs per half (default
+ * 100), see files.bench.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -31,6 +34,7 @@ import { benchList } from './list.bench';
 import { benchCreate } from './create.bench';
 import { benchWallets } from './wallet.bench';
 import { benchWebhooks } from './webhooks.bench';
+import { benchFiles } from './files.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -40,7 +44,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -140,6 +144,14 @@ async function main(): Promise<number> {
       const r = await benchWebhooks({ endpoints: num('BENCH_WEBHOOK_ENDPOINTS', 100), events: num('BENCH_WEBHOOK_EVENTS', 50), baselineMs: num('BENCH_WEBHOOK_BASELINE_MS', 5000), profile, engines: e });
       rows.push(...r.rows);
       details.webhooks = r.details;
+    });
+  }
+
+  if (only.has('files')) {
+    await step('files', async () => {
+      const r = await benchFiles({ versions: num('BENCH_FILE_VERSIONS', 500), samples: num('BENCH_FILE_SAMPLES', 100) });
+      rows.push(...r.rows);
+      details.files = r.details;
     });
   }
 

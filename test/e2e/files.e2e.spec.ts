@@ -142,6 +142,24 @@ describe.each<Profile>(['embedded', 'server'])('files (%s profile)', (profile) =
     expect(again.currentVersion).toBe(1);
   });
 
+  it('gives racing PUTs distinct, consecutive versions: each is a version or 409 CONFLICT, none lost or doubled', async () => {
+    const file = await create({ path: '/race', name: 'versions.txt', content: 'v1' });
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => put(owner, file.id, { content: `racer ${i}` })));
+    const won = answers.filter((a) => a.status === 200);
+    answers.filter((a) => a.status !== 200).forEach((a) => expect([a.status, a.body.errors[0].code]).toEqual([409, 'CONFLICT']));
+    expect(won.length).toBeGreaterThan(0);
+    const versions = won.map((a) => a.body.data.currentVersion as number).sort((a, b) => a - b);
+    expect(versions).toEqual(Array.from({ length: won.length }, (_, i) => i + 2));
+    const list = await owner.get(`/v1/files/${file.id}/versions?limit=100`);
+    expect(list.body.data.map((v: { version: number }) => v.version)).toEqual([1, ...versions]);
+    // Each answer's version holds what that PUT sent.
+    for (const [i, a] of answers.entries()) {
+      if (a.status === 200) expect((await owner.get(`/v1/files/${file.id}/versions/${a.body.data.currentVersion}`)).body.data.content).toBe(`racer ${i}`);
+    }
+    // And a PUT after the race appends the next one.
+    expect((await put(owner, file.id, { content: 'after' })).body.data.currentVersion).toBe(versions.length + 2);
+  });
+
   it('refuses a taken path and name with 409 even when two creates race', async () => {
     const body = { path: '/race', name: 'once.txt', content: 'x' };
     const answers = await Promise.all([owner.post('/v1/files', body), owner.post('/v1/files', body), owner.post('/v1/files', body)]);

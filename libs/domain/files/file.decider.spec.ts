@@ -20,6 +20,26 @@ const version = (n: number, text: string, encoding: 'text' | 'json' = 'text', at
 const deleted: FileEvent = { type: 'files.FileDeleted.v1', data: { fileId: 'f1', projectId: 'p1', path: '/etc', name: 'app.conf', deletedAt: later } };
 
 describe('file decider', () => {
+  // The PUT handler appends at the read model's currentVersion as the stream's revision, without reading the stream.
+  it("keeps a live file's version count equal to its stream's last revision, with or without content at creation", () => {
+    for (const content of [undefined, 'v1']) {
+      const stream: FileEvent[] = [];
+      let state = fileDecider.initialState();
+      const run = (cmd: CreateFile | AddFileVersion) => {
+        for (const e of fileDecider.decide(cmd, state)) {
+          stream.push(e);
+          state = fileDecider.evolve(state, e);
+        }
+      };
+      run(create({ content }));
+      for (let i = 0; i < 5; i++) {
+        expect(state).toMatchObject({ status: 'live', versions: stream.length - 1 });
+        run(put(`v${i + 2}`));
+      }
+      expect(state).toMatchObject({ status: 'live', versions: stream.length - 1 });
+    }
+  });
+
   describe('create', () => {
     it('records the file alone when there is no content yet (currentVersion 0)', () => {
       given([]).when(create()).then([created]);

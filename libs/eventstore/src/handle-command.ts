@@ -37,6 +37,15 @@ export function causedBy(cause: { id: string; metadata?: Partial<EventMetadata> 
   return { correlationId: cause.metadata?.correlationId ?? cause.id, ...metadata, causationId: cause.id, mode: test ? 'test' : 'live' };
 }
 
+/**
+ * A stream's state as the caller already knows it (e.g. from a read model), with the revision it is
+ * the fold of: the state must be exactly the fold of the stream's events up to that revision.
+ */
+export interface KnownState<S> {
+  state: S;
+  revision: number | 'no_stream';
+}
+
 export interface CommandResult<S> {
   state: S;
   /** Position of the last appended event, or null when the command decided nothing. */
@@ -54,19 +63,37 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   command: C,
   context: CommandContext,
-  options: { attempts?: number; newStream?: boolean } = {},
+  options: { attempts?: number; newStream?: boolean; known?: KnownState<S> } = {},
 ): Promise<CommandResult<S>> {
   const attempts = options.attempts ?? 4;
   for (let attempt = 1; ; attempt++) {
-    // `newStream`: the caller just generated the stream's id, so the first attempt decides on the
-    // initial state without reading; if the stream exists after all (a saga's replay), the append's
-    // `no_stream` check fails and the next attempt reads it.
-    const history = options.newStream && attempt === 1 ? [] : await store.readStream(streamId);
-    let state = decider.initialState();
-    for (const e of history) state = decider.evolve(state, { type: e.type, data: e.data } as E);
-    const decided = decider.decide(command, state);
-    if (decided.length === 0) return { state, position: null, events: [] };
-    const expected = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+    // The first attempt may decide without reading: on the initial state when the caller just
+    // generated the stream's id (`newStream`), or on a state the caller knows at a revision
+    // (`known`). The append's expected revision checks that guess: if the stream is elsewhere (a
+    // saga's replay, a read model behind), the next attempt reads and folds it.
+    const guess: KnownState<S> | undefined = attempt > 1 ? undefined : options.known ?? (options.newStream ? { state: decider.initialState(), revision: 'no_stream' } : undefined);
+    let state: S;
+    let expected: number | 'no_stream';
+    if (guess) {
+      ({ state, revision: expected } = guess);
+    } else {
+      const history = await store.readStream(streamId);
+      state = decider.initialState();
+      for (const e of history) state = decider.evolve(state, { type: e.type, data: e.data } as E);
+      expected = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+    }
+    let decided: E[];
+    try {
+      decided = decider.decide(command, state);
+    } catch (err) {
+      // A refusal is answered from the stream, never from a guess.
+      if (guess) continue;
+      throw err;
+    }
+    if (decided.length === 0) {
+      if (guess) continue;
+      return { state, position: null, events: [] };
+    }
     try {
       const result = await store.append(streamId, decided.map((e) => toNewEvent(e, context)), { expectedRevision: expected, idempotency: idempotencyReservation(context) });
       for (const e of decided) state = decider.evolve(state, e);

@@ -100,6 +100,38 @@ export function testEventStore(name: string, makeFixture: () => Promise<EventSto
       expect((await store.readStream(s)).map((e) => e.data.n)).toEqual([1, 2]);
     });
 
+    it('handleCommand with a known state decides without a read at its revision, and reads the stream when the guess is stale or refused', async () => {
+      type Counted = { type: 'Counted'; data: { n: number } };
+      const counter = {
+        initialState: () => 0,
+        evolve: (_state: number, e: Counted) => e.data.n,
+        // The running total; refuses to go past 100.
+        decide: (cmd: { add: number }, state: number): Counted[] => {
+          if (state + cmd.add > 100) throw new Error(`over 100 from ${state}`);
+          return [{ type: 'Counted', data: { n: state + cmd.add } }];
+        },
+      };
+      const ctx = { metadata: { actor: 'test' } };
+      const s = `known-${randomUUID()}`;
+      let reads = 0;
+      const counting = new Proxy(store, { get: (t, k, r) => (k === 'readStream' ? (...a: Parameters<EventStore['readStream']>) => (reads++, t.readStream(...a)) : Reflect.get(t, k, r)) });
+      await handleCommand(counting, s, counter, { add: 10 }, ctx, { newStream: true });
+      await handleCommand(counting, s, counter, { add: 10 }, ctx, { newStream: true }); // read once: 20 at revision 1
+      reads = 0;
+      // What the stream holds: no read.
+      expect((await handleCommand(counting, s, counter, { add: 5 }, ctx, { known: { state: 20, revision: 1 } })).state).toBe(25);
+      expect(reads).toBe(0);
+      // A stale guess (a read model one event behind): the append's check fails, the stream is read.
+      expect((await handleCommand(counting, s, counter, { add: 5 }, ctx, { known: { state: 20, revision: 1 } })).state).toBe(30);
+      expect(reads).toBe(1);
+      // A guess the decider refuses is not the answer: the stream decides (30 + 60 is allowed).
+      expect((await handleCommand(counting, s, counter, { add: 60 }, ctx, { known: { state: 90, revision: 3 } })).state).toBe(90);
+      expect(reads).toBe(2);
+      await expect(handleCommand(counting, s, counter, { add: 20 }, ctx, { known: { state: 90, revision: 4 } })).rejects.toThrow('over 100 from 90');
+      expect(reads).toBe(3);
+      expect((await store.readStream(s)).map((e) => e.data.n)).toEqual([10, 20, 25, 30, 90]);
+    });
+
     it('lets exactly one of two racing writers win, across separate connections', async () => {
       const other = await fixture.open();
       extra.push(other);

@@ -158,10 +158,13 @@ export class PutFileContentHandler implements ICommandHandler<PutFileContent> {
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ projectId, fileId, content, context }: PutFileContent): Promise<FileDoc> {
-    await liveFile(this.platform, projectId, fileId);
+    const doc = await liveFile(this.platform, projectId, fileId);
     checkSize(content);
     const command = { type: 'AddFileVersion' as const, fileId, projectId, content: content.content, now: this.platform.now() };
-    const { position } = await handleCommand(this.platform.events, fileStream(fileId), fileDecider, command, context);
+    // A live file's stream is its creation and one event per version, so the model's current version
+    // is the stream's revision: the append checks that instead of reading every version's content back.
+    const known = { state: { status: 'live' as const, fileId, projectId, path: doc.path, name: doc.name, versions: doc.currentVersion }, revision: doc.currentVersion };
+    const { position } = await handleCommand(this.platform.events, fileStream(fileId), fileDecider, command, context, { known });
     return written(this.platform, fileId, position);
   }
 }
