@@ -149,9 +149,13 @@ async function main(): Promise<number> {
 
   if (only.has('files')) {
     await step('files', async () => {
-      const r = await benchFiles({ versions: num('BENCH_FILE_VERSIONS', 500), samples: num('BENCH_FILE_SAMPLES', 100) });
-      rows.push(...r.rows);
-      details.files = r.details;
+      const runs = [];
+      for (const pgUrl of [null, e.pgUrl]) {
+        const r = await benchFiles({ pgUrl, versions: num('BENCH_FILE_VERSIONS', 500), samples: num('BENCH_FILE_SAMPLES', 100) });
+        rows.push(...r.rows);
+        runs.push(r.details);
+      }
+      details.files = runs;
     });
   }
 
