@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { SqlEventStore } from '../src/sql/sql-event-store';
 import { PgliteSqlClient } from '../src/sql/sql-client';
 import { testEventStore } from './event-store.contract';
+import { eventually } from '../../../test/support/wait';
 
 // PGlite is one embedded database per process: the fixture shares one instance between "connections".
 testEventStore(
@@ -28,3 +30,29 @@ testEventStore(
   },
   { parallelStores: 1 },
 );
+
+describe('PGlite tail reads', () => {
+  it("sends no subscription to the database for a commit's own NOTIFY echo: its events come from the tail", async () => {
+    const client = await PgliteSqlClient.open();
+    const queries: string[] = [];
+    const query = client.query.bind(client);
+    client.query = ((sql: string, params?: unknown[]) => (queries.push(sql), query(sql, params))) as typeof client.query;
+    // A long poll interval: a caught-up reader does not verify against the database during the test.
+    const store = await SqlEventStore.open(client, { schema: 'es_echo', pollIntervalMs: 600_000 });
+    const ev = () => ({ id: randomUUID(), type: 'test.Echo.v1', data: {}, metadata: { schemaVersion: 1, actor: 'test' } });
+    const seen: number[] = [];
+    const subs = Array.from({ length: 3 }, () => store.subscribeToAll({ fromPosition: 0, batchSize: 100, onEvents: async (events) => void seen.push(...events.map((e) => e.position)) }));
+    try {
+      await store.append(`echo-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' });
+      await eventually(async () => seen.length, (n) => n >= 3, 10_000, 5);
+      queries.length = 0;
+      for (let i = 0; i < 20; i++) await store.append(`echo-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' });
+      await eventually(async () => seen.length, (n) => n >= 63, 10_000, 5);
+      expect(seen.length).toBe(63);
+      expect(queries.filter((q) => q.includes('WHERE position >'))).toEqual([]);
+    } finally {
+      for (const s of subs) await s.stop();
+      await store.close();
+    }
+  });
+});

@@ -64,6 +64,10 @@ export class SqlEventStore implements EventStore {
   private readonly schema: string;
   private readonly queue: PendingAppend[] = [];
   private flushing = false;
+  /** A commit of this process is in flight (from its transaction to its rows in the tail). */
+  private committing = false;
+  /** The highest head a NOTIFY told of while `committing`: taken once the commit is in the tail. */
+  private notifiedHead = 0;
   private readonly subscriptions = new Set<CatchUpSubscription>();
   private unlisten: (() => Promise<void>) | null = null;
   private readonly channel: string;
@@ -96,8 +100,12 @@ export class SqlEventStore implements EventStore {
     store.unlisten = await sql.listen(store.channel, (payload) => {
       // The payload is the head after the commit (another process's, or this one's echoed back).
       const head = Number(payload);
-      if (Number.isFinite(head) && head > store.knownHead) store.knownHead = head;
-      store.wakeSubscriptions();
+      if (!Number.isFinite(head)) return;
+      // During this process's commit the echo of that very commit arrives before the commit returns
+      // its rows: taken now, it would send every woken reader to the database for events the tail
+      // is about to hold. It waits for the commit (at most one transaction; see commitBatch).
+      if (store.committing) store.notifiedHead = Math.max(store.notifiedHead, head);
+      else store.learnHead(head);
     });
     return store;
   }
@@ -197,7 +205,26 @@ export class SqlEventStore implements EventStore {
     }
   }
 
+  /** A head another process (or this one) committed: readers catch up to it (from the database for what the tail lacks). */
+  private learnHead(head: number): void {
+    if (head > this.knownHead) this.knownHead = head;
+    this.wakeSubscriptions();
+  }
+
   private async commitBatch(batch: PendingAppend[]): Promise<void> {
+    this.committing = true;
+    try {
+      await this.commitBatchInner(batch);
+    } finally {
+      this.committing = false;
+      const notified = this.notifiedHead;
+      this.notifiedHead = 0;
+      // This commit's own echo is below the tail's end now (nothing to do); another process's head is learnt.
+      if (notified > this.tailEnd) this.learnHead(notified);
+    }
+  }
+
+  private async commitBatchInner(batch: PendingAppend[]): Promise<void> {
     const started = performance.now();
     const outcomes = await this.sql.transaction(async (tx) => {
       // Lock the head row first, in its own statement: commits are serialized in position order, and
