@@ -15,7 +15,7 @@ export interface KycRequestDoc extends ReadDoc {
   updatedAt: string;
 }
 
-const LISTS: ListShape[] = [{ query: 'GET /v1/admin/kyc?status=', equal: ['status'], sortable: ['createdAt', 'updatedAt'] }];
+const LISTS: ListShape[] = [{ query: 'GET /v1/admin/kyc?status=', equal: ['status'], sortable: ['createdAt', 'updatedAt', 'status'] }];
 
 /** KYC requests (DECISIONS 18): the admin's queue (`GET /v1/admin/kyc`, pending by default) and the customer's latest request. */
 export const kycRequestsProjection: DocumentProjection<KycRequestDoc> = {

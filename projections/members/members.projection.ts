@@ -27,7 +27,7 @@ export interface MemberDoc extends ReadDoc {
  * views, `invited` for invitations), since removed members stay as documents (see `removed`).
  */
 const LISTS: ListShape[] = [
-  { query: 'GET /v1/iam/members, /v1/iam/team/members, /v1/projects/{projectId}/members and /invites, /v1/workspaces/members', equal: ['projectId', 'scope', 'status'], sortable: ['createdAt', 'email', 'role', 'expiresAt'] },
+  { query: 'GET /v1/iam/members, /v1/iam/team/members, /v1/projects/{projectId}/members and /invites, /v1/workspaces/members', equal: ['projectId', 'scope', 'status'], sortable: ['createdAt', 'email', 'role', 'expiresAt', 'status'] },
 ];
 
 /** Members and invitations of every project (an invitation is a member in status `invited`). */

@@ -31,7 +31,7 @@ export interface DeliveryDoc extends ReadDoc {
 }
 
 const LISTS: ListShape[] = [
-  { query: 'GET /v1/notifications/endpoints/{id}/deliveries', equal: ['endpointId'], residual: ['status'], sortable: ['createdAt', 'updatedAt'] },
+  { query: 'GET /v1/notifications/endpoints/{id}/deliveries', equal: ['endpointId'], residual: ['status'], sortable: ['createdAt', 'updatedAt', 'status'] },
   { query: 'deliverer: pending deliveries by due time', equal: ['due'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
 ];
 

@@ -34,7 +34,7 @@ export const workspaceOfProject = (doc: ProjectDoc): string => doc.workspaceId ?
 const LISTS: ListShape[] = [
   { query: 'GET /v1/admin/projects', equal: [], sortable: ['createdAt', 'name'] },
   // Filters are checked while walking (projects are few next to instances; an index per filter and sort is not worth it).
-  { query: 'GET /v1/admin/customers', equal: [], residual: ['status', 'kycStatus'], sortable: ['createdAt', 'name', 'updatedAt'] },
+  { query: 'GET /v1/admin/customers', equal: [], residual: ['status', 'kycStatus'], sortable: ['createdAt', 'name', 'updatedAt', 'status'] },
 ];
 
 /** Projects with their standing and verification: `/v1/admin/projects`, `/v1/admin/customers` and the auth pipeline. */

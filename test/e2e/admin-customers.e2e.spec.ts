@@ -193,6 +193,9 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     const a = res.body.data.attributes;
     expect(res.body.data).toMatchObject({ id: 'platform', type: 'analytics' });
     expect(a.projects).toEqual({ total: 3, byStatus: { active: 2, suspended: 0, closed: 1 } });
+    const customerStatuses = async (sort: string) => (await admin.get(`/v1/admin/customers?sort=${sort}`)).body.data.map((c: { attributes: { status: string } }) => c.attributes.status);
+    expect(await customerStatuses('status')).toEqual(['active', 'active', 'closed']);
+    expect(await customerStatuses('-status')).toEqual(['closed', 'active', 'active']);
     expect(a.instances.total).toBe(2);
     expect(a.instances.byStatus).toMatchObject({ terminated: 1, error: 1, active: 0, creating: 0 });
     expect(a.servers).toMatchObject({ total: 1, byStatus: { terminated: 1, active: 0 } });

@@ -81,5 +81,6 @@ describe.each<Profile>(['embedded', 'server'])('KYC: customer requests, admin de
     expect([after.status, after.body.errors[0].code]).toEqual([409, 'INVALID_STATE']);
     const page = await admin.get('/v1/admin/kyc?status=approved&limit=1&sort=-updatedAt');
     expect(page.body.meta).toEqual({ page: 1, limit: 1, total: 1, totalPages: 1 });
+    expect(ids((await admin.get('/v1/admin/kyc?status=approved&sort=-status')).body)).toEqual([id]);
   });
 });

@@ -176,6 +176,18 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
       expect(v.body.data.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining([annId, ben.body.data.id]));
     }
     expect(views[1].body.data.map((m: { attributes: { email: string } }) => m.attributes.email)).toEqual([...views[1].body.data.map((m: { attributes: { email: string } }) => m.attributes.email)].sort());
+
+    // Sorted by status both ways (DECISIONS 13: `status` where the resource has one), invited and active alike.
+    expect((await owner.post(`/v1/projects/${projectId}/invites`, { email: 'sorted@example.com' })).status).toBe(201);
+    const statuses = async (sort: string) => {
+      const res = await owner.get(`/v1/iam/members?sort=${sort}&limit=100`);
+      expect(res.status).toBe(200);
+      return res.body.data.map((m: { attributes: { status: string } }) => m.attributes.status) as string[];
+    };
+    const up = await statuses('status');
+    expect(new Set(up)).toEqual(new Set(['active', 'invited']));
+    expect(up).toEqual([...up].sort());
+    expect(await statuses('-status')).toEqual([...up].sort().reverse());
   });
 
   it('keeps workspace members apart, with roles owner/admin/member/viewer (default member)', async () => {

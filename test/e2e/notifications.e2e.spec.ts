@@ -321,6 +321,9 @@ describe.each<Profile>(['embedded', 'server'])('deliveries across a restart (%s 
     const pending = await api.post('/v1/notifications', { title: 'During', message: 'pending at the stop' });
     await eventually(() => api.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries?status=pending`), (r) => r.body.data[0]?.attributes.attempts.length === 1);
     await eventually(() => api.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries?status=delivered`), (r) => r.body.meta.total === 1);
+    const byStatus = async (sort: string) => (await api.get(`/v1/notifications/endpoints/${hook.body.data.id}/deliveries?sort=${sort}`)).body.data.map((d: { attributes: { status: string } }) => d.attributes.status);
+    expect(await byStatus('status')).toEqual(['delivered', 'pending']);
+    expect(await byStatus('-status')).toEqual(['pending', 'delivered']);
 
     const env = srv.env;
     await srv.stop({ keepData: true });

@@ -151,7 +151,7 @@ const listRoute = route({
   method: 'GET',
   path: '/v1/admin/customers',
   summary: 'List customers (projects) with status, KYC status and balances (platform admin)',
-  list: { type: TYPE, sortFields: ['createdAt', 'name', 'updatedAt'] },
+  list: { type: TYPE, sortFields: ['createdAt', 'name', 'updatedAt', 'status'] },
   query: z.object({ status: z.enum(STATUSES).optional(), kycStatus: z.enum(KYC_STATUSES).optional() }),
   responses: { 200: collectionSchema(TYPE, customerAttributes) },
 });

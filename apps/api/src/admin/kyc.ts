@@ -172,7 +172,7 @@ const listRoute = route({
   method: 'GET',
   path: '/v1/admin/kyc',
   summary: 'KYC requests, pending ones by default (platform admin)',
-  list: { type: TYPE, sortFields: ['createdAt', 'updatedAt'] },
+  list: { type: TYPE, sortFields: ['createdAt', 'updatedAt', 'status'] },
   query: z.object({ status: z.enum(REQUEST_STATUSES).default('pending') }),
   responses: { 200: collectionSchema(TYPE, requestAttributes) },
 });

@@ -197,7 +197,7 @@ const deliveriesRoute = route({
   summary: "List an endpoint's deliveries with their attempts",
   permission: read,
   params: idParams,
-  list: { type: D_TYPE, sortFields: ['createdAt', 'updatedAt'] },
+  list: { type: D_TYPE, sortFields: ['createdAt', 'updatedAt', 'status'] },
   query: z.object({ status: z.enum(DELIVERY_STATUSES).optional() }),
   responses: { 200: collectionSchema(D_TYPE, deliveryAttributes) },
 });
