@@ -188,6 +188,9 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     expect(new Set(up)).toEqual(new Set(['active', 'invited']));
     expect(up).toEqual([...up].sort());
     expect(await statuses('-status')).toEqual([...up].sort().reverse());
+    const invites = await owner.get(`/v1/projects/${projectId}/invites?sort=-status`);
+    expect(invites.status).toBe(200);
+    expect(invites.body.data.map((m: { attributes: { email: string } }) => m.attributes.email)).toContain('sorted@example.com');
   });
 
   it('keeps workspace members apart, with roles owner/admin/member/viewer (default member)', async () => {

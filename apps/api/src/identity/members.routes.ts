@@ -144,7 +144,7 @@ const listInvites = route({
   path: invitesPath,
   summary: "List the project's pending invitations",
   permission: 'invitations:read',
-  list: { type: INVITES, sortFields: ['createdAt', 'email', 'expiresAt'] },
+  list: { type: INVITES, sortFields: ['createdAt', 'email', 'expiresAt', 'status'] },
   responses: { 200: collectionSchema(INVITES, invitationAttributes) },
 });
 /** An invite's or a resend's answer a crash lost (DECISIONS 5): the invitation its request's own event names, as of the write. */
