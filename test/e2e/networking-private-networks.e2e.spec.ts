@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ManualClock } from '../../libs/runtime/src/clock';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { activeInstance, activeServer, failingCreates, jobUntil, listsAndFilters, strangerOf, until } from './networking.support';
@@ -83,6 +84,33 @@ describe.each<Profile>(['embedded', 'server'])('networking: private networks (%s
     const stranger = await strangerOf(srv);
     const theirs = (await stranger.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-pn-2' })).body.data.id;
     expect((await stranger.post(`${base}?providerId=${theirs}`, { name: 'same', region: 'us-east-1', cidr: '10.50.0.0/16' })).status).toBe(202);
+  });
+
+  it('accepts exactly one of racing overlapping creates in a region (the others 409 on /cidr), whatever the read model has seen', async () => {
+    for (const round of [0, 1, 2]) {
+      // Pairwise overlapping: each holds 10.<n>.0.0.
+      const cidrs = ['16', '17', '18', '16', '20', '24'].map((bits) => `10.${70 + round}.0.0/${bits}`);
+      const answers = await Promise.all(cidrs.map((cidr, i) => api.post(path, { name: `race-${round}-${i}`, region: 'us-east-1', cidr })));
+      const won = answers.filter((a) => a.status === 202);
+      expect(won).toHaveLength(1);
+      for (const lost of answers.filter((a) => a.status !== 202)) expect([lost.status, lost.body.errors[0].code, lost.body.errors[0].source.pointer]).toEqual([409, 'CONFLICT', '/cidr']);
+      await until(api, `${base}/${won[0]!.body.data.id}`, 'active');
+    }
+  });
+
+  it('frees a range reserved for a network that was never created, once the reservation is 30 s old (a crash between the two writes)', async () => {
+    const projectId = srv.bootstrap.scope;
+    const orphan = randomUUID();
+    const at = new Date(clock.now()).toISOString();
+    await srv.platform.events.append(`pnetranges-${projectId}-us-east-1`, [{ id: randomUUID(), type: 'networking.PrivateNetworkRangeReserved.v1', data: { projectId, region: 'us-east-1', networkId: orphan, cidr: '10.80.0.0/16', reservedAt: at }, metadata: { schemaVersion: 1, projectId, actor: 'test' } }], { expectedRevision: 'any' });
+    const early = await api.post(path, { name: 'early', region: 'us-east-1', cidr: '10.80.0.0/24' });
+    expect([early.status, early.body.errors[0].code]).toEqual([409, 'CONFLICT']);
+    expect(early.body.errors[0].detail).toContain(orphan);
+    clock.advance(31_000);
+    const later = await api.post(path, { name: 'later', region: 'us-east-1', cidr: '10.80.0.0/24' });
+    expect(later.status).toBe(202);
+    const ledger = (await srv.platform.events.readStream(`pnetranges-${projectId}-us-east-1`)).map((e) => [e.type, e.data.networkId]);
+    expect(ledger.slice(-2)).toEqual([['networking.PrivateNetworkRangeReleased.v1', orphan], ['networking.PrivateNetworkRangeReserved.v1', later.body.data.id]]);
   });
 
   it('validates: private CIDRs with zero host bits (400 on /cidr), regions (422), provider choice and UNSUPPORTED_PROVIDER, other projects (404)', async () => {

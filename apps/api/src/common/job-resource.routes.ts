@@ -89,6 +89,11 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
    * vault here, the fields keep only references, and `reveal` is shown once, in the create's answer.
    */
   secrets?: (input: LookupInput<z.output<S>> & { id: string }) => Promise<{ fields?: Partial<z.output<S>>; reveal: Record<string, unknown> }>;
+  /**
+   * What a create reserves on a stream of its own before the resource's stream is written (a private
+   * network's range on its region's ledger), so that racing creates are ordered; it may refuse (409).
+   */
+  reserve?: (input: LookupInput<z.output<S>> & { id: string; context: CommandContext }) => Promise<void>;
   /** `GET/POST <path>/db`: the operator's records of what exists at the provider, an import registered like a create. */
   records?: { list: string; create: string };
   /** The lookups a DELETE's rule needs (a cluster: the AI models it serves): the args the request records. */
@@ -185,6 +190,7 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
     const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix };
     let fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
     const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
+    if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
     const secret = routes.secrets ? await routes.secrets({ ...input, body: fields, id }) : null;
     if (secret?.fields) fields = { ...fields, ...secret.fields };
     const jobId = uuidv7();
@@ -240,6 +246,7 @@ export class ImportJobResourceHandler implements ICommandHandler<ImportJobResour
     const input = { platform: this.platform, projectId, provider, body, pointerPrefix: call.pointerPrefix };
     const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
     const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
+    if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
     const command = { type: 'ImportResource' as const, id, projectId, providerId: provider.id, providerKind: provider.name, fields, externalId, attributes: {}, now: this.platform.now() };
     const r = await handleCommand(this.platform.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
     await this.platform.waitForProjections(r.position, [projection.name]);

@@ -1,5 +1,10 @@
-import { overlappingNetwork, privateNetworks } from '../../../../libs/domain/networking/private-network.resource';
+import { overlappingNetwork, privateNetworks, privateNetworkStream } from '../../../../libs/domain/networking/private-network.resource';
+import { overlappingReservations, privateNetworkRangesDecider, privateNetworkRangesStream, type RangeEvent } from '../../../../libs/domain/networking/private-network-ranges';
+import { DomainError } from '../../../../libs/domain/shared/domain-error';
+import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { ApiError } from '../../../../libs/http/src/errors';
+import type { Platform } from '../../../../libs/runtime/src/platform';
+import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
 import { jobResourceController } from '../common/job-resource.routes';
 import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
@@ -26,6 +31,18 @@ export const PrivateNetworksController = jobResourceController({
     if (taken) throw new ApiError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
     return fields;
   },
+  // The read model above answers at its lag; the region's range ledger orders racing creates (409 for the later one).
+  async reserve({ platform, projectId, body, id, pointerPrefix, context }) {
+    const stream = privateNetworkRangesStream(projectId, body.region);
+    const reserve = (stale: string[]) =>
+      handleCommand(platform.events, stream, privateNetworkRangesDecider, { type: 'ReserveRange', projectId, region: body.region, networkId: id, cidr: body.cidr, stale, now: platform.now() }, aside(context), { attempts: 16 });
+    try {
+      // Refused: overlapping reservations whose network is gone (deleted, or never created) are released with this one.
+      await reserve([]).catch(async (err) => (isConflict(err) ? reserve(await freeOverlaps(platform, stream, body.cidr, id)) : Promise.reject(err)));
+    } catch (err) {
+      throw isConflict(err) ? new ApiError('CONFLICT', (err as Error).message, { source: { pointer: `${pointerPrefix}/cidr` } }) : err;
+    }
+  },
   actions: {
     attach: {
       summary: 'Attach the private network to an instance or server of the project in its region (202, a private-network.attach job)',
@@ -34,3 +51,26 @@ export const PrivateNetworksController = jobResourceController({
     },
   },
 });
+
+/** A reservation's append carries no Idempotency-Key: the key is the network's create's. */
+const aside = (context: CommandContext): CommandContext => ({ metadata: { ...context.metadata, idempotencyKey: undefined } });
+
+/** A create appends its network right after its reservation; one still without a network after this long never will (a crash, a refusal). */
+const ABANDONED_AFTER_MS = 30_000;
+
+const isConflict = (err: unknown) => err instanceof DomainError && err.code === 'CONFLICT';
+
+/** The reservations overlapping `cidr` (other than `networkId`'s) whose network holds its range no more. */
+async function freeOverlaps(platform: Platform, stream: string, cidr: string, networkId: string): Promise<string[]> {
+  const ledger = (await platform.events.readStream(stream)).reduce((s, e) => privateNetworkRangesDecider.evolve(s, { type: e.type, data: e.data } as RangeEvent), privateNetworkRangesDecider.initialState());
+  const free: string[] = [];
+  for (const [id, r] of overlappingReservations(ledger, cidr, networkId)) if (await rangeIsFree(platform, id, r.reservedAt)) free.push(id);
+  return free;
+}
+
+/** Whether a reserved network holds its range no more: deleted, or never created. */
+async function rangeIsFree(platform: Platform, networkId: string, reservedAt: string): Promise<boolean> {
+  const events = await platform.events.readStream(privateNetworkStream(networkId));
+  if (events.length === 0) return Date.parse(platform.now()) - Date.parse(reservedAt) > ABANDONED_AFTER_MS;
+  return foldDocument(privateNetworksProjection, events, networkId) === null;
+}
