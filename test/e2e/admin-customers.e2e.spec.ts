@@ -176,6 +176,7 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
     const simulated = await otherTest.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'simulated', providerId: testProvider.body.data.id });
     expect(simulated.status).toBe(202);
     await eventually(() => otherTest.get(`/v1/jobs/${simulated.body.jobId}`), (r) => r.body.data.attributes.status === 'completed');
+    await eventually(() => otherTest.get(`/v1/instances/${simulated.body.data.id}`), (r) => r.body.data.attributes.status === 'active');
     const provider = await other.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-456' });
     const doomed = await other.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'doomed', providerId: provider.body.data.id, tags: { simulate: 'fail:always' } });
     expect(doomed.status).toBe(202);
