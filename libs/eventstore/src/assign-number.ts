@@ -1,6 +1,6 @@
 import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
 import type { AssignNumber, NumberAssignedData, SequenceState } from '../../domain/shared/number-sequence';
-import { handleCommand, type CommandContext } from './handle-command';
+import { handleCommand, withoutIdempotencyKey, type CommandContext } from './handle-command';
 
 /** A burst of creates in one project retries its number this often before answering 409 CONFLICT. */
 export const NUMBER_ATTEMPTS = 25;
@@ -18,7 +18,6 @@ export async function assignNumber<T extends string, F extends string>(
   command: Omit<AssignNumber, 'type'>,
   context: CommandContext,
 ): Promise<NumberAssignedData<F>> {
-  const numbering = { metadata: { ...context.metadata, idempotencyKey: undefined } };
-  const assigned = await handleCommand(store, stream, decider, { type: 'AssignNumber', ...command }, numbering, { attempts: NUMBER_ATTEMPTS });
+  const assigned = await handleCommand(store, stream, decider, { type: 'AssignNumber', ...command }, withoutIdempotencyKey(context), { attempts: NUMBER_ATTEMPTS });
   return assigned.events[0].data as NumberAssignedData<F>;
 }

@@ -28,6 +28,13 @@ export function idempotencyReservation(context: CommandContext): IdempotencyRese
 }
 
 /**
+ * The context of a write a keyed request makes beside its own (a reservation on a shared stream, a
+ * number): it carries no Idempotency-Key, which belongs to the request's own write alone (the write
+ * the key's answer is recovered from).
+ */
+export const withoutIdempotencyKey = (context: CommandContext): CommandContext => ({ metadata: { ...context.metadata, idempotencyKey: undefined } });
+
+/**
  * The metadata of events a process manager appends because of `cause`: its causation, its correlation
  * (the cause's, else the cause itself) and its mode (DECISIONS 21: work caused by a test-mode event is
  * test-mode work).

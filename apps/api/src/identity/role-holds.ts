@@ -10,7 +10,7 @@ import { customRolesDecider, customRolesStream, type CustomRole, type RoleHolder
 import { apiKeyStream } from '../../../../libs/domain/identity/events';
 import { memberHoldsRole, membershipDecider, membershipStream } from '../../../../libs/domain/identity/membership';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest, unavailable } from '../../../../libs/http/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
@@ -28,7 +28,7 @@ const HOLD_ATTEMPTS = 64;
  * committed write stays the holder's (its lost answer is recovered from that stream), and a reservation
  * left by a crash before it is simply a hold whose grant never happened.
  */
-const aside = (context: CommandContext): CommandContext => ({ metadata: { ...context.metadata, idempotencyKey: undefined } });
+const aside = withoutIdempotencyKey;
 
 /** As an unknown role answers (members.handlers.ts roleGrantee): 400 on the request's `role`. */
 const unknownRole = (builtIns: readonly string[]) => badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/data/attributes/role' } }]);

@@ -1,7 +1,7 @@
 import { overlappingNetwork, privateNetworks, privateNetworkStream } from '../../../../libs/domain/networking/private-network.resource';
 import { overlappingReservations, privateNetworkRangesDecider, privateNetworkRangesStream, type RangeEvent } from '../../../../libs/domain/networking/private-network-ranges';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, withoutIdempotencyKey } from '../../../../libs/eventstore/src/handle-command';
 import { ApiError } from '../../../../libs/http/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
@@ -35,7 +35,7 @@ export const PrivateNetworksController = jobResourceController({
   async reserve({ platform, projectId, body, id, pointerPrefix, context }) {
     const stream = privateNetworkRangesStream(projectId, body.region);
     const reserve = (stale: string[]) =>
-      handleCommand(platform.events, stream, privateNetworkRangesDecider, { type: 'ReserveRange', projectId, region: body.region, networkId: id, cidr: body.cidr, stale, now: platform.now() }, aside(context), { attempts: 16 });
+      handleCommand(platform.events, stream, privateNetworkRangesDecider, { type: 'ReserveRange', projectId, region: body.region, networkId: id, cidr: body.cidr, stale, now: platform.now() }, withoutIdempotencyKey(context), { attempts: 16 });
     try {
       // Refused: overlapping reservations whose network is gone (deleted, or never created) are released with this one.
       await reserve([]).catch(async (err) => (isConflict(err) ? reserve(await freeOverlaps(platform, stream, body.cidr, id)) : Promise.reject(err)));
@@ -51,9 +51,6 @@ export const PrivateNetworksController = jobResourceController({
     },
   },
 });
-
-/** A reservation's append carries no Idempotency-Key: the key is the network's create's. */
-const aside = (context: CommandContext): CommandContext => ({ metadata: { ...context.metadata, idempotencyKey: undefined } });
 
 /** A create appends its network right after its reservation; one still without a network after this long never will (a crash, a refusal). */
 const ABANDONED_AFTER_MS = 30_000;
