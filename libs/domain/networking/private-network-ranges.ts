@@ -15,6 +15,7 @@ type Base = { projectId: string; region: string; networkId: string };
 export type RangeReserved = DomainEvent<'networking.PrivateNetworkRangeReserved.v1', Base & { cidr: string; reservedAt: string }>;
 export type RangeReleased = DomainEvent<'networking.PrivateNetworkRangeReleased.v1', Base & { cidr: string; releasedAt: string }>;
 export type RangeEvent = RangeReserved | RangeReleased;
+export const PrivateNetworkRangeEventTypes = { Reserved: 'networking.PrivateNetworkRangeReserved.v1', Released: 'networking.PrivateNetworkRangeReleased.v1' } as const satisfies Record<string, RangeEvent['type']>;
 
 export interface Reservation {
   cidr: string;

@@ -16,11 +16,11 @@ import { billingModule } from './modules/billing.module';
 import { aiModule } from './modules/ai.module';
 import { adminModule } from './modules/admin.module';
 import { notificationsModule } from './modules/notifications.module';
-import { invoicingModule } from './modules/invoicing.module';
+import { webhooksModule } from './modules/webhooks.module';
 import { eventNameCatalogue } from '../../domain/notifications/event-names';
 
 /** Every bounded context the runtime runs; each app is built from this list (one line per context). */
-export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule, invoicingModule];
+export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule, webhooksModule];
 
 /** Every job-backed resource, by the jobs' `resourceType`. */
 export const JOB_RESOURCES: Readonly<Record<string, AnyJobBackedResource>> = Object.fromEntries(CONTEXT_MODULES.flatMap((m) => m.jobResources ?? []).map((r) => [r.resourceType, r]));

@@ -1,23 +1,41 @@
 import { BillingEventTypes } from '../../../domain/billing/events';
+import { InvoicingEventTypes } from '../../../domain/invoicing/events';
+import { billingAccountsProjection } from '../../../../projections/billing-accounts/billing-accounts.projection';
 import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
 import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { exchangeRatesProjection } from '../../../../projections/exchange-rates/exchange-rates.projection';
+import { invoicesProjection } from '../../../../projections/invoices/invoices.projection';
+import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
 import { walletConversion } from '../../../../sagas/wallet-conversion/wallet-conversion';
 import { paymentCredits } from '../../../../sagas/payment-credits/payment-credits';
-import { InboundWebhookProcessor } from '../../../../sagas/inbound-webhooks/inbound-webhooks';
+import { MonthEndInvoicing } from '../../../../sagas/usage-invoicing/month-end-run';
+import { UsageInvoicer } from '../../../../sagas/usage-invoicing/usage-invoicer';
+import { InvoicePayments } from '../../../../sagas/usage-invoicing/invoice-payments';
 import { PaymentEventTypes } from '../../../domain/billing/payments';
-import { InboundWebhookEventTypes } from '../../../domain/webhooks/inbound';
 import type { ContextModule } from '../context-module';
 
 /**
- * Billing (spec 4.12, DECISIONS 9 and 16): wallets per currency (streams `wallet-<project>-<currency>`),
- * their credits, the admin-set exchange rates, payments and checkout sessions, inbound webhooks (DECISIONS
- * 10/17: recorded, then processed once), and the process managers that complete a conversion, credit
- * a settled payment or completed checkout, and process each recorded delivery.
+ * Billing (spec 2.9, 4.12, DECISIONS 9 and 16): wallets per currency (streams `wallet-<project>-<currency>`),
+ * their credits, the admin-set exchange rates, payments and checkout sessions, and the process managers
+ * that complete a conversion and credit a settled payment or completed checkout; invoices with gapless
+ * per-project numbers (`invoice-…`), the compute usage meters folded from the instance and server
+ * events, the month-end run (a durable timer over billing_accounts) and the process manager that
+ * invoices each closed period. Every event type here is `billing.*`.
  */
 export const billingModule: ContextModule = {
   name: 'billing',
-  projections: [billingWalletsProjection, billingCreditsProjection, exchangeRatesProjection],
-  processManagers: (rt) => [walletConversion(rt.events), paymentCredits(rt.events), new InboundWebhookProcessor(rt.events)],
-  eventTypes: [...Object.values(BillingEventTypes), ...Object.values(PaymentEventTypes), ...Object.values(InboundWebhookEventTypes)],
+  projections: [billingWalletsProjection, billingCreditsProjection, exchangeRatesProjection, invoicesProjection, usageMetersProjection, billingAccountsProjection],
+  processManagers: (rt) => [walletConversion(rt.events), paymentCredits(rt.events), new UsageInvoicer(rt.events), new InvoicePayments(rt.events)],
+  timers: (rt) => [
+    new MonthEndInvoicing({
+      events: rt.events,
+      accounts: () => rt.projections.collection(billingAccountsProjection),
+      meters: () => rt.projections.collection(usageMetersProjection),
+      metersCaughtUp: async () => rt.consistency.waitForProjections(await rt.events.headPosition(), [usageMetersProjection.name]),
+      clock: rt.clock,
+      logger: rt.logger,
+    }),
+  ],
+  eventTypes: [...Object.values(BillingEventTypes), ...Object.values(PaymentEventTypes), ...Object.values(InvoicingEventTypes)],
+  unpublished: [InvoicingEventTypes.InvoiceNumberAssigned],
 };

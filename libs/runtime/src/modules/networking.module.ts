@@ -2,6 +2,7 @@ import { elasticIps } from '../../../domain/networking/elastic-ip.resource';
 import { firewalls } from '../../../domain/networking/firewall.resource';
 import { interconnections } from '../../../domain/networking/interconnection.resource';
 import { networkDatabases } from '../../../domain/networking/network-database.resource';
+import { PrivateNetworkRangeEventTypes } from '../../../domain/networking/private-network-ranges';
 import { privateNetworks } from '../../../domain/networking/private-network.resource';
 import { vlans } from '../../../domain/networking/vlan.resource';
 import { jobResourceEventTypes, type AnyJobResource } from '../../../domain/shared/job-resource';
@@ -30,5 +31,7 @@ export const networkingModule: ContextModule = {
   name: 'networking',
   projections: RESOURCES.map(([, p]) => p),
   jobResources: RESOURCES.map(([r, p]) => declaredJobResource(r, p.name)),
-  eventTypes: RESOURCES.flatMap(([r]) => Object.values(jobResourceEventTypes(r))),
+  eventTypes: [...RESOURCES.flatMap(([r]) => Object.values(jobResourceEventTypes(r))), ...Object.values(PrivateNetworkRangeEventTypes)],
+  // The range ledger (`pnetranges-<project>-<region>`) orders racing creates; it is on the topic, not a notification.
+  unpublished: Object.values(PrivateNetworkRangeEventTypes),
 };
