@@ -3,20 +3,21 @@ import { CqrsModule } from '@nestjs/cqrs';
 import type { Platform } from '../../../libs/runtime/src/platform';
 import type { IdentityService } from './identity/identity.service';
 import { IDENTITY, PLATFORM, REDIS_PING } from './tokens';
-import { ROUTES } from './routes';
+import { httpModules } from './routes';
 
 @Module({})
 export class AppModule {
   static forRoot(platform: Platform, identity: IdentityService, redisPing: (() => Promise<unknown>) | null): DynamicModule {
+    const http = httpModules();
     return {
       module: AppModule,
       imports: [CqrsModule.forRoot()],
-      controllers: Object.values(ROUTES).flatMap((m) => m.controllers),
+      controllers: http.flatMap((m) => m.controllers),
       providers: [
         { provide: PLATFORM, useValue: platform },
         { provide: IDENTITY, useValue: identity },
         { provide: REDIS_PING, useValue: redisPing },
-        ...Object.values(ROUTES).flatMap((m) => m.handlers ?? []),
+        ...http.flatMap((m) => m.handlers ?? []),
       ],
     };
   }

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { CONTEXT_MODULES } from '../../../libs/runtime/src/registrations';
+import { CONTEXT_MODULES } from '../../../libs/runtime/src/registrations';
 import { ADMIN_HANDLERS, AdminProjectionsController } from './admin/admin-projections.controller';
 import { BatchesController } from './batches/batches.controller';
 import { CatalogSyncController, SyncCatalogHandler, WrittenCatalogSyncHandler } from './catalog/catalog-sync';
@@ -61,8 +61,6 @@ import { InvoicesController } from './invoicing/invoices.controller';
 import { INVOICING_HANDLERS } from './invoicing/invoices.handlers';
 import { UsageController } from './invoicing/usage.controller';
 
-type ContextName = (typeof CONTEXT_MODULES)[number]['name'];
-
 /** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
 export interface HttpModule {
   controllers: Type<unknown>[];
@@ -70,12 +68,15 @@ export interface HttpModule {
   handlers?: Type<unknown>[];
 }
 
+/** The platform's own routes and shared handlers, no context's. */
+export const PLATFORM_ROUTES: HttpModule = { controllers: [HealthController, AdminProjectionsController], handlers: [WrittenDocumentHandler, ...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] };
+
 /**
- * The HTTP side of each registered context (the runtime's modules hold what runs from the log;
- * their routes live here so the runtime never depends on HTTP), plus the platform's own.
+ * The HTTP side of each registered context, keyed by its module's name (the runtime's modules hold
+ * what runs from the log; their routes live here so the runtime never depends on HTTP). A context is
+ * registered once, in CONTEXT_MODULES; an entry here for any other name stops the app (`httpModules`).
  */
-export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
-  platform: { controllers: [HealthController, AdminProjectionsController], handlers: [WrittenDocumentHandler, ...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] },
+export const ROUTES: Readonly<Record<string, HttpModule>> = {
   identity: {
     controllers: [ApiKeysController, AdminProjectsController, IamPermissionsController, ...MEMBER_VIEW_CONTROLLERS, InvitationsController, RolesController, ProviderKeysController],
     handlers: [...IDENTITY_HANDLERS, ...MEMBER_HANDLERS, ...ROLE_HANDLERS, ...PROVIDER_KEY_HANDLERS],
@@ -91,8 +92,19 @@ export const ROUTES: Record<ContextName | 'platform', HttpModule> = {
   support: { controllers: [SupportController], handlers: SUPPORT_HANDLERS },
   notifications: { controllers: [NotificationsController], handlers: NOTIFICATION_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
-  billing: { controllers: [WalletsController, PaymentsController, InboundWebhooksController], handlers: [...WALLET_HANDLERS, ...PAYMENT_HANDLERS, ...WEBHOOK_HANDLERS] },
+  billing: { controllers: [WalletsController, PaymentsController, InvoicesController, UsageController], handlers: [...WALLET_HANDLERS, ...PAYMENT_HANDLERS, ...INVOICING_HANDLERS] },
   ai: { controllers: [ModelsController] },
   admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController, AdminAnalyticsController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS, ...ANALYTICS_HANDLERS] },
-  invoicing: { controllers: [InvoicesController, UsageController], handlers: INVOICING_HANDLERS },
+  webhooks: { controllers: [InboundWebhooksController], handlers: WEBHOOK_HANDLERS },
 };
+
+/**
+ * What the API serves: the platform's routes, then each registered context's, in registration order.
+ * Throws when routes are keyed by a name no context is registered under (they would never be served).
+ */
+export function httpModules(contexts: readonly { name: string }[] = CONTEXT_MODULES): HttpModule[] {
+  const registered = new Set(contexts.map((c) => c.name));
+  const orphans = Object.keys(ROUTES).filter((name) => !registered.has(name));
+  if (orphans.length > 0) throw new Error(`routes keyed by no registered context: ${orphans.join(', ')} (contexts are listed in CONTEXT_MODULES)`);
+  return [PLATFORM_ROUTES, ...contexts.flatMap((c) => (Object.prototype.hasOwnProperty.call(ROUTES, c.name) ? [ROUTES[c.name]] : []))];
+}
