@@ -8,7 +8,7 @@ import { Kafka, logLevel, type Message, type TopicMessages } from 'kafkajs';
 import { SqlEventStore } from '../libs/eventstore/src/sql/sql-event-store';
 import type { RecordedEvent } from '../libs/eventstore/src/event-store.port';
 import { benchRelay } from '../libs/messaging/src/bench-relay';
-import { CLOUDEVENTS_CONTENT_TYPE, serializeCloudEvent, topicOf, allTopics } from '../libs/messaging/src/cloudevents';
+import { CLOUDEVENTS_CONTENT_TYPE, serializeCloudEvent, topicOf, allTopics, contextOf } from '../libs/messaging/src/cloudevents';
 import { scanAll } from './projection.bench';
 import { log, row, shortId, type Engines, type Row } from './lib';
 
@@ -49,7 +49,7 @@ async function rawSendBatch(brokers: string[], events: RecordedEvent[], batchSiz
   const kafka = new Kafka({ clientId: 'bench-raw', brokers, logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  const topics = allTopics(prefix);
+  const topics = allTopics(events.map(contextOf), prefix);
   await admin.createTopics({ waitForLeaders: true, topics: topics.map((topic) => ({ topic, numPartitions: 3, replicationFactor: 1 })) });
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: true });
   try {

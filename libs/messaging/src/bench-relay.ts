@@ -47,18 +47,19 @@ export async function benchRelay(options: BenchRelayOptions): Promise<BenchRelay
   const { store, brokers, n } = options;
   const appendSize = options.appendSize ?? 100;
   const topicPrefix = options.topicPrefix ?? `bench${randomUUID().replace(/-/g, '').slice(0, 10)}`;
-  const categories = ['instance', 'job', 'wallet', 'project', 'ticket', 'file', 'model', 'catalog'];
-  const streams = Array.from({ length: 50 }, (_, i) => `${categories[i % categories.length]}-${randomUUID()}`);
+  // Stream category and the context (event type prefix, so topic) of its events.
+  const categories = [['instance', 'compute'], ['job', 'jobs'], ['wallet', 'billing'], ['project', 'identity'], ['ticket', 'support'], ['file', 'files'], ['model', 'ai'], ['catalog', 'catalog']] as const;
+  const streams = Array.from({ length: 50 }, (_, i) => ({ id: `${categories[i % categories.length][0]}-${randomUUID()}`, context: categories[i % categories.length][1] }));
 
   const startPosition = await store.headPosition();
   const appendStarted = performance.now();
   const appends: Array<() => Promise<unknown>> = [];
   for (let done = 0, i = 0; done < n; i++) {
     const size = Math.min(appendSize, n - done);
-    const streamId = streams[i % streams.length];
+    const { id: streamId, context } = streams[i % streams.length];
     const events: NewEvent[] = Array.from({ length: size }, (_, k) => ({
       id: randomUUID(),
-      type: 'bench.ResourceUpdated.v1',
+      type: `${context}.ResourceUpdated.v1`,
       data: {
         resourceId: streamId,
         seq: done + k,
@@ -82,7 +83,7 @@ export async function benchRelay(options: BenchRelayOptions): Promise<BenchRelay
   const appendMs = performance.now() - appendStarted;
   const head = await store.headPosition();
 
-  const relay = new KafkaRelay({ brokers, clientId: 'bench-relay', topicPrefix, batchSize: options.batchSize });
+  const relay = new KafkaRelay({ brokers, clientId: 'bench-relay', topicPrefix, contexts: categories.map(([, c]) => c), batchSize: options.batchSize });
   await relay.start();
   const runner = new SubscriptionRunner(store, new MemoryCheckpoints(startPosition), relay);
   let ms = 0;

@@ -24,100 +24,30 @@ export interface CloudEvent<D = Record<string, unknown>> {
   livemode: boolean;
 }
 
-/** Stream category (the part of the stream id before the first '-') → bounded context. */
-export const CONTEXT_BY_CATEGORY: Readonly<Record<string, string>> = Object.freeze({
-  // identity
-  project: 'identity',
-  apikey: 'identity',
-  user: 'identity',
-  member: 'identity',
-  role: 'identity',
-  providerkey: 'identity',
-  organization: 'identity',
-  // compute
-  instance: 'compute',
-  server: 'compute',
-  provider: 'compute',
-  batch: 'compute',
-  sshkey: 'compute',
-  template: 'compute',
-  backup: 'compute',
-  // Jobs are the compute context's long-running operations: downstream consumers of
-  // cloud.compute.events.v1 see InstanceRequested and its JobEnqueued/JobFailed together.
-  job: 'compute',
-  // catalog
-  catalog: 'catalog',
-  // networking (spec 4.8, DECISIONS 14)
-  network: 'networking',
-  vpc: 'networking',
-  subnet: 'networking',
-  firewall: 'networking',
-  floatingip: 'networking',
-  loadbalancer: 'networking',
-  elasticip: 'networking',
-  vlan: 'networking',
-  privatenetwork: 'networking',
-  // A managed database's attachment to a private network is the network's business (its IP, its CIDR).
-  networkdb: 'networking',
-  interconnection: 'networking',
-  // storage (spec 4.9)
-  volume: 'storage',
-  snapshot: 'storage',
-  bucket: 'storage',
-  filesystem: 'storage',
-  // kubernetes (spec 4.10)
-  cluster: 'kubernetes',
-  nodepool: 'kubernetes',
-  // Managed databases are their own context: own routes (/v1/databases), capability (`databases`) and
-  // lifecycle, a service rather than a disk, so storage's consumers (volumes, buckets) need not filter them.
-  database: 'databases',
-  // billing
-  wallet: 'billing',
-  invoice: 'billing',
-  exchangerate: 'billing',
-  payment: 'billing',
-  checkout: 'billing',
-  promo: 'billing',
-  // files
-  file: 'files',
-  // support
-  ticket: 'support',
-  // notifications
-  notification: 'notifications',
-  nendpoint: 'notifications',
-  ndelivery: 'notifications',
-  webhook: 'notifications',
-  // ai
-  model: 'ai',
-  // admin
-  admin: 'admin',
-});
+/**
+ * One vocabulary (ARCHITECTURE, "One vocabulary"): an event type is `<context>.<Name>.v<N>`, and its
+ * prefix names both its bounded context and its topic, `<topicPrefix>.<context>.events.v1`
+ * (`billing.InvoicePaid.v1` → `cloud.billing.events.v1`). No table to keep: a context's module lists
+ * its event types (libs/runtime/src/registrations.ts), and tests check that every type and every
+ * stream seen in the log belongs to exactly one registered context.
+ */
 
 /**
- * Stream categories that are the service's own bookkeeping, never published: `idempotency` (the
+ * Event type prefixes that are the service's own bookkeeping, never published: `idempotency` (the
  * Idempotency-Key records kept as streams where the event store has no tables, EventStoreDB).
  */
-export const INTERNAL_CATEGORIES: readonly string[] = Object.freeze(['idempotency']);
+export const INTERNAL_CONTEXTS: readonly string[] = Object.freeze(['idempotency']);
 
-export function isInternalStream(streamId: string): boolean {
-  const dash = streamId.indexOf('-');
-  return INTERNAL_CATEGORIES.includes((dash === -1 ? streamId : streamId.slice(0, dash)).toLowerCase());
+/** Bounded context of an event type (or of an event): the type's prefix, the part before the first '.'. */
+export function contextOf(event: Pick<RecordedEvent, 'type'> | string): string {
+  const type = typeof event === 'string' ? event : event.type;
+  const dot = type.indexOf('.');
+  return dot === -1 ? type : type.slice(0, dot);
 }
 
-/** Context used for stream categories that are not in the table. */
-export const FALLBACK_CONTEXT = 'platform';
-
-/** Every context the relay can publish to (the table's values plus the fallback), sorted. */
-export const ALL_CONTEXTS: readonly string[] = Object.freeze(
-  [...new Set([...Object.values(CONTEXT_BY_CATEGORY), FALLBACK_CONTEXT])].sort(),
-);
-
-/** Bounded context of an event (or of a stream id). */
-export function contextOf(event: Pick<RecordedEvent, 'streamId'> | string): string {
-  const streamId = typeof event === 'string' ? event : event.streamId;
-  const dash = streamId.indexOf('-');
-  const category = (dash === -1 ? streamId : streamId.slice(0, dash)).toLowerCase();
-  return Object.prototype.hasOwnProperty.call(CONTEXT_BY_CATEGORY, category) ? CONTEXT_BY_CATEGORY[category] : FALLBACK_CONTEXT;
+/** Whether an event is the service's own bookkeeping (its type's prefix is internal), never published. */
+export function isInternal(event: Pick<RecordedEvent, 'type'> | string): boolean {
+  return INTERNAL_CONTEXTS.includes(contextOf(event));
 }
 
 /** Topic of a context: `<prefix>.<context>.events.v1`. */
@@ -125,14 +55,14 @@ export function topicForContext(context: string, topicPrefix = 'cloud'): string 
   return `${topicPrefix}.${context}.events.v1`;
 }
 
-/** Topic an event is published to: `<prefix>.<contextOf(event)>.events.v1`. */
-export function topicOf(event: Pick<RecordedEvent, 'streamId'> | string, topicPrefix = 'cloud'): string {
+/** Topic an event is published to: `<prefix>.<its type's prefix>.events.v1`. */
+export function topicOf(event: Pick<RecordedEvent, 'type'> | string, topicPrefix = 'cloud'): string {
   return topicForContext(contextOf(event), topicPrefix);
 }
 
-/** Every topic the relay may write with this prefix. */
-export function allTopics(topicPrefix = 'cloud'): string[] {
-  return ALL_CONTEXTS.map((c) => topicForContext(c, topicPrefix));
+/** The topics of these contexts (sorted, once each; internal ones left out). */
+export function allTopics(contexts: readonly string[], topicPrefix = 'cloud'): string[] {
+  return [...new Set(contexts)].filter((c) => !INTERNAL_CONTEXTS.includes(c)).sort().map((c) => topicForContext(c, topicPrefix));
 }
 
 /**

@@ -2,7 +2,7 @@ import { CompressionTypes, Kafka, logLevel as KafkaLogLevel, Partitioners } from
 import type { Admin, ICustomPartitioner, LogEntry, Message, Producer, TopicMessages } from 'kafkajs';
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
 import type { SubscriptionHandler } from '../../subscriptions/src/subscription-runner';
-import { allTopics, CLOUDEVENTS_CONTENT_TYPE, isInternalStream, serializeCloudEvent, topicOf } from './cloudevents';
+import { allTopics, CLOUDEVENTS_CONTENT_TYPE, isInternal, serializeCloudEvent, topicOf } from './cloudevents';
 
 export interface RelayLogger {
   debug?(msg: string, extra?: Record<string, unknown>): void;
@@ -14,8 +14,13 @@ export interface RelayLogger {
 export interface KafkaRelayOptions {
   brokers: string[];
   clientId: string;
-  /** Topics are `<topicPrefix>.<context>.events.v1`. Default 'cloud'. */
+  /** Topics are `<topicPrefix>.<context>.events.v1`, the context being the event type's prefix. Default 'cloud'. */
   topicPrefix?: string;
+  /**
+   * The registered contexts, whose topics the relay creates up front. An event is published by its
+   * type's prefix whether listed or not (its topic is then auto-created); tests keep every prefix registered.
+   */
+  contexts: readonly string[];
   logger?: RelayLogger;
   /** Subscription name (keys the checkpoint). Default 'relay:kafka'. */
   name?: string;
@@ -63,13 +68,15 @@ class PublishTimeoutError extends Error {
 }
 
 /**
- * Publishes the global log to Kafka, one topic per bounded context, as CloudEvents 1.0 JSON.
+ * Publishes the global log to Kafka, one topic per bounded context (the event type's prefix), as
+ * CloudEvents 1.0 JSON; internal bookkeeping (`idempotency.*`) is left out.
  *
  * Run it under a SubscriptionRunner: `handle()` resolves only after the broker acknowledged every
  * message of the batch (acks = all, idempotent producer), so the runner's checkpoint never passes an
  * event the broker does not hold. When Kafka is unreachable `handle()` throws within a few seconds and
  * the runner retries the same batch (at-least-once: consumers de-duplicate by the CloudEvent id).
- * Messages are keyed by stream id, so each resource's events stay in order inside one partition.
+ * Messages are keyed by stream id, so each resource's events stay in order inside one partition (a
+ * stream holds the events of one context only, so all of them are on one topic: test/e2e/log-vocabulary).
  */
 export class KafkaRelay implements SubscriptionHandler {
   readonly name: string;
@@ -133,7 +140,7 @@ export class KafkaRelay implements SubscriptionHandler {
 
   /** Every topic this relay may write. */
   get topics(): string[] {
-    return allTopics(this.topicPrefix);
+    return allTopics(this.options.contexts, this.topicPrefix);
   }
 
   /**
@@ -199,7 +206,7 @@ export class KafkaRelay implements SubscriptionHandler {
     let current = new Map<string, Message[]>();
     let bytes = 0;
     for (const e of events) {
-      if (isInternalStream(e.streamId)) continue;
+      if (isInternal(e)) continue;
       const value = serializeCloudEvent(e);
       const size = Buffer.byteLength(value) + e.streamId.length + e.id.length + e.type.length + 96;
       if (bytes > 0 && bytes + size > maxBytes) {

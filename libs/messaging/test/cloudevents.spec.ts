@@ -1,9 +1,8 @@
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
 import {
-  ALL_CONTEXTS,
   allTopics,
   contextOf,
-  isInternalStream,
+  isInternal,
   serializeCloudEvent,
   stripSecrets,
   toCloudEvent,
@@ -137,81 +136,42 @@ describe('secret stripping', () => {
   });
 });
 
-describe('internal streams', () => {
-  it('the Idempotency-Key record streams are never published; resource streams are', () => {
-    expect(isInternalStream('idempotency-0f3a')).toBe(true);
-    expect(isInternalStream('Idempotency-0f3a')).toBe(true);
-    for (const s of ['instance-1', 'idempotent-1', 'idempotency', 'platform-idempotency-1']) expect({ s, internal: isInternalStream(s) }).toEqual({ s, internal: s === 'idempotency' });
+describe('internal events', () => {
+  it('the Idempotency-Key records are never published; domain events are', () => {
+    expect(isInternal({ type: 'idempotency.KeyReserved.v1' })).toBe(true);
+    expect(isInternal('idempotency.KeyAnswered.v1')).toBe(true);
+    for (const t of ['compute.InstanceRequested.v1', 'idempotent.Thing.v1', 'billing.IdempotencyKeyUsed.v1', 'Idempotency.KeyReserved.v1']) expect({ t, internal: isInternal(t) }).toEqual({ t, internal: false });
   });
 });
 
-describe('contexts and topics', () => {
+describe('contexts and topics: the event type\'s prefix', () => {
   it.each([
-    ['project-1', 'identity'],
-    ['apikey-1', 'identity'],
-    ['instance-1', 'compute'],
-    ['server-1', 'compute'],
-    ['provider-sim', 'compute'],
-    ['batch-1', 'compute'],
-    ['job-1', 'compute'],
-    ['sshkey-1', 'compute'],
-    ['catalog-global', 'catalog'],
-    ['wallet-prj1-EUR', 'billing'],
-    ['invoice-1', 'billing'],
-    ['file-1', 'files'],
-    ['ticket-1', 'support'],
-    ['notification-1', 'notifications'],
-    ['model-llama', 'ai'],
-    ['volume-1', 'storage'],
-    ['network-1', 'networking'],
-    ['cluster-1', 'kubernetes'],
-    ['somethingnew-1', 'platform'],
-    ['nodash', 'platform'],
-    ['toString-1', 'platform'],
-  ])('%s → %s', (streamId, context) => {
-    expect(contextOf({ streamId })).toBe(context);
-    expect(contextOf(streamId)).toBe(context);
+    ['identity.ProjectCreated.v1', 'identity'],
+    ['compute.InstanceRequested.v1', 'compute'],
+    ['jobs.JobEnqueued.v1', 'jobs'],
+    ['providers.ProviderRegistered.v1', 'providers'],
+    ['billing.InvoicePaid.v1', 'billing'],
+    ['networking.PrivateNetworkRangeReserved.v1', 'networking'],
+    ['webhooks.InboundWebhookReceived.v1', 'webhooks'],
+    ['nodot', 'nodot'],
+  ])('%s → %s', (type, context) => {
+    expect(contextOf({ type })).toBe(context);
+    expect(contextOf(type)).toBe(context);
   });
 
-  it.each([
-    ['elasticip-1', 'networking'],
-    ['vlan-1', 'networking'],
-    ['firewall-1', 'networking'],
-    ['privatenetwork-1', 'networking'],
-    ['networkdb-1', 'networking'],
-    ['interconnection-1', 'networking'],
-    ['volume-1', 'storage'],
-    ['snapshot-1', 'storage'],
-    ['bucket-1', 'storage'],
-    ['filesystem-1', 'storage'],
-    ['cluster-1', 'kubernetes'],
-    ['database-1', 'databases'],
-  ])('issue 12 resource %s → cloud.%s.events.v1', (streamId, context) => {
-    expect(topicOf({ streamId })).toBe(`cloud.${context}.events.v1`);
-  });
-
-  it('publishes to a databases topic, listed with the others', () => {
-    expect(ALL_CONTEXTS).toEqual(expect.arrayContaining(['networking', 'storage', 'kubernetes', 'databases']));
-    expect(allTopics('cloud')).toContain('cloud.databases.events.v1');
-  });
-
-  it('uses only the part before the first dash', () => {
-    expect(contextOf('wallet-job-1')).toBe('billing');
-    expect(contextOf('job-wallet-1')).toBe('compute');
+  it('ignores the stream: a type names its own topic', () => {
+    expect(topicOf({ type: 'jobs.JobEnqueued.v1' })).toBe('cloud.jobs.events.v1');
+    expect(topicOf(recorded({ streamId: 'wallet-p-EUR' }))).toBe('cloud.compute.events.v1');
   });
 
   it('maps the context to cloud.<context>.events.v1, with a configurable prefix', () => {
     expect(topicOf(recorded())).toBe('cloud.compute.events.v1');
-    expect(topicOf({ streamId: 'wallet-p-EUR' })).toBe('cloud.billing.events.v1');
-    expect(topicOf({ streamId: 'x-1' }, 't123')).toBe('t123.platform.events.v1');
+    expect(topicOf({ type: 'billing.InvoicePaid.v1' })).toBe('cloud.billing.events.v1');
+    expect(topicOf('billing.InvoicePaid.v1', 't123')).toBe('t123.billing.events.v1');
   });
 
-  it('lists every topic once, platform included', () => {
-    const topics = allTopics('cloud');
-    expect(new Set(topics).size).toBe(topics.length);
-    expect(topics).toContain('cloud.platform.events.v1');
-    expect(topics).toContain('cloud.identity.events.v1');
-    expect(topics.length).toBe(ALL_CONTEXTS.length);
-    for (const t of topics) expect(t).toMatch(/^cloud\.[a-z]+\.events\.v1$/);
+  it('lists the topics of the given contexts once each, sorted, internal ones left out', () => {
+    expect(allTopics(['storage', 'billing', 'idempotency', 'billing'], 'p')).toEqual(['p.billing.events.v1', 'p.storage.events.v1']);
+    expect(allTopics([])).toEqual([]);
   });
 });

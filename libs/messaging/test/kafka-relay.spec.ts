@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
 import type { NewEvent, RecordedEvent } from '../../eventstore/src/event-store.port';
 import { SqlEventStore } from '../../eventstore/src/sql/sql-event-store';
 import { SubscriptionRunner } from '../../subscriptions/src/subscription-runner';
@@ -28,12 +29,18 @@ afterAll(async () => {
   await dropSchema(schema).catch(() => undefined);
 });
 
-const STREAM_CATEGORIES = ['instance', 'job', 'wallet', 'project', 'apikey', 'ticket', 'file', 'model', 'catalog', 'mystery'];
+/** Stream categories and the context (type prefix, so topic) of their events; `apikey` shares identity's topic with `project`. */
+const STREAM_CONTEXTS: Record<string, string> = { instance: 'compute', job: 'jobs', wallet: 'billing', project: 'identity', apikey: 'identity', ticket: 'support', file: 'files', model: 'ai', catalog: 'catalog', mystery: 'mystery' };
+const STREAM_CATEGORIES = Object.keys(STREAM_CONTEXTS);
+/** The contexts the relay is told of: `mystery` is not one, so its topic is auto-created. */
+const CONTEXTS = Object.values(STREAM_CONTEXTS).filter((c) => c !== 'mystery');
+/** Every topic the events below land on, the unlisted context's included. */
+const topicsOf = (prefix: string) => [...new Set(Object.values(STREAM_CONTEXTS))].map((c) => `${prefix}.${c}.events.v1`);
 
 function newEvent(streamId: string, i: number): NewEvent {
   return {
     id: randomUUID(),
-    type: `test.Thing${i % 3}.v1`,
+    type: `${STREAM_CONTEXTS[streamId.slice(0, streamId.indexOf('-'))]}.Thing${i % 3}.v1`,
     data: { streamId, i, note: `event ${i}`, apiKey: 'MUST-NOT-LEAK' },
     metadata: { projectId: 'prj_test', correlationId: `corr-${i}`, schemaVersion: 1 },
   };
@@ -46,8 +53,8 @@ function parse(m: Consumed): CloudEvent {
 describe('KafkaRelay against a real broker', () => {
   it('relays every event as CloudEvents, keyed by stream id, in per-stream order, and checkpoints the head', async () => {
     const prefix = `t${uid(8)}`;
-    const relay = new KafkaRelay({ brokers: KAFKA_BROKERS, clientId: 'relay-test-a', topicPrefix: prefix, name: `relay:a:${prefix}`, batchSize: 64, logger: quietLogger });
-    topicsWritten.push(...relay.topics);
+    const relay = new KafkaRelay({ brokers: KAFKA_BROKERS, clientId: 'relay-test-a', topicPrefix: prefix, contexts: CONTEXTS, name: `relay:a:${prefix}`, batchSize: 64, logger: quietLogger });
+    topicsWritten.push(...topicsOf(prefix));
     await relay.start();
     const runner = new SubscriptionRunner(store, checkpoints, relay);
     const streams = STREAM_CATEGORIES.map((c) => `${c}-${randomUUID()}`);
@@ -62,10 +69,12 @@ describe('KafkaRelay against a real broker', () => {
     };
     await checkpoints.save(relay.name, from);
     await appendRounds(15, 0); // catch-up part
+    // The service's own bookkeeping is in the log but never on a topic.
+    await store.append(`idempotency-${randomUUID()}`, [{ id: randomUUID(), type: 'idempotency.KeyReserved.v1', data: { leaseUntil: 1 }, metadata: { schemaVersion: 1 } }], { expectedRevision: 'any' });
     await runner.start();
     await appendRounds(15, 15); // live part
     const head = await store.headPosition();
-    expect(head - from).toBe(300);
+    expect(head - from).toBe(301);
     try {
       expect(await runner.waitFor(head, 60_000)).toBe(true);
     } finally {
@@ -73,12 +82,14 @@ describe('KafkaRelay against a real broker', () => {
       await relay.stop();
     }
     expect(await checkpoints.load(relay.name)).toBe(head);
-    expect(relay.published).toBe(300);
+    expect(relay.published).toBe(301); // handled, the one internal event skipped
     expect(relay.lastPublishLatencyMs).toBeGreaterThan(0);
 
-    const appended = (await store.readAll({ fromPosition: from, maxCount: 10_000 })) as RecordedEvent[];
+    const all = (await store.readAll({ fromPosition: from, maxCount: 10_000 })) as RecordedEvent[];
+    expect(all).toHaveLength(301);
+    const appended = all.filter((e) => !e.type.startsWith('idempotency.'));
     expect(appended).toHaveLength(300);
-    const { messages, complete } = await consumeUntil(relay.topics, (all) => all.length >= 300, 60_000);
+    const { messages, complete } = await consumeUntil(topicsOf(prefix), (all) => all.length >= 300, 60_000);
     expect(complete).toBe(true);
     expect(messages).toHaveLength(300);
 
@@ -103,11 +114,9 @@ describe('KafkaRelay against a real broker', () => {
       expect(m!.headers.ce_type).toBe(e.type);
       expect(m!.headers['content-type']).toBe('application/cloudevents+json');
     }
-    // One topic per distinct context of the streams (e.g. project and apikey are both identity).
-    const expectedTopics = new Set(streams.map((s) => topicOf({ streamId: s }, prefix)));
-    expect(new Set(messages.map((m) => m.topic))).toEqual(expectedTopics);
-    expect(expectedTopics.size).toBeGreaterThanOrEqual(5);
-    expect(messages.some((m) => m.topic === `${prefix}.platform.events.v1`)).toBe(true);
+    // One topic per distinct type prefix (project and apikey are both identity), an unlisted one's too.
+    expect(new Set(messages.map((m) => m.topic))).toEqual(new Set(Object.values(STREAM_CONTEXTS).map((c) => `${prefix}.${c}.events.v1`)));
+    expect(relay.topics).toHaveLength(8);
 
     // Per key, the positions arrive strictly increasing.
     const lastByKey = new Map<string, number>();
@@ -118,6 +127,14 @@ describe('KafkaRelay against a real broker', () => {
       lastByKey.set(m.key, p);
     }
     expect(lastByKey.size).toBe(10);
+    // Published, the internal event would have auto-created its topic.
+    const admin = new Kafka({ clientId: 'relay-test-admin', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      expect((await admin.listTopics()).filter((t) => t.startsWith(`${prefix}.`)).sort()).toEqual(topicsOf(prefix).sort());
+    } finally {
+      await admin.disconnect();
+    }
   });
 
   it('rejects while the broker is unreachable, keeps its checkpoint, then delivers everything once it is back (at-least-once)', async () => {
@@ -125,8 +142,8 @@ describe('KafkaRelay against a real broker', () => {
     // the broker itself, shared with suites running in parallel, stays up.
     const proxy = await KafkaCutProxy.start(KAFKA_BROKERS);
     const prefix = `t${uid(8)}`;
-    const relay = new KafkaRelay({ brokers: proxy.brokers, clientId: 'relay-test-b', topicPrefix: prefix, name: `relay:b:${prefix}`, batchSize: 50, logger: quietLogger });
-    topicsWritten.push(...relay.topics);
+    const relay = new KafkaRelay({ brokers: proxy.brokers, clientId: 'relay-test-b', topicPrefix: prefix, contexts: CONTEXTS, name: `relay:b:${prefix}`, batchSize: 50, logger: quietLogger });
+    topicsWritten.push(...topicsOf(prefix));
     const from = await store.headPosition();
     await checkpoints.save(relay.name, from);
     const errors: unknown[] = [];
@@ -185,7 +202,7 @@ describe('KafkaRelay against a real broker', () => {
     const want = new Set(ids);
     expect(want.size).toBe(head - from);
     const { messages, complete } = await consumeUntil(
-      relay.topics,
+      topicsOf(prefix),
       (all) => {
         const seen = new Set(all.map((m) => m.headers.ce_id));
         for (const id of want) if (!seen.has(id)) return false;

@@ -89,7 +89,7 @@ export class Platform {
     });
     const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, vault: this.vault, jobResources: Object.values(JOB_RESOURCES), eventNames: EVENT_NAMES };
     this.processes = new ProcessManagers(services, checkpoints, CONTEXT_MODULES);
-    this.relays = new Relays(config, logger, events, checkpoints);
+    this.relays = new Relays(config, logger, events, checkpoints, CONTEXT_MODULES.map((m) => m.name));
   }
 
   static async open(config: AppConfig, logger: pino.Logger, options: PlatformOptions = {}): Promise<Platform> {

@@ -16,9 +16,11 @@ export class Relays {
     private readonly logger: pino.Logger,
     events: EventStore,
     checkpoints: CheckpointStore,
+    /** The registered contexts (their modules' names): one topic each. */
+    contexts: readonly string[],
   ) {
     if (!config.kafka) return;
-    this.kafka = new KafkaRelay({ brokers: config.kafka.brokers, clientId: 'cloud-api', topicPrefix: config.kafka.topicPrefix, logger });
+    this.kafka = new KafkaRelay({ brokers: config.kafka.brokers, clientId: 'cloud-api', topicPrefix: config.kafka.topicPrefix, contexts, logger });
     this.runners.push(new SubscriptionRunner(events, checkpoints, this.kafka, (name, err) => logger.warn({ err: String(err), subscription: name }, 'relay batch failed; retrying')));
   }
 
