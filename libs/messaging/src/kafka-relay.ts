@@ -69,7 +69,7 @@ class PublishTimeoutError extends Error {
 
 /**
  * Publishes the global log to Kafka, one topic per bounded context (the event type's prefix), as
- * CloudEvents 1.0 JSON; internal bookkeeping (`idempotency.*`) is left out.
+ * CloudEvents 1.0 JSON; internal bookkeeping (`idempotency.*`, `platform.*`) is left out.
  *
  * Run it under a SubscriptionRunner: `handle()` resolves only after the broker acknowledged every
  * message of the batch (acks = all, idempotent producer), so the runner's checkpoint never passes an

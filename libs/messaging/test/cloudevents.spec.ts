@@ -137,9 +137,10 @@ describe('secret stripping', () => {
 });
 
 describe('internal events', () => {
-  it('the Idempotency-Key records are never published; domain events are', () => {
+  it('the Idempotency-Key records and the bootstrap guard are never published; domain events are', () => {
     expect(isInternal({ type: 'idempotency.KeyReserved.v1' })).toBe(true);
     expect(isInternal('idempotency.KeyAnswered.v1')).toBe(true);
+    expect(isInternal('platform.Bootstrapped.v1')).toBe(true);
     for (const t of ['compute.InstanceRequested.v1', 'idempotent.Thing.v1', 'billing.IdempotencyKeyUsed.v1', 'Idempotency.KeyReserved.v1']) expect({ t, internal: isInternal(t) }).toEqual({ t, internal: false });
   });
 });
@@ -171,7 +172,7 @@ describe('contexts and topics: the event type\'s prefix', () => {
   });
 
   it('lists the topics of the given contexts once each, sorted, internal ones left out', () => {
-    expect(allTopics(['storage', 'billing', 'idempotency', 'billing'], 'p')).toEqual(['p.billing.events.v1', 'p.storage.events.v1']);
+    expect(allTopics(['storage', 'billing', 'idempotency', 'platform', 'billing'], 'p')).toEqual(['p.billing.events.v1', 'p.storage.events.v1']);
     expect(allTopics([])).toEqual([]);
   });
 });
