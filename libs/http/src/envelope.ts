@@ -71,8 +71,9 @@ export function resourceSchema<T extends z.ZodType>(type: string, attributes: T,
   return z.object({ data: resourceObjectSchema(type, attributes), ...extra });
 }
 
-export function collectionSchema<T extends z.ZodType>(type: string, attributes: T) {
-  return z.object({ data: z.array(resourceObjectSchema(type, attributes)), meta: listMetaSchema, links: listLinksSchema });
+/** A list's document; `meta` adds the fields a list reports beside its page (e.g. a usage window's totals). */
+export function collectionSchema<T extends z.ZodType>(type: string, attributes: T, meta: z.ZodRawShape = {}) {
+  return z.object({ data: z.array(resourceObjectSchema(type, attributes)), meta: Object.keys(meta).length ? listMetaSchema.extend(meta) : listMetaSchema, links: listLinksSchema });
 }
 
 export const errorObjectSchema = z.object({

@@ -67,12 +67,20 @@ const overviewAttributes = z.object({
   invoiceCount: z.number().int(),
 });
 
+const usageMeta = {
+  startDate: z.string().describe('The window start (inclusive), ISO 8601'),
+  endDate: z.string().describe('The window end (exclusive), ISO 8601'),
+  currency: z.enum(CURRENCIES),
+  totalHours: z.number().int(),
+  totalCostCents: z.number().int(),
+};
+
 const common = { tag: 'Billing', auth: 'project' as const, permission: 'billing:read' };
 const usageList = { type: USAGE, sortFields: ['costCents', 'hours', 'name', 'createdAt'], defaultSort: '-costCents' };
 const usageDescription =
   'Per resource (instances and servers) and per UTC day: the hours started while running in [startDate, endDate) at the plan price, computed from the event history. `meta` carries the window, currency, totalHours and totalCostCents. An end before the start, or a window over 366 days: 400 INVALID_QUERY.';
-const usageRoute = route({ ...common, method: 'GET', path: '/v1/billing/usage', summary: 'Compute usage and its cost per resource and day', description: usageDescription, list: usageList, query: windowQuery, responses: { 200: collectionSchema(USAGE, usageAttributes) } });
-const iamUsageRoute = route({ ...common, method: 'GET', path: '/v1/iam/usage', summary: 'Usage and cost per resource in a window (the same numbers as GET /v1/billing/usage)', description: usageDescription, list: usageList, query: windowQuery, responses: { 200: collectionSchema(USAGE, usageAttributes) } });
+const usageRoute = route({ ...common, method: 'GET', path: '/v1/billing/usage', summary: 'Compute usage and its cost per resource and day', description: usageDescription, list: usageList, query: windowQuery, responses: { 200: collectionSchema(USAGE, usageAttributes, usageMeta) } });
+const iamUsageRoute = route({ ...common, method: 'GET', path: '/v1/iam/usage', summary: 'Usage and cost per resource in a window (the same numbers as GET /v1/billing/usage)', description: usageDescription, list: usageList, query: windowQuery, responses: { 200: collectionSchema(USAGE, usageAttributes, usageMeta) } });
 const overviewRoute = route({ ...common, method: 'GET', path: '/v1/billing/overview', summary: "The project's billing overview (spec 2.10)", responses: { 200: resourceSchema(OVERVIEW, overviewAttributes) } });
 
 /** Usage (DECISIONS 15/16) and the billing overview (spec 2.10). */

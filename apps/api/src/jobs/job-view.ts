@@ -2,7 +2,10 @@ import { z } from 'zod';
 import type { JobDoc } from '../../../../projections/jobs/jobs.projection';
 
 export const jobAttributes = z.object({
-  type: z.enum(['instance.create', 'instance.delete', 'instance.action', 'server.create', 'server.action', 'catalog.sync', 'batch.action', 'batch.delete']),
+  type: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*$/)
+    .describe("`<resourceType>.<operation>`: instance.create, instance.delete, instance.action, server.create, server.action, catalog.sync, batch.action, batch.delete, and each job-backed resource's operations (volume.create, volume.attach, …)"),
   status: z.enum(['pending', 'processing', 'completed', 'failed']),
   attempts: z.number().int(),
   maxAttempts: z.number().int(),
