@@ -1,6 +1,6 @@
 import type { DocumentProjection } from '../../subscriptions/src/document-projection';
 import type { ContextModule } from './context-module';
-import type { AnyJobBackedResource } from '../../../sagas/job-operations/job-operations';
+import type { AnyJobBackedResource } from './job-ports';
 import { catalogModule } from './modules/catalog.module';
 import { computeModule } from './modules/compute.module';
 import { identityModule } from './modules/identity.module';
