@@ -27,6 +27,8 @@ export interface RuntimeServices {
   vault: CredentialVault;
   /** Every registered context's job-backed resources (the job dispatcher serves them all). */
   jobResources: readonly AnyJobBackedResource[];
+  /** Every registered context's job handlers, by the jobs' `resourceType` (complete before any timer is built). */
+  jobHandlers: Readonly<Record<string, JobOperationHandler>>;
   /** The published event names (`instance.created`, …) of every registered context's event types. */
   eventNames: EventNameCatalogue;
 }
@@ -51,7 +53,7 @@ export interface ContextModule {
   jobResources?: readonly AnyJobBackedResource[];
   /** Other job handlers, by the jobs' `resourceType` (e.g. catalog sync). */
   jobHandlers?: (rt: RuntimeServices) => Record<string, JobOperationHandler>;
-  /** Durable timers (pollers over due-time indexes of this context's read models). */
+  /** Durable timers (pollers over due-time indexes of this context's read models, the job executor). */
   timers?: (rt: RuntimeServices) => Timer[];
   /** The event types this context records, its topic's content. */
   eventTypes: readonly string[];

@@ -1,11 +1,11 @@
-import { InvoicingEventTypes } from '../../../domain/invoicing/events';
-import { billingAccountsProjection } from '../../../../projections/billing-accounts/billing-accounts.projection';
-import { invoicesProjection } from '../../../../projections/invoices/invoices.projection';
-import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
-import { MonthEndInvoicing } from '../../../../sagas/usage-invoicing/month-end-run';
-import { UsageInvoicer } from '../../../../sagas/usage-invoicing/usage-invoicer';
-import { InvoicePayments } from '../../../../sagas/usage-invoicing/invoice-payments';
-import type { ContextModule } from '../context-module';
+import { InvoicingEventTypes } from '../../libs/domain/invoicing/events';
+import { billingAccountsProjection } from '../../projections/billing-accounts/billing-accounts.projection';
+import { invoicesProjection } from '../../projections/invoices/invoices.projection';
+import { usageMetersProjection } from '../../projections/usage-meters/usage-meters.projection';
+import { MonthEndInvoicing } from '../../sagas/usage-invoicing/month-end-run';
+import { UsageInvoicer } from '../../sagas/usage-invoicing/usage-invoicer';
+import { InvoicePayments } from '../../sagas/usage-invoicing/invoice-payments';
+import type { ContextModule } from '../../libs/runtime/src/context-module';
 
 /**
  * Invoices and usage (spec 2.9, 4.12, DECISIONS 9 and 16): invoices with gapless per-project numbers,
