@@ -84,7 +84,7 @@ module.exports = {
       name: 'runtime-not-http-surface',
       severity: 'error',
       comment: 'The runtime runs the log; it does not know NestJS or Fastify.',
-      from: { path: '^(libs/runtime|projections|sagas)/' },
+      from: { path: '^(libs/runtime|projections|sagas|contexts)/' },
       to: { path: '(^|/)node_modules/(@nestjs|fastify)' },
     },
   ],
