@@ -3,8 +3,55 @@
  * `npm run lint:deps`. Test files are outside the rules: they may assemble anything.
  */
 const tests = '\\.spec\\.ts$|(^|/)test/|\\.contract\\.ts$|/decider-spec\\.ts$';
+
+/**
+ * The packages from the bottom up. A package imports only packages of a lower tier, so there is no
+ * cycle between packages (a file-level cycle check misses one that runs through different files of
+ * each, as libs/runtime -> sagas -> libs/runtime did). A new lib gets a tier here.
+ */
+const TIERS = [
+  ['libs/domain', 'libs/config'],
+  ['libs/eventstore', 'libs/readstore'],
+  ['libs/subscriptions', 'libs/providers', 'libs/http', 'libs/payments'],
+  ['libs/messaging'],
+  ['libs/runtime'],
+  ['projections'],
+  ['sagas'],
+  // The composition root: the context modules and the registrations list the apps are built from.
+  ['contexts'],
+];
+const packageOrder = TIERS.flatMap((tier, rank) =>
+  tier.map((pkg) => ({
+    name: `package-order:${pkg}`,
+    severity: 'error',
+    comment: `${pkg} imports only packages below its tier (TIERS in .dependency-cruiser.cjs).`,
+    from: { path: `^${pkg}/`, pathNot: tests },
+    to: { path: `^(${TIERS.slice(rank).flat().filter((p) => p !== pkg).join('|')}|apps)/` },
+  })),
+);
+
 module.exports = {
   forbidden: [
+    ...packageOrder,
+    {
+      name: 'libs-not-composition-sagas-projections',
+      severity: 'error',
+      comment: 'The libraries are what sagas and projections stand on; the runtime is handed the context modules (Platform.open), it never imports them.',
+      from: { path: '^libs/', pathNot: tests },
+      to: { path: '^(contexts|sagas|projections)/' },
+    },
+    {
+      name: 'context-modules-only-wire',
+      severity: 'error',
+      comment:
+        'A context module declares and wires: what does work (commands, queries, I/O, ids) lives beside its saga or projection. So no package or builtin, and of the infrastructure libs only types.',
+      from: { path: '^contexts/', pathNot: tests },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core', 'local'],
+        path: '^(libs/(eventstore|readstore|subscriptions|messaging|http|payments)/)|(^|/)node_modules/|^node:|^[a-z_][a-z0-9_.-]*$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
     { name: 'no-cycles', severity: 'error', comment: 'An import cycle makes load order matter and layers meaningless.', from: {}, to: { circular: true } },
     {
       name: 'domain-is-pure',
@@ -37,7 +84,7 @@ module.exports = {
       name: 'runtime-not-http-surface',
       severity: 'error',
       comment: 'The runtime runs the log; it does not know NestJS or Fastify.',
-      from: { path: '^(libs/runtime|projections|sagas)/' },
+      from: { path: '^(libs/runtime|projections|sagas|contexts)/' },
       to: { path: '(^|/)node_modules/(@nestjs|fastify)' },
     },
   ],

@@ -28,6 +28,7 @@ import pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { startServer, type RunningServer } from '../apps/api/src/server';
 import { Platform } from '../libs/runtime/src/platform';
+import { CONTEXT_MODULES } from '../contexts/registrations';
 import { instanceResource } from '../apps/api/src/instances/instance-view';
 import { loadConfig, type AppConfig } from '../libs/config/src/config';
 import { REDACT_PATHS } from '../libs/http/src/logging';
@@ -199,7 +200,7 @@ export async function benchCompute(opts: ComputeBenchOptions): Promise<{ rows: R
 
     // 2. Server down: seed the listed project, move the sagas that react to InstanceRequested past it.
     const listProject = uuidv7();
-    pre = await Platform.open(config, logger);
+    pre = await Platform.open(config, logger, CONTEXT_MODULES);
     const seeded = await seedInstances(pre.events, template, listProject, opts.listInstances);
     const head = await pre.events.headPosition();
     const checkpoints = new ReadStoreCheckpointStore(pre.reads);

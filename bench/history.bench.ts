@@ -16,7 +16,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
-import { Platform, PROJECTIONS } from '../libs/runtime/src/platform';
+import { Platform } from '../libs/runtime/src/platform';
+import { CONTEXT_MODULES, PROJECTIONS } from '../contexts/registrations';
 import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
 import { instanceStream, type InstanceSpecData } from '../libs/domain/compute/instance.events';
 import { jobStream } from '../libs/domain/jobs/events';
@@ -219,7 +220,7 @@ export async function benchHistoryRebuild(opts: HistoryBenchOptions): Promise<{ 
   const config = serverConfig(opts.engines, id, dataDir);
   const logger = pino({ level: 'warn' }, pino.destination({ dest: path.join(dataDir, 'platform.log'), sync: false }));
   // Opened, not started: no live runners compete with the rebuilds (each rebuild starts its own at its end).
-  const platform = await Platform.open(config, logger);
+  const platform = await Platform.open(config, logger, CONTEXT_MODULES);
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
   let memEngine: ProjectionEngine | null = null;

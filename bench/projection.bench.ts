@@ -11,6 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { Platform } from '../libs/runtime/src/platform';
+import { CONTEXT_MODULES } from '../contexts/registrations';
 import { loadConfig } from '../libs/config/src/config';
 import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
 import { apiKeyStream, IdentityEventTypes } from '../libs/domain/identity/events';
@@ -110,7 +111,7 @@ export async function benchProjections(opts: ProjectionBenchOptions): Promise<{ 
   );
   const logger = pino({ level: 'warn' }, pino.destination({ dest: path.join(dataDir, 'platform.log'), sync: false }));
   // Opened, not started: no live runners compete with the rebuild (the rebuild starts one at its end).
-  const platform = await Platform.open(config, logger);
+  const platform = await Platform.open(config, logger, CONTEXT_MODULES);
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
   let memEngine: ProjectionEngine | null = null;

@@ -7,7 +7,7 @@
 import { Kafka, logLevel, type Message, type TopicMessages } from 'kafkajs';
 import { SqlEventStore } from '../libs/eventstore/src/sql/sql-event-store';
 import type { RecordedEvent } from '../libs/eventstore/src/event-store.port';
-import { benchRelay } from '../libs/messaging/src/bench-relay';
+import { benchRelay } from './bench-relay';
 import { CLOUDEVENTS_CONTENT_TYPE, serializeCloudEvent, topicOf, allTopics, contextOf } from '../libs/messaging/src/cloudevents';
 import { scanAll } from './projection.bench';
 import { log, row, shortId, type Engines, type Row } from './lib';

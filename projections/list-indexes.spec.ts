@@ -8,7 +8,7 @@ import { MemoryReadCollection } from '../libs/readstore/src/memory-read-store';
 import { coveringIndex, indexOn, shapeSorts, uncoveredShapes, type ListShape } from '../libs/readstore/src/list-shapes';
 import type { Filter, IndexSpec, SortKey } from '../libs/readstore/src/read-store.port';
 
-import { PROJECTIONS } from '../libs/runtime/src/registrations';
+import { PROJECTIONS } from '../contexts/registrations';
 
 const show = (sort: SortKey[]) => sort.map((k) => `${k.direction === -1 ? '-' : ''}${k.field}`).join(',');
 const cases = PROJECTIONS.flatMap((p) => (p.lists ?? []).flatMap((shape) => shapeSorts(shape).map((sort) => ({ p, shape, sort, title: `${p.name}: ${shape.query} sorted ${show(sort)}` }))));

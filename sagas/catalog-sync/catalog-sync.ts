@@ -9,8 +9,7 @@ import { ProviderError, type ProviderDriver } from '../../libs/providers/src/dri
 import type { CatalogSnapshot } from '../../libs/providers/src/catalog.types';
 import { SimulatorDriver } from '../../libs/providers/src/simulator/simulator-driver';
 import { catalogProjection } from '../../projections/catalog/catalog.projection';
-import type { JobDoc } from '../../projections/jobs/jobs.projection';
-import type { JobOperationHandler } from '../job-executor/job-executor';
+import type { JobOperationHandler, JobToRun } from '../../libs/runtime/src/job-ports';
 
 /** What the catalog process needs of the runtime: the log, a clock and read-your-writes on the catalog model. */
 export interface CatalogSyncDeps {
@@ -54,7 +53,7 @@ export async function syncCatalog(deps: CatalogSyncDeps, kind: ProviderKind, ctx
 export class CatalogSyncOperation implements JobOperationHandler {
   constructor(private readonly deps: CatalogSyncDeps) {}
 
-  async execute(job: JobDoc, _attempt: number, _token: string, ctx: CommandContext): Promise<Record<string, unknown>> {
+  async execute(job: JobToRun, _attempt: number, _token: string, ctx: CommandContext): Promise<Record<string, unknown>> {
     const kind = job.resourceId as ProviderKind;
     if (!PROVIDER_KINDS.includes(kind)) throw new ProviderError(`Unknown provider kind ${kind}`, false);
     const result = await syncCatalog(this.deps, kind, ctx);

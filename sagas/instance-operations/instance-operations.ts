@@ -1,7 +1,7 @@
 import { instanceDecider, type InstanceState, type Provisioned } from '../../libs/domain/compute/instance.decider';
 import { instanceStream, type InstanceActionRequested, type InstanceOperation, type InstanceRequested, type InstanceSpecData } from '../../libs/domain/compute/instance.events';
 import type { InstanceSpec, ProviderDriver, ProvisionedInstance } from '../../libs/providers/src/driver.port';
-import type { DriverCall, DriverTarget, JobBackedResource } from '../job-operations/job-operations';
+import type { DriverCall, DriverTarget, JobBackedResource } from '../../libs/runtime/src/job-ports';
 
 /**
  * What an instance create job records about its operation, in the spirit of spec 2.4's server create

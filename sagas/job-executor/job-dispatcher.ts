@@ -4,7 +4,7 @@ import { jobDecider, type EnqueueJob } from '../../libs/domain/jobs/job.decider'
 import { jobStream } from '../../libs/domain/jobs/events';
 import { DomainError } from '../../libs/domain/shared/domain-error';
 import { JOB_BACKED_RESOURCES } from '../job-operations/job-backed-resources';
-import type { AnyJobBackedResource } from '../job-operations/job-operations';
+import type { AnyJobBackedResource } from '../../libs/runtime/src/job-ports';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 
 export { instanceCreatePayload } from '../instance-operations/instance-operations';

@@ -12,7 +12,8 @@ import { ProjectionEngine } from '../../libs/subscriptions/src/projection-engine
 import { jobsProjection, type JobDoc } from '../../projections/jobs/jobs.projection';
 import { ManualClock, type Clock } from '../../libs/runtime/src/clock';
 import { eventually } from '../../test/support/wait';
-import { JobExecutor, type JobOperationHandler } from './job-executor';
+import type { JobOperationHandler } from '../../libs/runtime/src/job-ports';
+import { JobExecutor } from './job-executor';
 
 /**
  * The job process manager over a real (embedded, in-memory) event store and the jobs read model it

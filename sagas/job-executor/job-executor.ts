@@ -8,14 +8,7 @@ import { ProviderError } from '../../libs/providers/src/driver.port';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { JobDoc } from '../../projections/jobs/jobs.projection';
 import { systemClock, type Clock } from '../../libs/runtime/src/clock';
-
-/** What a job does to its resource; one per resource type. */
-export interface JobOperationHandler {
-  /** Runs one attempt. The token is stable per attempt, so a re-run after a crash is idempotent. */
-  execute(job: JobDoc, attempt: number, token: string, ctx: CommandContext): Promise<Record<string, unknown>>;
-  /** Called once when the job has failed for good. */
-  onFailed(job: JobDoc, error: string, ctx: CommandContext): Promise<void>;
-}
+import type { JobOperationHandler } from '../../libs/runtime/src/job-ports';
 
 export interface JobExecutorOptions {
   concurrency?: number;

@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import type { JobType } from '../../libs/domain/jobs/events';
 import { jobResourceDecider, jobResourceEventTypes, type AnyJobResource, type JobResourceResult, type JobResourceState } from '../../libs/domain/shared/job-resource';
 import type { ProviderDriver } from '../../libs/providers/src/driver.port';
-import type { DriverCall, JobBackedResource } from './job-operations';
+import type { DriverCall, JobBackedResource } from '../../libs/runtime/src/job-ports';
 
 /** What the driver is told of a declared resource: its type, provider-side id, region, tags and fields. */
 export type ResourceCallSpec = { resourceType: string; resourceId: string; region: string | null; tags: Record<string, string>; attributes: Record<string, unknown> };

@@ -18,7 +18,8 @@ import { serversProjection } from '../../projections/servers/servers.projection'
 import { JobDispatcher } from '../job-executor/job-dispatcher';
 import { instanceOperations } from '../instance-operations/instance-operations';
 import { serverOperations } from '../server-operations/server-operations';
-import { JobOperations, resetForRetry, type AnyJobBackedResource } from './job-operations';
+import type { AnyJobBackedResource } from '../../libs/runtime/src/job-ports';
+import { JobOperations, resetForRetry } from './job-operations';
 import { instanceSpec } from '../../test/support/fixtures';
 
 const at = '2026-01-01T00:00:00.000Z';

@@ -9,7 +9,7 @@ import { DomainError, type Decider } from '../../libs/domain/shared/domain-error
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ProjectionEngine } from '../../libs/subscriptions/src/projection-engine';
-import type { AnyJobBackedResource } from '../job-operations/job-operations';
+import type { AnyJobBackedResource } from '../../libs/runtime/src/job-ports';
 
 const CLOSURE_NAMESPACE = '0d7c1f4e-52a9-4d7b-8f0e-6a2f3c9b1e75';
 

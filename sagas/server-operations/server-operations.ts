@@ -9,7 +9,7 @@ import {
   type ServerSpecData,
 } from '../../libs/domain/servers/server.events';
 import type { InstanceSpec, InstanceAction } from '../../libs/providers/src/driver.port';
-import type { DriverCall, JobBackedResource } from '../job-operations/job-operations';
+import type { DriverCall, JobBackedResource } from '../../libs/runtime/src/job-ports';
 
 const action =
   (a: InstanceAction): DriverCall<ServerProvisioned> =>

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { CONTEXT_MODULES } from '../../libs/runtime/src/registrations';
+import { CONTEXT_MODULES } from '../../contexts/registrations';
 import { logVocabularyProblems } from '../support/log-vocabulary';
 import { ed25519Key } from '../support/ssh-keys';
 import { startTestServer, type TestServer } from '../support/test-server';

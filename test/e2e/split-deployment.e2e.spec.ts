@@ -6,6 +6,7 @@ import pino from 'pino';
 import { loadConfig } from '../../libs/config/src/config';
 import { AutoStopper } from '../../sagas/auto-stop/auto-stopper';
 import { Platform } from '../../libs/runtime/src/platform';
+import { CONTEXT_MODULES } from '../../contexts/registrations';
 import { eventually } from '../support/wait';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { requireEngine } from '../engines';
@@ -34,7 +35,7 @@ describe('split deployment: ROLE=api node plus a worker (server profile)', () =>
   let srv: TestServer;
 
   beforeAll(async () => {
-    worker = await Platform.open(loadConfig({}, { ...shared, ROLE: 'worker' }), pino({ level: 'silent' }));
+    worker = await Platform.open(loadConfig({}, { ...shared, ROLE: 'worker' }), pino({ level: 'silent' }), CONTEXT_MODULES);
     await worker.start();
     srv = await startTestServer('server', { ...shared, ROLE: 'api' });
   }, 60000);

@@ -1,5 +1,5 @@
 /** A context is registered once (CONTEXT_MODULES); its routes are keyed by the same name. */
-import { CONTEXT_MODULES } from '../../../libs/runtime/src/registrations';
+import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { httpModules, PLATFORM_ROUTES, ROUTES } from './routes';
 
 describe('routes are keyed by registered contexts', () => {

@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import { CONTEXT_MODULES } from '../../../libs/runtime/src/registrations';
+import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { ADMIN_HANDLERS, AdminProjectionsController } from './admin/admin-projections.controller';
 import { BatchesController } from './batches/batches.controller';
 import { CatalogSyncController, SyncCatalogHandler, WrittenCatalogSyncHandler } from './catalog/catalog-sync';

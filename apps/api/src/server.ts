@@ -13,6 +13,7 @@ import { SqlEventStore } from '../../../libs/eventstore/src/sql/sql-event-store'
 import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
 import { Platform, type PlatformOptions } from '../../../libs/runtime/src/platform';
+import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { seedCatalog } from './catalog/catalog.service';
 
 export interface RunningServer {
@@ -27,7 +28,7 @@ export interface RunningServer {
 
 /** Assembles engines, identity and the HTTP surface; used by main.ts, the tests and the bench. */
 export async function startServer(config: AppConfig, logger: pino.Logger, options: PlatformOptions = {}): Promise<RunningServer> {
-  const platform = await Platform.open(config, logger, options);
+  const platform = await Platform.open(config, logger, CONTEXT_MODULES, options);
   await platform.start();
   await seedCatalog(platform);
   const identity = new IdentityService(platform);

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../../../libs/config/src/config';
 import { createLogger } from '../../../libs/http/src/logging';
 import { toCloudEvent } from '../../../libs/messaging/src/cloudevents';
-import { PROJECTIONS, Platform } from '../../../libs/runtime/src/platform';
+import { Platform } from '../../../libs/runtime/src/platform';
+import { CONTEXT_MODULES, PROJECTIONS } from '../../../contexts/registrations';
 import { ReadStoreCheckpointStore } from '../../../libs/subscriptions/src/checkpoint-store';
 import { projectorName } from '../../../libs/subscriptions/src/document-projection';
 
@@ -30,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig(process.env, { ROLE: 'api' });
   const logger = createLogger({ level: 'warn', name: 'cloud-cli', destination: process.stderr as never });
-  const platform = await Platform.open(config, logger);
+  const platform = await Platform.open(config, logger, CONTEXT_MODULES);
   try {
     switch (command) {
       case 'export': {

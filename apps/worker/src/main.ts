@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../../../libs/config/src/config';
 import { createLogger } from '../../../libs/http/src/logging';
 import { Platform } from '../../../libs/runtime/src/platform';
+import { CONTEXT_MODULES } from '../../../contexts/registrations';
 
 /**
  * The worker of a split deployment: runs every subscription (projections, sagas, the job executor,
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
   if (config.readStore.kind === 'memory') {
     logger.warn('READ_STORE=memory: this worker projects into its own memory, which no API node can read; use MongoDB in a split deployment');
   }
-  const platform = await Platform.open(config, logger);
+  const platform = await Platform.open(config, logger, CONTEXT_MODULES);
   await platform.start();
   logger.info({ subscriptions: platform.allRunners().map((r) => r.name), eventStore: config.eventStore.kind, readStore: config.readStore.kind }, 'worker running');
   const shutdown = async () => {

@@ -28,7 +28,7 @@ export interface CloudEvent<D = Record<string, unknown>> {
  * One vocabulary (ARCHITECTURE, "One vocabulary"): an event type is `<context>.<Name>.v<N>`, and its
  * prefix names both its bounded context and its topic, `<topicPrefix>.<context>.events.v1`
  * (`billing.InvoicePaid.v1` → `cloud.billing.events.v1`). No table to keep: a context's module lists
- * its event types (libs/runtime/src/registrations.ts), and tests check that every type and every
+ * its event types (contexts/registrations.ts), and tests check that every type and every
  * stream seen in the log belongs to exactly one registered context.
  */
 

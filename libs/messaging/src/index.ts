@@ -1,3 +1,2 @@
 export * from './cloudevents';
 export * from './kafka-relay';
-export * from './bench-relay';

@@ -4,4 +4,3 @@ export * from './filter';
 export * from './memory-read-store';
 export * from './list-shapes';
 export * from './mongo-read-store';
-export * from './bench-write';

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { benchWrite } from '../src/bench-write';
+import { benchWrite } from '../../../bench/bench-write';
 import { MongoReadStore } from '../src/mongo-read-store';
 import { testReadStore } from './read-store.contract';
 

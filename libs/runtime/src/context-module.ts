@@ -4,8 +4,7 @@ import type { EventStore } from '../../eventstore/src/event-store.port';
 import type { DocumentProjection } from '../../subscriptions/src/document-projection';
 import type { ProjectionEngine } from '../../subscriptions/src/projection-engine';
 import type { SubscriptionHandler } from '../../subscriptions/src/subscription-runner';
-import type { JobOperationHandler } from '../../../sagas/job-executor/job-executor';
-import type { AnyJobBackedResource } from '../../../sagas/job-operations/job-operations';
+import type { AnyJobBackedResource, JobOperationHandler } from './job-ports';
 import type { Clock } from './clock';
 import type { Consistency } from './consistency';
 import type { DriverRegistry } from './driver-registry';
@@ -28,6 +27,8 @@ export interface RuntimeServices {
   vault: CredentialVault;
   /** Every registered context's job-backed resources (the job dispatcher serves them all). */
   jobResources: readonly AnyJobBackedResource[];
+  /** Every registered context's job handlers, by the jobs' `resourceType` (complete before any timer is built). */
+  jobHandlers: Readonly<Record<string, JobOperationHandler>>;
   /** The published event names (`instance.created`, …) of every registered context's event types. */
   eventNames: EventNameCatalogue;
 }
@@ -52,7 +53,7 @@ export interface ContextModule {
   jobResources?: readonly AnyJobBackedResource[];
   /** Other job handlers, by the jobs' `resourceType` (e.g. catalog sync). */
   jobHandlers?: (rt: RuntimeServices) => Record<string, JobOperationHandler>;
-  /** Durable timers (pollers over due-time indexes of this context's read models). */
+  /** Durable timers (pollers over due-time indexes of this context's read models, the job executor). */
   timers?: (rt: RuntimeServices) => Timer[];
   /** The event types this context records, its topic's content. */
   eventTypes: readonly string[];

@@ -16,10 +16,9 @@ import { DriverRegistry } from './driver-registry';
 import { openMailer, type Mailer } from './mailer';
 import { openEngines } from './engines';
 import { ProcessManagers } from './process-managers';
-import { CONTEXT_MODULES, EVENT_NAMES, JOB_RESOURCES, PROJECTIONS } from './registrations';
+import { registryOf, type Registry } from './registry';
+import type { ContextModule } from './context-module';
 import { Relays } from './relays';
-
-export { PROJECTIONS };
 
 /** Platforms of this process whose subscriptions the lag gauges report (tests run several). */
 const livePlatforms = new Set<Platform>();
@@ -66,6 +65,8 @@ export class Platform {
   readonly clock: Clock;
   /** Outbound mail: SMTP (SMTP_URL) or the log. */
   readonly mailer: Mailer;
+  /** The modules it runs, and what it read off them. */
+  readonly registry: Registry;
   private started = false;
 
   private constructor(
@@ -73,28 +74,31 @@ export class Platform {
     readonly logger: pino.Logger,
     readonly events: EventStore,
     readonly reads: ReadStore,
+    modules: readonly ContextModule[],
     options: PlatformOptions,
   ) {
+    this.registry = registryOf(modules);
+    const { projections, jobResources, eventNames } = this.registry;
     this.clock = options.clock ?? systemClock;
     const checkpoints = new ReadStoreCheckpointStore(reads);
-    this.projections = new ProjectionEngine(events, reads, checkpoints, PROJECTIONS, (name, err) => logger.error({ err, subscription: name }, 'subscription batch failed; retrying'));
+    this.projections = new ProjectionEngine(events, reads, checkpoints, projections, (name, err) => logger.error({ err, subscription: name }, 'subscription batch failed; retrying'));
     this.drivers = new DriverRegistry(config.simulatorLatency);
     this.vault = openCredentialVault(config, events);
     this.mailer = openMailer(config, logger);
     this.consistency = new Consistency(events, reads, this.projections, {
       waitMs: config.consistencyWaitMs,
       remote: config.role === 'api',
-      projections: PROJECTIONS,
+      projections,
       saga: (name) => this.processes.saga(name),
     });
-    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, vault: this.vault, jobResources: Object.values(JOB_RESOURCES), eventNames: EVENT_NAMES };
-    this.processes = new ProcessManagers(services, checkpoints, CONTEXT_MODULES);
-    this.relays = new Relays(config, logger, events, checkpoints, CONTEXT_MODULES.map((m) => m.name));
+    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, vault: this.vault, jobResources: Object.values(jobResources), eventNames };
+    this.processes = new ProcessManagers(services, checkpoints, modules);
+    this.relays = new Relays(config, logger, events, checkpoints, modules.map((m) => m.name));
   }
 
-  static async open(config: AppConfig, logger: pino.Logger, options: PlatformOptions = {}): Promise<Platform> {
+  static async open(config: AppConfig, logger: pino.Logger, modules: readonly ContextModule[], options: PlatformOptions = {}): Promise<Platform> {
     const { events, reads } = await openEngines(config);
-    return new Platform(config, logger, events, reads, options);
+    return new Platform(config, logger, events, reads, modules, options);
   }
 
   /** Starts projections, relays, process managers and timers (unless this process is an API-only node of a split deployment). */
@@ -103,7 +107,7 @@ export class Platform {
     this.started = true;
     if (this.config.role === 'api') {
       // Reads still need the physical collection names, resolved from the shared read store.
-      for (const p of PROJECTIONS) await this.projections.catalog.resolve(p);
+      for (const p of this.registry.projections) await this.projections.catalog.resolve(p);
       return;
     }
     await this.projections.start();

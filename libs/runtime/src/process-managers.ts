@@ -1,39 +1,24 @@
 import type { CheckpointStore } from '../../subscriptions/src/checkpoint-store';
-import { DocumentProjector } from '../../subscriptions/src/document-projection';
 import { SubscriptionRunner } from '../../subscriptions/src/subscription-runner';
-import { JobExecutor } from '../../../sagas/job-executor/job-executor';
-import { JobOperations } from '../../../sagas/job-operations/job-operations';
-import { jobsProjection, type JobDoc } from '../../../projections/jobs/jobs.projection';
 import type { ContextModule, RuntimeServices, Timer } from './context-module';
+import type { JobOperationHandler } from './job-ports';
 
 /**
- * Everything that acts on the log besides projections: the contexts' process managers (each on its
- * own checkpointed subscription), the job executor with every context's job handlers, and the
- * durable timers.
+ * Everything that acts on the log besides projections, as the context modules declare it: their
+ * process managers (each on its own checkpointed subscription), their job handlers and their durable
+ * timers (the jobs context's executor, which runs every context's job handlers, among them).
  */
 export class ProcessManagers {
   readonly sagas: SubscriptionRunner[];
-  readonly executor: JobExecutor;
   readonly timers: Timer[];
 
-  constructor(
-    private readonly rt: RuntimeServices,
-    checkpoints: CheckpointStore,
-    modules: readonly ContextModule[],
-  ) {
+  constructor(services: Omit<RuntimeServices, 'jobHandlers'>, checkpoints: CheckpointStore, modules: readonly ContextModule[]) {
+    const jobHandlers: Record<string, JobOperationHandler> = {};
+    const rt: RuntimeServices = { ...services, jobHandlers };
     const onError = (name: string, err: unknown) => rt.logger.error({ err: String(err), subscription: name }, 'saga batch failed; retrying');
     this.sagas = modules.flatMap((m) => m.processManagers?.(rt) ?? []).map((h) => new SubscriptionRunner(rt.events, checkpoints, h, onError));
-    const jobResources = Object.fromEntries(rt.jobResources.map((r) => [r.resourceType, new JobOperations(rt.events, r, (kind, mode) => rt.drivers.get(kind, mode), rt.clock)]));
-    const handlers = Object.assign(jobResources, ...modules.map((m) => m.jobHandlers?.(rt) ?? {}));
-    this.executor = new JobExecutor(rt.events, () => rt.projections.collection(jobsProjection), handlers, rt.logger, {
-      concurrency: rt.config.jobConcurrency,
-      clock: rt.clock,
-      ready: async () => {
-        const head = await rt.events.headPosition();
-        if (!(await rt.projections.runner('jobs').waitFor(head, 300_000))) throw new Error(`jobs projection still behind position ${head} after 300 s`);
-      },
-    });
-    this.timers = [this.executor, ...modules.flatMap((m) => m.timers?.(rt) ?? [])];
+    Object.assign(jobHandlers, ...modules.map((m) => m.jobHandlers?.(rt) ?? {}));
+    this.timers = modules.flatMap((m) => m.timers?.(rt) ?? []);
   }
 
   saga(name: string): SubscriptionRunner | undefined {
@@ -42,11 +27,6 @@ export class ProcessManagers {
 
   async start(): Promise<void> {
     for (const r of this.sagas) await r.start();
-    // The executor's change feed and wake-ups follow the jobs projector across rebuilds.
-    this.rt.projections.onRunner('jobs', (runner) => {
-      if (runner.handler instanceof DocumentProjector) (runner.handler as DocumentProjector<JobDoc>).onWritten((changes) => this.executor.observe(changes));
-      runner.onProgress(() => this.executor.poke());
-    });
     for (const t of this.timers) t.start();
   }
 

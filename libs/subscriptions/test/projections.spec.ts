@@ -11,6 +11,7 @@ import { DocumentProjector, ProjectionCatalog, type DocumentProjection } from '.
 import { ProjectionEngine } from '../src/projection-engine';
 import { SubscriptionRunner } from '../src/subscription-runner';
 import { requireEngine } from '../../../test/engines';
+import { eventually } from '../../../test/support/wait';
 
 interface CounterDoc extends ReadDoc {
   count: number;
@@ -58,13 +59,8 @@ let readAllCalls = 0;
 
 const ev = (counterId: string, type = 'test.Counted.v1') => ({ id: randomUUID(), type, data: { counterId }, metadata: { schemaVersion: 1 } });
 
-async function until(cond: () => Promise<boolean> | boolean, ms = 15000) {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits until `cond` holds (failing the test after `ms`). */
+const until = (cond: () => Promise<boolean> | boolean, ms = 15000) => eventually(async () => cond(), (ok) => ok, ms, 20);
 
 const pgUrl = requireEngine('PG_URL');
 const mongoUrl = requireEngine('MONGO_URL');
@@ -110,11 +106,11 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
     await first.stop();
     expect(await checkpoints.load(name)).toBe(seen[1].position);
 
-    await events.append(stream, [ev('a')], { expectedRevision: 1 });
+    const third = await events.append(stream, [ev('a')], { expectedRevision: 1 });
     const second = new SubscriptionRunner(events, checkpoints, handler);
     await second.start();
-    await until(() => seen.length === 3);
-    await new Promise((r) => setTimeout(r, 200));
+    // Once it has handled up to the last event, anything it re-delivered from before its checkpoint is in `seen`.
+    expect(await second.waitFor(third.position, 15000)).toBe(true);
     await second.stop();
     expect(seen.map((e) => e.revision)).toEqual([0, 1, 2]);
   });
@@ -223,9 +219,8 @@ describe.each(['memory', 'mongodb'] as const)('projections over PostgreSQL event
       expect(await upgraded.runner(v2.name).waitFor(p2.position, 10000)).toBe(true);
       expect((await c.get(id))?.count).toBe(30); // then live
       expect(await reads.collection(v1Collection).get(id)).toBeNull(); // the v1 collection is dropped
-      // The reading process follows the switch once its cached name expires.
-      await new Promise((r) => setTimeout(r, 60));
-      expect(await reader.resolve(v2 as unknown as DocumentProjection)).toBe(c.name);
+      // The reading process follows the switch once its cached name (50 ms) expires.
+      await eventually(() => reader.resolve(v2 as unknown as DocumentProjection), (name) => name === c.name, 5000, 10);
       expect(await upgraded.catalog.storedVersion(v2 as unknown as DocumentProjection)).toBe(2);
     } finally {
       await upgraded.stop();

@@ -10,7 +10,7 @@ import type { Platform } from '../../../../libs/runtime/src/platform';
 import { batchesProjection } from '../../../../projections/batches/batches.projection';
 import { batchJobResource } from '../batches/batch-view';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
-import { JOB_RESOURCES } from '../../../../libs/runtime/src/registrations';
+import { JOB_RESOURCES } from '../../../../contexts/registrations';
 import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
 import { PLATFORM } from '../tokens';
 import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';

@@ -12,7 +12,7 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { badRequest, notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Platform } from '../../../../libs/runtime/src/platform';
-import { EVENT_NAMES } from '../../../../libs/runtime/src/registrations';
+import { EVENT_NAMES } from '../../../../contexts/registrations';
 import { notificationDeliveriesProjection, type DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
 import { notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
 import { notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';

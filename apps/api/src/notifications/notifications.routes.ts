@@ -9,7 +9,7 @@ import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { EVENT_NAMES } from '../../../../libs/runtime/src/registrations';
+import { EVENT_NAMES } from '../../../../contexts/registrations';
 import type { DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
 import { notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
 import { notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';

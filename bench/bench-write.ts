@@ -1,4 +1,4 @@
-import type { ReadDoc, ReadStore } from './read-store.port';
+import type { ReadDoc, ReadStore } from '../libs/readstore/src/read-store.port';
 
 /**
  * Micro-benchmark: writes `n` small documents in batches of 500 (one `write` call per batch) to a

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
-import type { EventStore, NewEvent } from '../../eventstore/src/event-store.port';
-import type { CheckpointStore } from '../../subscriptions/src/checkpoint-store';
-import { SubscriptionRunner } from '../../subscriptions/src/subscription-runner';
-import { KafkaRelay } from './kafka-relay';
+import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
+import type { CheckpointStore } from '../libs/subscriptions/src/checkpoint-store';
+import { SubscriptionRunner } from '../libs/subscriptions/src/subscription-runner';
+import { KafkaRelay } from '../libs/messaging/src/kafka-relay';
 
 export interface BenchRelayOptions {
   store: EventStore;

@@ -3,8 +3,8 @@
  * The relay publishes by the type's prefix alone, so these hold for every registered type; that every
  * stream holds one context's events is checked over a whole log in test/e2e/log-vocabulary.e2e.spec.ts.
  */
-import { CONTEXT_MODULES, EVENT_NAMES } from '../src/registrations';
-import { allTopics, contextOf, INTERNAL_CONTEXTS, isInternal, topicForContext, topicOf } from '../../messaging/src/cloudevents';
+import { CONTEXT_MODULES, EVENT_NAMES } from './registrations';
+import { allTopics, contextOf, INTERNAL_CONTEXTS, isInternal, topicForContext, topicOf } from '../libs/messaging/src/cloudevents';
 
 const TYPE = /^([a-z][a-z0-9]*)\.[A-Z][A-Za-z0-9]*\.v[1-9][0-9]*$/;
 const names = CONTEXT_MODULES.map((m) => m.name);

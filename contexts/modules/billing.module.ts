@@ -1,18 +1,18 @@
-import { BillingEventTypes } from '../../../domain/billing/events';
-import { InvoicingEventTypes } from '../../../domain/invoicing/events';
-import { billingAccountsProjection } from '../../../../projections/billing-accounts/billing-accounts.projection';
-import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
-import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
-import { exchangeRatesProjection } from '../../../../projections/exchange-rates/exchange-rates.projection';
-import { invoicesProjection } from '../../../../projections/invoices/invoices.projection';
-import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
-import { walletConversion } from '../../../../sagas/wallet-conversion/wallet-conversion';
-import { paymentCredits } from '../../../../sagas/payment-credits/payment-credits';
-import { MonthEndInvoicing } from '../../../../sagas/usage-invoicing/month-end-run';
-import { UsageInvoicer } from '../../../../sagas/usage-invoicing/usage-invoicer';
-import { InvoicePayments } from '../../../../sagas/usage-invoicing/invoice-payments';
-import { PaymentEventTypes } from '../../../domain/billing/payments';
-import type { ContextModule } from '../context-module';
+import { BillingEventTypes } from '../../libs/domain/billing/events';
+import { InvoicingEventTypes } from '../../libs/domain/invoicing/events';
+import { billingAccountsProjection } from '../../projections/billing-accounts/billing-accounts.projection';
+import { billingCreditsProjection } from '../../projections/billing-credits/billing-credits.projection';
+import { billingWalletsProjection } from '../../projections/billing-wallets/billing-wallets.projection';
+import { exchangeRatesProjection } from '../../projections/exchange-rates/exchange-rates.projection';
+import { invoicesProjection } from '../../projections/invoices/invoices.projection';
+import { usageMetersProjection } from '../../projections/usage-meters/usage-meters.projection';
+import { walletConversion } from '../../sagas/wallet-conversion/wallet-conversion';
+import { paymentCredits } from '../../sagas/payment-credits/payment-credits';
+import { MonthEndInvoicing } from '../../sagas/usage-invoicing/month-end-run';
+import { UsageInvoicer } from '../../sagas/usage-invoicing/usage-invoicer';
+import { InvoicePayments } from '../../sagas/usage-invoicing/invoice-payments';
+import { PaymentEventTypes } from '../../libs/domain/billing/payments';
+import type { ContextModule } from '../../libs/runtime/src/context-module';
 
 /**
  * Billing (spec 2.9, 4.12, DECISIONS 9 and 16): wallets per currency (streams `wallet-<project>-<currency>`),

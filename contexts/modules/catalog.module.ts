@@ -1,8 +1,8 @@
-import { CatalogEventTypes } from '../../../domain/catalog/events';
-import { catalogProjection } from '../../../../projections/catalog/catalog.projection';
-import { CatalogSyncOperation } from '../../../../sagas/catalog-sync/catalog-sync';
-import { isoNow } from '../clock';
-import type { ContextModule } from '../context-module';
+import { CatalogEventTypes } from '../../libs/domain/catalog/events';
+import { catalogProjection } from '../../projections/catalog/catalog.projection';
+import { CatalogSyncOperation } from '../../sagas/catalog-sync/catalog-sync';
+import { isoNow } from '../../libs/runtime/src/clock';
+import type { ContextModule } from '../../libs/runtime/src/context-module';
 
 /** The provider catalogs (spec 4.5) and their `catalog.sync` jobs. */
 export const catalogModule: ContextModule = {

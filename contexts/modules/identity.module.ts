@@ -1,15 +1,15 @@
-import { IdentityEventTypes } from '../../../domain/identity/events';
-import { CustomRoleEventTypes, RoleHoldEventTypes } from '../../../domain/identity/custom-roles';
-import { MemberGrantEventTypes, MembershipEventTypes } from '../../../domain/identity/membership';
-import { ProviderKeyEventTypes } from '../../../domain/identity/provider-keys';
-import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
-import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
-import { membersProjection } from '../../../../projections/members/members.projection';
-import { projectsProjection } from '../../../../projections/projects/projects.projection';
-import { providerKeysProjection } from '../../../../projections/provider-keys/provider-keys.projection';
-import { InvitationMailer } from '../../../../sagas/invitation-mail/invitation-mailer';
-import { KeyHasher } from '../key-hasher';
-import type { ContextModule } from '../context-module';
+import { IdentityEventTypes } from '../../libs/domain/identity/events';
+import { CustomRoleEventTypes, RoleHoldEventTypes } from '../../libs/domain/identity/custom-roles';
+import { MemberGrantEventTypes, MembershipEventTypes } from '../../libs/domain/identity/membership';
+import { ProviderKeyEventTypes } from '../../libs/domain/identity/provider-keys';
+import { apiKeysProjection } from '../../projections/api-keys/api-keys.projection';
+import { customRolesProjection } from '../../projections/custom-roles/custom-roles.projection';
+import { membersProjection } from '../../projections/members/members.projection';
+import { projectsProjection } from '../../projections/projects/projects.projection';
+import { providerKeysProjection } from '../../projections/provider-keys/provider-keys.projection';
+import { InvitationMailer } from '../../sagas/invitation-mail/invitation-mailer';
+import { KeyHasher } from '../../libs/runtime/src/key-hasher';
+import type { ContextModule } from '../../libs/runtime/src/context-module';
 
 /** Projects, API keys, members and invitations, custom roles and provider API keys (spec 4.11). */
 export const identityModule: ContextModule = {

@@ -1,11 +1,11 @@
-import { TicketEventTypes } from '../../../domain/support/events';
-import { ForwardingEventTypes } from '../../../domain/support/forwarding';
-import { supportMessagesProjection } from '../../../../projections/support-messages/support-messages.projection';
-import { supportTicketsProjection } from '../../../../projections/support-tickets/support-tickets.projection';
-import { mailChannel, TicketForwarding, trackerChannel } from '../../../../sagas/support-forwarding/ticket-forwarding';
-import { githubCompatibleTracker } from '../../../../sagas/support-forwarding/tracker-client';
-import { isoNow } from '../clock';
-import type { ContextModule } from '../context-module';
+import { TicketEventTypes } from '../../libs/domain/support/events';
+import { ForwardingEventTypes } from '../../libs/domain/support/forwarding';
+import { supportMessagesProjection } from '../../projections/support-messages/support-messages.projection';
+import { supportTicketsProjection } from '../../projections/support-tickets/support-tickets.projection';
+import { mailChannel, TicketForwarding, trackerChannel } from '../../sagas/support-forwarding/ticket-forwarding';
+import { githubCompatibleTracker } from '../../sagas/support-forwarding/tracker-client';
+import { isoNow } from '../../libs/runtime/src/clock';
+import type { ContextModule } from '../../libs/runtime/src/context-module';
 
 /**
  * Support tickets (spec 2.6, 4.13, DECISIONS 17), and the forwarding of each new ticket and message

@@ -1,6 +1,6 @@
-import { InboundWebhookEventTypes } from '../../../domain/webhooks/inbound';
-import { InboundWebhookProcessor } from '../../../../sagas/inbound-webhooks/inbound-webhooks';
-import type { ContextModule } from '../context-module';
+import { InboundWebhookEventTypes } from '../../libs/domain/webhooks/inbound';
+import { InboundWebhookProcessor } from '../../sagas/inbound-webhooks/inbound-webhooks';
+import type { ContextModule } from '../../libs/runtime/src/context-module';
 
 /**
  * Inbound webhooks (DECISIONS 10 and 17): each verified delivery from a payment provider or CI/CD

@@ -1,6 +1,5 @@
-import type { DocumentProjection } from '../../subscriptions/src/document-projection';
-import type { ContextModule } from './context-module';
-import type { AnyJobBackedResource } from '../../../sagas/job-operations/job-operations';
+import type { ContextModule } from '../libs/runtime/src/context-module';
+import { registryOf } from '../libs/runtime/src/registry';
 import { catalogModule } from './modules/catalog.module';
 import { computeModule } from './modules/compute.module';
 import { identityModule } from './modules/identity.module';
@@ -17,19 +16,20 @@ import { aiModule } from './modules/ai.module';
 import { adminModule } from './modules/admin.module';
 import { notificationsModule } from './modules/notifications.module';
 import { webhooksModule } from './modules/webhooks.module';
-import { eventNameCatalogue } from '../../domain/notifications/event-names';
 
-/** Every bounded context the runtime runs; each app is built from this list (one line per context). */
+/**
+ * The composition root: every bounded context the runtime runs; each app is built from this list (one
+ * line per context) and hands it to its Platform.
+ */
 export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule, webhooksModule];
 
+const registry = registryOf(CONTEXT_MODULES);
+
 /** Every job-backed resource, by the jobs' `resourceType`. */
-export const JOB_RESOURCES: Readonly<Record<string, AnyJobBackedResource>> = Object.fromEntries(CONTEXT_MODULES.flatMap((m) => m.jobResources ?? []).map((r) => [r.resourceType, r]));
+export const JOB_RESOURCES = registry.jobResources;
 
 /** Every read model, in registration order. */
-export const PROJECTIONS: DocumentProjection[] = CONTEXT_MODULES.flatMap((m) => m.projections as DocumentProjection[]);
+export const PROJECTIONS = registry.projections;
 
 /** The event names notification endpoints subscribe to, generated from every context's event types (DECISIONS 10). */
-export const EVENT_NAMES = eventNameCatalogue(
-  CONTEXT_MODULES.flatMap((m) => m.eventTypes),
-  CONTEXT_MODULES.flatMap((m) => m.unpublished ?? []),
-);
+export const EVENT_NAMES = registry.eventNames;

@@ -1,11 +1,11 @@
-import { KycEventTypes } from '../../../domain/admin/kyc';
-import { SettingsEventTypes } from '../../../domain/admin/settings';
-import { kycRequestsProjection } from '../../../../projections/kyc-requests/kyc-requests.projection';
-import { platformSettingsProjection } from '../../../../projections/platform-settings/platform-settings.projection';
-import { revenueProjection } from '../../../../projections/revenue/revenue.projection';
-import { ProjectClosure } from '../../../../sagas/project-closure/project-closure';
-import { isoNow } from '../clock';
-import type { ContextModule } from '../context-module';
+import { KycEventTypes } from '../../libs/domain/admin/kyc';
+import { SettingsEventTypes } from '../../libs/domain/admin/settings';
+import { kycRequestsProjection } from '../../projections/kyc-requests/kyc-requests.projection';
+import { platformSettingsProjection } from '../../projections/platform-settings/platform-settings.projection';
+import { revenueProjection } from '../../projections/revenue/revenue.projection';
+import { ProjectClosure } from '../../sagas/project-closure/project-closure';
+import { isoNow } from '../../libs/runtime/src/clock';
+import type { ContextModule } from '../../libs/runtime/src/context-module';
 
 /**
  * Platform administration (spec 4.17, DECISIONS 18): KYC requests, the settings stream (config, margin,

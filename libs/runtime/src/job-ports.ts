@@ -1,0 +1,65 @@
+import type { JobEnqueued } from '../../domain/jobs/events';
+import type { Decider } from '../../domain/shared/domain-error';
+import type { OperationCommand } from '../../domain/shared/operations';
+import type { Mode } from '../../domain/shared/scope';
+import type { CommandContext } from '../../eventstore/src/handle-command';
+import type { RecordedEvent } from '../../eventstore/src/event-store.port';
+import type { InstanceSpec, ProviderDriver } from '../../providers/src/driver.port';
+
+/**
+ * The job contracts between the runtime, the context modules and the job process (sagas/job-*): they
+ * live here, below the sagas that implement them, so the runtime names them without importing sagas.
+ */
+
+/** A job as its handler sees it (the jobs read model's document, projections/jobs, holds these and more). */
+export interface JobToRun {
+  id: string;
+  projectId: string | null;
+  resourceType: string;
+  resourceId: string;
+  operation: string;
+  payload: Record<string, unknown>;
+}
+
+/** What a job does to its resource; one per resource type. */
+export interface JobOperationHandler {
+  /** Runs one attempt. The token is stable per attempt, so a re-run after a crash is idempotent. */
+  execute(job: JobToRun, attempt: number, token: string, ctx: CommandContext): Promise<Record<string, unknown>>;
+  /** Called once when the job has failed for good. */
+  onFailed(job: JobToRun, error: string, ctx: CommandContext): Promise<void>;
+}
+
+/** The driver of a provider kind in a mode (test mode: always the simulator, DECISIONS 21). */
+export type DriverFor = (providerKind: string, mode: Mode) => ProviderDriver;
+
+/** The machine as its driver knows it. */
+export type DriverTarget = { token: string; externalId: string; spec: InstanceSpec };
+/** An operation's provider call: resolves with what its completion records (provisioning details), if anything. */
+export type DriverCall<R> = (driver: ProviderDriver, target: DriverTarget) => Promise<R | void>;
+
+/**
+ * The process side of a job-backed resource (the domain side is its JobLifecycle): its stream and
+ * decider, the job each request event starts, and the driver call of each operation.
+ */
+export interface JobBackedResource<Op extends string = string, St extends { status: string } = { status: string }, R = unknown> {
+  /** The jobs' `resourceType`. */
+  resourceType: string;
+  /** `Instance`, in messages. */
+  label: string;
+  /** The read model that shows the resource (read-your-writes after a retry resets it). */
+  readModel: string;
+  stream: (id: string) => string;
+  // The resource's own event union; the process only passes its events through.
+  decider: Decider<OperationCommand<R>, any, St>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The job a recorded event requests, or null. */
+  jobOf(event: RecordedEvent): Omit<JobEnqueued['data'], 'maxAttempts'> | null;
+  /** Which driver, and the machine as it knows it. */
+  target(state: Exclude<St, { status: 'none' }>): { providerKind: string; externalId: string; spec: InstanceSpec };
+  calls: { readonly [K in Op]: DriverCall<R> };
+  /** What the job document records of the result (it stays small). */
+  jobResult(result: R): Record<string, unknown>;
+}
+
+// Resources differ in their types; the registry and the executor see them alike.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJobBackedResource = JobBackedResource<any, any, any>;
