@@ -16,6 +16,8 @@ const TIERS = [
   ['libs/messaging'],
   ['libs/runtime'],
   ['projections'],
+  // The use cases (command and query handlers apart from any transport): HTTP, timers, sagas and the CLI call them.
+  ['usecases'],
   ['sagas'],
   // The composition root: the context modules and the registrations list the apps are built from.
   ['contexts'],
@@ -70,6 +72,13 @@ module.exports = {
         'No I/O, clock or framework package in the domain. Allowed: zod (schemas), uuid (only deterministic v5 ids are pure; v4/v7 ids come in with commands), node:crypto (hashes of key material), ipaddr.js (address parsing) and yaml (kubeconfig documents): pure computations.',
       from: { path: '^libs/domain/', pathNot: tests },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'], pathNot: '^(crypto|node:crypto)$|(^|/)node_modules/(zod|uuid|ipaddr\\.js|yaml)/' },
+    },
+    {
+      name: 'usecases-transport-free',
+      severity: 'error',
+      comment: 'A use case is called by HTTP, the gateway, the event streams, timers and the CLI alike: it knows no HTTP (libs/http, Fastify, the Nest HTTP platform) and no app.',
+      from: { path: '^usecases/', pathNot: tests },
+      to: { path: '^(apps|libs/http)/|(^|/)node_modules/(fastify|@fastify|@nestjs/platform-fastify|@nestjs/common)/' },
     },
     { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
     { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },

@@ -12,7 +12,7 @@ if ! npm run -s typecheck; then
 fi
 
 # Layer rules and import cycles (.dependency-cruiser.cjs): cheap, so first.
-if ! npx --no-install depcruise --config .dependency-cruiser.cjs --output-type err apps contexts libs projections sagas; then
+if ! npx --no-install depcruise --config .dependency-cruiser.cjs --output-type err apps contexts libs projections sagas usecases; then
   echo "test: dependency rules violated (see above)" >&2
   exit 1
 fi

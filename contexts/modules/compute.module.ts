@@ -12,7 +12,6 @@ import { instancesProjection } from '../../projections/instances/instances.proje
 import { serversProjection } from '../../projections/servers/servers.projection';
 import { sshKeysProjection } from '../../projections/ssh-keys/ssh-keys.projection';
 import { templatesProjection } from '../../projections/templates/templates.projection';
-import { volumesHeldBy, volumesProjection } from '../../projections/volumes/volumes.projection';
 import { AutoStopper } from '../../sagas/auto-stop/auto-stopper';
 import { stopIdleInstance } from '../../sagas/auto-stop/stop-idle-instance';
 import { BatchFanout, instanceBatchRequester, serverBatchRequester } from '../../sagas/batch-fanout/batch-fanout';
@@ -23,10 +22,7 @@ import type { ContextModule } from '../../libs/runtime/src/context-module';
 export const computeModule: ContextModule = {
   name: 'compute',
   projections: [sshKeysProjection, templatesProjection, instancesProjection, instanceEventsProjection, batchesProjection, serversProjection, backupsProjection],
-  processManagers: (rt) => {
-    const heldVolumes = async (instanceId: string) => volumesHeldBy(await rt.projections.collection(volumesProjection), instanceId);
-    return [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt.events, heldVolumes), servers: serverBatchRequester(rt.events) })];
-  },
+  processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt), servers: serverBatchRequester(rt.events) })],
   jobResources: Object.values(JOB_BACKED_RESOURCES),
   timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt), rt.logger, 5000, rt.clock)],
   eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...simpleResourceEventTypes(sshKeys), ...simpleResourceEventTypes(instanceTemplates)],

@@ -1,18 +1,14 @@
 import { v7 as uuidv7 } from 'uuid';
-import { instanceDecider } from '../../libs/domain/compute/instance.decider';
-import { instanceStream } from '../../libs/domain/compute/instance.events';
 import { DomainError } from '../../libs/domain/shared/domain-error';
-import { handleCommand } from '../../libs/eventstore/src/handle-command';
-import { isoNow } from '../../libs/runtime/src/clock';
-import type { RuntimeServices } from '../../libs/runtime/src/context-module';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 import type { InstanceDoc } from '../../projections/instances/instances.projection';
+import { requestInstanceAction } from '../../usecases/compute/request-instance-action';
 
 /** The auto-stop timer's stop is a requested stop by the system; an instance that moved on meanwhile is left alone. */
-export function stopIdleInstance(rt: Pick<RuntimeServices, 'events' | 'clock'>) {
+export function stopIdleInstance(ports: PortsOf<'events' | 'projections' | 'clock'>) {
   return async (doc: InstanceDoc): Promise<void> => {
     const ctx = { metadata: { projectId: doc.projectId, actor: 'system:auto-stop' } };
-    const command = { type: 'RequestInstanceAction' as const, jobId: uuidv7(), action: 'stop' as const, now: isoNow(rt.clock), requestedBy: 'system:auto-stop' };
-    await handleCommand(rt.events, instanceStream(doc.id), instanceDecider, command, ctx).catch((err) => {
+    await requestInstanceAction(ports, { projectId: doc.projectId, instanceId: doc.id, action: 'stop', jobId: uuidv7() }, ctx).catch((err) => {
       if (!(err instanceof DomainError && err.code === 'INVALID_STATE')) throw err;
     });
   };

@@ -4,6 +4,9 @@ import { batchStream, type BatchAction, type BatchResourceType } from '../../lib
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { handleCommand } from '../../libs/eventstore/src/handle-command';
 import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
+import { MemoryReadStore } from '../../libs/readstore/src/memory-read-store';
+import { systemClock } from '../../libs/runtime/src/clock';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 import { instanceSpec } from '../../test/support/fixtures';
 import { BatchFanout, batchItemJobId, instanceBatchRequester, serverBatchRequester, type BatchItemRequester } from './batch-fanout';
 
@@ -12,8 +15,13 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
   let store: SqlEventStore;
   const at = '2026-01-01T00:00:00.000Z';
 
+  /** What the instance requester uses: the store, the clock and the (here empty) volumes read model. */
+  let ports: PortsOf<'events' | 'projections' | 'clock'>;
+
   beforeAll(async () => {
     store = await SqlEventStore.pglite();
+    const reads = new MemoryReadStore();
+    ports = { events: store, clock: systemClock, projections: { collection: async (p) => reads.collection(p.name), liveRunner: () => undefined } };
   });
   afterAll(async () => {
     await store?.close();
@@ -50,7 +58,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
   it('requests each resource under a job id derived from the batch, and records what was refused', async () => {
     const [mine, theirs, stopped] = [await instance('p1'), await instance('p2'), await instance('p1', true)];
     const { batchId, batch } = await requestBatch('stop', 'instances', [mine, theirs, stopped, 'missing']);
-    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(store) });
+    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(ports) });
 
     expect(await fanout.handle(batch)).toBe(true);
 
@@ -70,7 +78,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
 
   it('maps batch actions to instance actions (reboot restarts, delete terminates through the delete job)', async () => {
     const [a, b] = [await instance('p1'), await instance('p1')];
-    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(store) });
+    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(ports) });
     await fanout.handle((await requestBatch('reboot', 'instances', [a])).batch);
     await fanout.handle((await requestBatch('delete', 'instances', [b])).batch);
 
@@ -102,7 +110,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
   it('rejects every item of a resource type it has no requester for', async () => {
     const { batchId, batch } = await requestBatch('stop', 'servers', ['s1', 's2']);
 
-    await new BatchFanout(store, { instances: instanceBatchRequester(store) }).handle(batch);
+    await new BatchFanout(store, { instances: instanceBatchRequester(ports) }).handle(batch);
 
     expect(await items(batchId)).toEqual([
       ['compute.BatchItemRejected.v1', 's1', 'UNSUPPORTED_PROVIDER'],
@@ -113,7 +121,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
   it('neither loses nor repeats an item when the fan-out is handed the batch again', async () => {
     const [a, b] = [await instance('p1'), await instance('p1')];
     const { batchId, batch } = await requestBatch('stop', 'instances', [a, b]);
-    const real = instanceBatchRequester(store);
+    const real = instanceBatchRequester(ports);
     let storeDown = true;
     // The second request hits an infrastructure failure (not a refusal): the batch is left for a retry.
     const flaky: BatchItemRequester = async (item, ctx) => {
@@ -142,7 +150,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
     const events = await store.readStream(`instance-${id}`);
     const head = await store.headPosition();
 
-    expect(await new BatchFanout(store, { instances: instanceBatchRequester(store) }).handle(events)).toBe(false);
+    expect(await new BatchFanout(store, { instances: instanceBatchRequester(ports) }).handle(events)).toBe(false);
 
     expect(await store.headPosition()).toBe(head);
   });

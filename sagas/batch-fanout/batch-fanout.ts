@@ -3,12 +3,13 @@ import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { batchDecider } from '../../libs/domain/batches/batch.decider';
 import { batchStream, type BatchAction, type BatchRequested } from '../../libs/domain/batches/events';
-import { instanceDecider } from '../../libs/domain/compute/instance.decider';
-import { instanceStream, type InstanceAction } from '../../libs/domain/compute/instance.events';
+import type { InstanceAction } from '../../libs/domain/compute/instance.events';
 import { DomainError } from '../../libs/domain/shared/domain-error';
 import { serverDecider } from '../../libs/domain/servers/server.decider';
 import { serverStream, type ServerPowerAction } from '../../libs/domain/servers/server.events';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
+import type { PortsOf } from '../../libs/runtime/src/ports';
+import { requestInstanceAction } from '../../usecases/compute/request-instance-action';
 
 /** Requests one resource's part of a batch under the given job id; throws DomainError when refused. */
 export type BatchItemRequester = (item: { projectId: string; resourceId: string; action: BatchAction; jobId: string }, ctx: CommandContext) => Promise<void>;
@@ -20,19 +21,10 @@ export const batchItemJobId = (batchId: string, resourceId: string) => uuidv5(`$
 
 const INSTANCE_ACTIONS: Record<BatchAction, InstanceAction> = { start: 'start', stop: 'stop', reboot: 'restart', delete: 'terminate' };
 
-/** `heldVolumes`: the volumes an instance holds (a batch delete is refused for it, as a single DELETE is). */
-export function instanceBatchRequester(events: EventStore, heldVolumes: (instanceId: string) => Promise<string[]> = async () => []): BatchItemRequester {
+/** An instance's part of a batch: the one instance-action use case, under the batch item's job id. */
+export function instanceBatchRequester(ports: PortsOf<'events' | 'projections' | 'clock'>): BatchItemRequester {
   return async ({ projectId, resourceId, action, jobId }, ctx) => {
-    const history = await events.readStream(instanceStream(resourceId), { maxCount: 1 });
-    if (history.length === 0 || (history[0].data as { projectId?: string }).projectId !== projectId) throw new DomainError('NOT_FOUND', 'Instance not found');
-    const attachedVolumes = action === 'delete' ? await heldVolumes(resourceId) : undefined;
-    await handleCommand(
-      events,
-      instanceStream(resourceId),
-      instanceDecider,
-      { type: 'RequestInstanceAction', jobId, action: INSTANCE_ACTIONS[action], viaDelete: action === 'delete', now: new Date().toISOString(), requestedBy: String(ctx.metadata.actor), attachedVolumes },
-      ctx,
-    );
+    await requestInstanceAction(ports, { projectId, instanceId: resourceId, action: INSTANCE_ACTIONS[action], viaDelete: action === 'delete', jobId }, ctx);
   };
 }
 

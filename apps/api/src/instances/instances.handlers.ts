@@ -13,17 +13,17 @@ import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/s
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
-import { volumesHeldBy, volumesProjection } from '../../../../projections/volumes/volumes.projection';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { instanceEventsProjection, type InstanceEventDoc } from '../../../../projections/instance-events/instance-events.projection';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
-import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import { ownDoc, settleJob, written } from '../jobs/job-writes';
 import { PLATFORM } from '../tokens';
 import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
 import { instanceResource } from './instance-view';
+import { requestInstanceAction } from '../../../../usecases/compute/request-instance-action';
 
 /** What a GET after an instance write reads: the instance and its activity log. */
 const INSTANCE_MODELS = [instancesProjection.name, instanceEventsProjection.name];
@@ -124,14 +124,12 @@ export class RequestInstanceActionHandler implements ICommandHandler<RequestInst
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ projectId, id, action, ctx, viaDelete }: RequestInstanceAction): Promise<Accepted> {
-    await ownInstance(this.platform, projectId, id);
     const jobId = uuidv7();
-    const attachedVolumes = action === 'terminate' ? await volumesHeldBy(await this.platform.projections.collection(volumesProjection), id) : undefined;
-    const command = { type: 'RequestInstanceAction' as const, jobId, action, viaDelete, now: this.platform.now(), requestedBy: requestedBy(ctx), attachedVolumes };
-    const r = await handleCommand(this.platform.events, instanceStream(id), instanceDecider, command, ctx);
+    const r = await requestInstanceAction(this.platform, { projectId, instanceId: id, action, jobId, viaDelete }, ctx);
     await settleJob(this.platform, r.position, jobId, INSTANCE_MODELS);
     return { doc: await writtenInstance(this.platform, projectId, id, r.position), jobId };
   }
+
 }
 
 @CommandHandler(UpdateInstance)
