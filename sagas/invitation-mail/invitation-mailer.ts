@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
 import { invitationToken, redactedInvitationToken, type Keyed } from '../../libs/domain/identity/invitation-token';
 import { invitationMailDue, membershipDecider, membershipStream, MembershipEventTypes, type MembershipEvent } from '../../libs/domain/identity/membership';
 import type { MailMessage } from '../../libs/runtime/src/mailer';
@@ -50,8 +51,7 @@ export class InvitationMailer {
   private async mail(e: RecordedEvent): Promise<void> {
     const { memberId, projectId } = (e as unknown as MembershipEvent).data;
     const stream = membershipStream(projectId);
-    let state = membershipDecider.initialState();
-    for (const h of await this.deps.events.readStream(stream)) state = membershipDecider.evolve(state, { type: h.type, data: h.data } as MembershipEvent);
+    const { state } = await aggregateStream(this.deps.events, stream, membershipDecider);
     const invitation = invitationMailDue(state, memberId, e.id);
     if (!invitation) return;
     const ctx: CommandContext = { metadata: causedBy(e, { projectId, actor: 'system:invitation-mail' }) };

@@ -1,11 +1,12 @@
 import type pino from 'pino';
 import { v5 as uuidv5 } from 'uuid';
-import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import type { EventMetadata, EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { WrongExpectedRevisionError } from '../../libs/eventstore/src/event-store.port';
 import { causedBy, handleCommand, toNewEvent, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream, type RecordedOf } from '../../libs/eventstore/src/aggregate-stream';
 import { deliveryDecider, webhookIdOf, type DeliveryState } from '../../libs/domain/notifications/delivery.decider';
 import { dueForDisable, endpointDecider } from '../../libs/domain/notifications/endpoint.decider';
-import { deliveryStream, endpointStream, notificationStream, type DeliverySchedule } from '../../libs/domain/notifications/events';
+import { deliveryStream, endpointStream, notificationStream, type DeliveryEvent, type DeliverySchedule } from '../../libs/domain/notifications/events';
 import { notificationDecider } from '../../libs/domain/notifications/notification.decider';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { Clock } from '../../libs/runtime/src/clock';
@@ -196,15 +197,18 @@ export class Deliverer implements Timer {
   }
 
   private async attempt(deliveryId: string): Promise<void> {
-    const history = await this.deps.events.readStream(deliveryStream(deliveryId));
-    const state = history.reduce((s, e) => deliveryDecider.evolve(s, e as never), deliveryDecider.initialState());
+    // The delivery, and the mode of its schedule (the stream's first event).
+    const { state: { delivery: state, mode }, revision } = await aggregateStream(this.deps.events, deliveryStream(deliveryId), {
+      initialState: () => ({ delivery: deliveryDecider.initialState(), mode: undefined as EventMetadata['mode'] }),
+      evolve: (s, e: RecordedOf<DeliveryEvent>) => ({ delivery: deliveryDecider.evolve(s.delivery, e), mode: e.revision === 0 ? e.metadata.mode : s.mode }),
+    });
     const nowMs = this.deps.clock.now();
-    if (state.status !== 'pending' || (state.dueAt && Date.parse(state.dueAt) > nowMs)) return;
+    if (state.status !== 'pending' || revision === 'no_stream' || (state.dueAt && Date.parse(state.dueAt) > nowMs)) return;
     const { endpoint, result } = await this.send(deliveryId, state);
     const at = new Date(this.deps.clock.now()).toISOString();
     // Caused by the event delivered; in the mode of its schedule (which the fan-out took from that event).
-    const ctx = { metadata: causedBy({ id: state.eventId, metadata: { correlationId: state.eventId, mode: history[0]?.metadata?.mode } }, { projectId: state.projectId, actor: 'system:notifications' }) };
-    if (!(await this.record(deliveryId, state, history[history.length - 1].revision, result, at, ctx))) return;
+    const ctx = { metadata: causedBy({ id: state.eventId, metadata: { correlationId: state.eventId, mode } }, { projectId: state.projectId, actor: 'system:notifications' }) };
+    if (!(await this.record(deliveryId, state, revision, result, at, ctx))) return;
     if (!result.success && endpoint?.enabled) await this.disableIfFailingTooLong(endpoint, state, at);
   }
 
@@ -240,9 +244,8 @@ export class Deliverer implements Timer {
     if (scheduling) {
       if (!(await scheduling)) {
         // Another hand opened the stream: record this attempt only if the delivery still waits for it.
-        const history = await this.deps.events.readStream(stream);
-        const now = history.reduce((s, e) => deliveryDecider.evolve(s, e as never), deliveryDecider.initialState());
-        if (now.status !== 'pending' || now.attempts !== 0 || !(await this.record(d.deliveryId, now, history[history.length - 1].revision, sent.result, at, ctx))) return;
+        const { state: now, revision } = await aggregateStream(this.deps.events, stream, deliveryDecider);
+        if (now.status !== 'pending' || now.attempts !== 0 || revision === 'no_stream' || !(await this.record(d.deliveryId, now, revision, sent.result, at, ctx))) return;
       } else if (!(await this.record(d.deliveryId, state, 0, sent.result, at, ctx))) return;
     } else {
       const { success, statusCode, error, durationMs, final } = sent.result;

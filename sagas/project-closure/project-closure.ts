@@ -2,7 +2,8 @@ import { v5 as uuidv5 } from 'uuid';
 import type pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
-import { projectStream, type ProjectClosed, type ProjectEvent } from '../../libs/domain/identity/events';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { projectStream, type ProjectClosed } from '../../libs/domain/identity/events';
 import { projectDecider } from '../../libs/domain/identity/project.decider';
 import { projectOfScope, scopesOfProject } from '../../libs/domain/shared/scope';
 import { DomainError, type Decider } from '../../libs/domain/shared/domain-error';
@@ -83,8 +84,7 @@ export class ProjectClosure {
 
   private async isClosed(projectId: string): Promise<boolean> {
     if (this.closed.has(projectId)) return true;
-    const history = await this.deps.events.readStream(projectStream(projectId));
-    const closed = history.reduce((s, e) => projectDecider.evolve(s, { type: e.type, data: e.data } as ProjectEvent), projectDecider.initialState()).status === 'closed';
+    const closed = (await aggregateStream(this.deps.events, projectStream(projectId), projectDecider)).state.status === 'closed';
     if (closed) this.closed.add(projectId);
     return closed;
   }

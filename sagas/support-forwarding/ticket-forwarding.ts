@@ -1,6 +1,7 @@
 import type pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
 import {
   forwardingDecider,
   forwardMail,
@@ -118,8 +119,7 @@ export class TicketForwarding implements SubscriptionHandler {
 
   private async forward(driver: ForwardChannelDriver, source: ForwardSource, e: RecordedEvent): Promise<boolean> {
     const stream = ticketForwardingStream(driver.channel, source.ticketId);
-    let state = forwardingDecider.initialState();
-    for (const r of await this.events.readStream(stream)) state = forwardingDecider.evolve(state, { type: r.type, data: r.data } as never);
+    let { state } = await aggregateStream(this.events, stream, forwardingDecider);
     const step = forwardStep(state, source.eventId);
     if (step === 'settled') return false;
     const ctx: CommandContext = { metadata: causedBy({ id: source.eventId, metadata: e.metadata }, { projectId: source.projectId, actor: `system:support-forward-${driver.channel}`, correlationId: e.metadata.correlationId ?? source.ticketId }) };

@@ -1,5 +1,6 @@
 import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
 import { DomainError } from '../../domain/shared/domain-error';
+import { aggregateStream } from './aggregate-stream';
 import type { EventStore } from './event-store.port';
 import { WrongExpectedRevisionError } from './event-store.port';
 import { idempotencyReservation, toNewEvent, type CommandContext, type CommandResult } from './handle-command';
@@ -58,10 +59,8 @@ export class CoalescingWriter<C, E extends DomainEvent, S> {
       let decided: { item: Pending<C, S>; events: E[]; after: S; error?: unknown }[];
       let expected: 'no_stream' | number;
       try {
-        const history = await store.readStream(streamId);
-        let state = this.decider.initialState();
-        for (const e of history) state = this.decider.evolve(state, { type: e.type, data: e.data } as E);
-        expected = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+        let state: S;
+        ({ state, revision: expected } = await aggregateStream(store, streamId, this.decider));
         decided = batch.map((item) => {
           try {
             const events = this.decider.decide(item.command, state);

@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
 import { DomainError } from '../../domain/shared/domain-error';
 import { modeOfScope } from '../../domain/shared/scope';
+import { aggregateStream } from './aggregate-stream';
 import type { EventMetadata, EventStore, IdempotencyReservation, NewEvent } from './event-store.port';
 import { WrongExpectedRevisionError } from './event-store.port';
 
@@ -84,10 +85,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
     if (guess) {
       ({ state, revision: expected } = guess);
     } else {
-      const history = await store.readStream(streamId);
-      state = decider.initialState();
-      for (const e of history) state = decider.evolve(state, { type: e.type, data: e.data } as E);
-      expected = history.length === 0 ? 'no_stream' : history[history.length - 1].revision;
+      ({ state, revision: expected } = await aggregateStream(store, streamId, decider));
     }
     let decided: E[];
     try {

@@ -4,3 +4,4 @@ export * from './sql/sql-client';
 export * from './sql/sql-event-store';
 export * from './esdb/esdb-event-store';
 export * from './handle-command';
+export * from './aggregate-stream';

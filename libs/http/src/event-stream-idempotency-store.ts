@@ -21,6 +21,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EventStore, RecordedEvent } from '../../eventstore/src/event-store.port';
 import { WrongExpectedRevisionError } from '../../eventstore/src/event-store.port';
+import { aggregateStream } from '../../eventstore/src/aggregate-stream';
 import type { BeginResult, CommittedWrite, IdempotencyStore, StoredResponse } from './idempotency';
 import { IDEMPOTENCY_TTL_MS } from './idempotency';
 
@@ -182,11 +183,8 @@ export class EventStreamIdempotencyStore implements IdempotencyStore {
   }
 
   private async read(scope: string, key: string, stream: string): Promise<Stream> {
-    const events = await this.events.readStream(stream);
-    let folded: Folded = { state: 'none' };
-    for (const e of events) folded = this.evolve(scope, key, folded, e);
-    if (folded.state === 'completed' && folded.expiresAt <= this.now()) folded = { state: 'free' };
-    return { folded, revision: events.length ? events[events.length - 1].revision : 'no_stream' };
+    const { state, revision } = await aggregateStream(this.events, stream, { initialState: (): Folded => ({ state: 'none' }), evolve: (s, e) => this.evolve(scope, key, s, e) });
+    return { folded: state.state === 'completed' && state.expiresAt <= this.now() ? { state: 'free' } : state, revision };
   }
 
   private evolve(scope: string, key: string, s: Folded, e: RecordedEvent): Folded {

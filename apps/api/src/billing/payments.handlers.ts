@@ -18,6 +18,7 @@ import {
 } from '../../../../libs/domain/billing/payments';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { unavailable } from '../../../../libs/http/src/errors';
 import { PaymentProviderError, SimulatedPaymentDriver, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
 import type { Platform } from '../../../../libs/runtime/src/platform';
@@ -120,8 +121,7 @@ export class CompleteCheckoutCommand extends Command<CheckoutView> {
 }
 
 async function checkoutState(platform: Platform, projectId: string, checkoutId: string): Promise<CheckoutState> {
-  let state = checkoutDecider.initialState();
-  for (const e of await platform.events.readStream(checkoutStream(checkoutId))) state = checkoutDecider.evolve(state, e as never);
+  const { state } = await aggregateStream(platform.events, checkoutStream(checkoutId), checkoutDecider);
   if (!state.checkout || state.checkout.projectId !== projectId) throw new DomainError('NOT_FOUND', 'Checkout session not found');
   return state;
 }
@@ -227,14 +227,12 @@ export class VerifyPaymentHandler implements ICommandHandler<VerifyPaymentComman
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   async execute({ projectId, reference, context }: VerifyPaymentCommand): Promise<PaymentView> {
-    let known = paymentDecider.initialState();
-    const history = await this.platform.events.readStream(paymentStream(reference));
-    for (const e of history) known = paymentDecider.evolve(known, e as never);
+    const { state: known, position: last } = await aggregateStream(this.platform.events, paymentStream(reference), paymentDecider);
     const p = known.payment;
     if (!p || p.projectId !== projectId) throw new DomainError('NOT_FOUND', 'Payment not found');
-    // Settled before (a webhook, another verify): the answer still shows the credit that follows.
-    const settled = history.find((e) => e.type === 'billing.PaymentSettled.v1');
-    if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.platform, settled?.position ?? null, projectId, p.currency) };
+    // Settled before (a webhook, another verify): the answer still shows the credit that follows. The
+    // decider writes nothing after a settle, so its PaymentSettled is the stream's last event.
+    if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.platform, known.status === 'succeeded' ? last : null, projectId, p.currency) };
     const outcome = await atProvider(this.platform, () => paymentProvider(this.platform, p.provider, commandMode(context), p.driver).verifyPayment({ reference, providerPaymentId: p.providerPaymentId }));
     if (outcome.status === 'pending') return { state: known, wallet: await afterCredit(this.platform, null, projectId, p.currency) };
     const now = this.platform.now();
@@ -294,8 +292,7 @@ export class WrittenCheckoutHandler implements IQueryHandler<WrittenCheckout> {
     const checkoutId = idInStream(checkoutStream, write.streamId);
     const own = checkoutId ? await requestEvent(this.platform, write) : null;
     if (!checkoutId || !own) return null;
-    let state = checkoutDecider.initialState();
-    for (const e of await this.platform.events.readStream(write.streamId)) if (e.position <= write.position) state = checkoutDecider.evolve(state, e as never);
+    const { state } = await aggregateStream(this.platform.events, write.streamId, checkoutDecider, { upToPosition: write.position });
     const checkout = state.checkout;
     if (!checkout || checkout.projectId !== write.projectId) return null;
     // A completion's answer (succeeded or failed) showed the wallet; a start's or a promo's did not.
@@ -319,8 +316,7 @@ export class WrittenPaymentHandler implements IQueryHandler<WrittenPayment> {
   async execute({ write }: WrittenPayment): Promise<PaymentView | null> {
     const own = idInStream(paymentStream, write.streamId) ? await requestEvent(this.platform, write) : null;
     if (!own) return null;
-    let state = paymentDecider.initialState();
-    for (const e of await this.platform.events.readStream(write.streamId)) if (e.position <= write.position) state = paymentDecider.evolve(state, e as never);
+    const { state } = await aggregateStream(this.platform.events, write.streamId, paymentDecider, { upToPosition: write.position });
     const p = state.payment;
     if (!p || p.projectId !== write.projectId) return null;
     // The initialize answered the payment alone; a verify's write settled or failed it, and its answer showed the wallet.

@@ -2,8 +2,9 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { fileStream } from '../../../../libs/domain/files/events';
 import { MAX_FILE_CONTENT_BYTES, storedContent } from '../../../../libs/domain/files/file-content';
-import { fileDecider, fileIdFor, type FileState } from '../../../../libs/domain/files/file.decider';
+import { fileDecider, fileIdFor } from '../../../../libs/domain/files/file.decider';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { ApiError, notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
@@ -141,7 +142,7 @@ export class CreateFileHandler implements ICommandHandler<CreateFile> {
     for (;;) {
       const fileId = fileIdFor(projectId, input.path, input.name, generation);
       const stream = fileStream(fileId);
-      const previous = (await this.platform.events.readStream(stream)).reduce((s: FileState, e) => fileDecider.evolve(s, { type: e.type, data: e.data } as never), fileDecider.initialState());
+      const { state: previous } = await aggregateStream(this.platform.events, stream, fileDecider);
       if (previous.status === 'deleted') {
         generation += 1;
         continue;

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { WrongExpectedRevisionError } from '../../../../libs/eventstore/src/event-store.port';
 import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
 import { projectDecider, type ProjectState } from '../../../../libs/domain/identity/project.decider';
@@ -162,8 +163,7 @@ export class IdentityService implements Authenticator {
     const standing = await ProjectionCache.for<ProjectStanding>(this.platform, 'project-standing', projectsProjection as never).get(projectId, async () => {
       const doc = await (await this.projects()).get(projectId);
       if (doc) return { status: doc.status };
-      const history = await this.platform.events.readStream(projectStream(projectId));
-      const state = history.reduce((s, e) => projectDecider.evolve(s, { type: e.type, data: e.data } as never), projectDecider.initialState());
+      const { state } = await aggregateStream(this.platform.events, projectStream(projectId), projectDecider);
       return state.status === 'none' ? null : { status: state.status };
     });
     return standing?.status ?? 'none';

@@ -11,6 +11,7 @@ import { apiKeyStream } from '../../../../libs/domain/identity/events';
 import { memberHoldsRole, membershipDecider, membershipStream } from '../../../../libs/domain/identity/membership';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { badRequest, unavailable } from '../../../../libs/http/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
@@ -77,13 +78,13 @@ async function holds(platform: Platform, projectId: string, roleId: string, gran
   if (holder.kind === 'api-key') {
     const stream = apiKeyStream(holder.id);
     if (close) return apiKeyHoldsRole((await handleCommand(platform.events, stream, apiKeyDecider, { type: 'VoidApiKeyGrant', keyId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, roleId);
-    return apiKeyHoldsRole((await platform.events.readStream(stream)).reduce((s, e) => apiKeyDecider.evolve(s, e as never), apiKeyDecider.initialState()), roleId);
+    return apiKeyHoldsRole((await aggregateStream(platform.events, stream, apiKeyDecider)).state, roleId);
   }
   // Custom roles are one project's: its members hold them in the project's registry (the workspace
   // registry of a founding project, whose members held its custom roles before workspaces, shares it).
   const stream = membershipStream(projectId);
   if (close) return memberHoldsRole((await handleCommand(platform.events, stream, membershipDecider, { type: 'VoidMemberGrant', memberId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, holder.id, roleId);
-  return memberHoldsRole((await platform.events.readStream(stream)).reduce((s, e) => membershipDecider.evolve(s, e as never), membershipDecider.initialState()), holder.id, roleId);
+  return memberHoldsRole((await aggregateStream(platform.events, stream, membershipDecider)).state, holder.id, roleId);
 }
 
 /**

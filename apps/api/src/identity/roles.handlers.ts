@@ -5,6 +5,7 @@ import { customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../.
 import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { forbidden, invalidState, notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
@@ -123,7 +124,7 @@ export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
     // delete is appended at the revision of the fold it was decided on: a grant recorded after this
     // read is not in `released`, so the retried decision finds the role in use.
     const stream = customRolesStream(projectId);
-    const role = (await this.platform.events.readStream(stream)).reduce((s, e) => customRolesDecider.evolve(s, e as never), customRolesDecider.initialState()).roles[roleId];
+    const role = (await aggregateStream(this.platform.events, stream, customRolesDecider)).state.roles[roleId];
     const unrecorded = role ? await unrecordedHolders(this.platform, projectId, role) : 0;
     const released = role && unrecorded === 0 ? await releasedHolds(this.platform, projectId, role, context) : [];
     await decideRole(this.platform, projectId, { type: 'DeleteRole', roleId, projectId, released, unrecordedHolders: unrecorded, now: this.platform.now() }, context);

@@ -2,6 +2,7 @@ import { projectStream } from '../../../../libs/domain/identity/events';
 import { projectDecider } from '../../../../libs/domain/identity/project.decider';
 import { membershipStream, type MemberScope } from '../../../../libs/domain/identity/membership';
 import type { Platform } from '../../../../libs/runtime/src/platform';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { projectsProjection, workspaceOfProject } from '../../../../projections/projects/projects.projection';
 
 /**
@@ -21,8 +22,7 @@ export async function workspaceOf(platform: Platform, projectId: string): Promis
   const doc = await (await platform.projections.collection(projectsProjection)).get(projectId);
   let workspaceId: string | null = doc ? workspaceOfProject(doc) : null;
   if (!doc) {
-    const history = await platform.events.readStream(projectStream(projectId));
-    const state = history.reduce((s, e) => projectDecider.evolve(s, { type: e.type, data: e.data } as never), projectDecider.initialState());
+    const { state } = await aggregateStream(platform.events, projectStream(projectId), projectDecider);
     workspaceId = state.status === 'none' ? null : state.workspaceId;
   }
   if (workspaceId) {

@@ -4,6 +4,7 @@ import { Command, CommandBus, CommandHandler, Query, QueryHandler, type ICommand
 import { v7 as uuidv7 } from 'uuid';
 import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceStatus } from '../../../../libs/domain/invoicing/events';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import type { SortKey } from '../../../../libs/readstore/src/read-store.port';
@@ -120,9 +121,8 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoice> {
 
 /** An invoice's state folded from its stream (the decision's source of truth, not the read model). */
 async function invoiceState(platform: Platform, invoiceId: string) {
-  const history = await platform.events.readStream(invoiceStream(invoiceId));
-  const state = history.reduce((s, e) => invoiceDecider.evolve(s, { type: e.type, data: e.data } as never), invoiceDecider.initialState());
-  return { state, position: history.length > 0 ? history[history.length - 1].position : null };
+  const { state, position } = await aggregateStream(platform.events, invoiceStream(invoiceId), invoiceDecider);
+  return { state, position };
 }
 
 /**

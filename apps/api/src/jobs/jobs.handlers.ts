@@ -3,6 +3,7 @@ import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, typ
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { ApiError, notFound } from '../../../../libs/http/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
@@ -53,8 +54,7 @@ export class RetryJobHandler implements ICommandHandler<RetryJob> {
     if (await ownBatch(this.platform, projectId, jobId)) throw new ApiError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
     const job = await (await this.platform.projections.collection(jobsProjection)).get(jobId);
     if (!job || job.projectId !== projectId) throw notFound('Job not found');
-    const history = await events.readStream(jobStream(jobId));
-    const state = history.reduce((s, e) => jobDecider.evolve(s, { type: e.type, data: e.data } as Parameters<typeof jobDecider.evolve>[1]), jobDecider.initialState());
+    const { state } = await aggregateStream(events, jobStream(jobId), jobDecider);
     // The decider refuses anything but a failed job (400 RETRY_FAILED); asked here first so a refused retry resets nothing.
     jobDecider.decide({ type: 'RetryJob', now: this.platform.now() }, state);
     const resource = JOB_RESOURCES[job.resourceType];

@@ -1,7 +1,8 @@
 import { overlappingNetwork, privateNetworks, privateNetworkStream } from '../../../../libs/domain/networking/private-network.resource';
-import { overlappingReservations, privateNetworkRangesDecider, privateNetworkRangesStream, type RangeEvent } from '../../../../libs/domain/networking/private-network-ranges';
+import { overlappingReservations, privateNetworkRangesDecider, privateNetworkRangesStream } from '../../../../libs/domain/networking/private-network-ranges';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, withoutIdempotencyKey } from '../../../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { ApiError } from '../../../../libs/http/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
@@ -59,7 +60,7 @@ const isConflict = (err: unknown) => err instanceof DomainError && err.code === 
 
 /** The reservations overlapping `cidr` (other than `networkId`'s) whose network holds its range no more. */
 async function freeOverlaps(platform: Platform, stream: string, cidr: string, networkId: string): Promise<string[]> {
-  const ledger = (await platform.events.readStream(stream)).reduce((s, e) => privateNetworkRangesDecider.evolve(s, { type: e.type, data: e.data } as RangeEvent), privateNetworkRangesDecider.initialState());
+  const { state: ledger } = await aggregateStream(platform.events, stream, privateNetworkRangesDecider);
   const free: string[] = [];
   for (const [id, r] of overlappingReservations(ledger, cidr, networkId)) if (await rangeIsFree(platform, id, r.reservedAt)) free.push(id);
   return free;
