@@ -24,6 +24,14 @@ module.exports = {
       from: { path: '^libs/domain/', pathNot: tests },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'], pathNot: '^(crypto|node:crypto)$|(^|/)node_modules/(zod|uuid|ipaddr\\.js|yaml)/' },
     },
+    {
+      name: 'application-is-transport-free',
+      severity: 'error',
+      comment:
+        'libs/application (what use cases fail with, and later the use cases themselves) knows no transport: it may build on the domain, never on libs/http, the runtime, an app or any package.',
+      from: { path: '^libs/application/', pathNot: tests },
+      to: { pathNot: '^libs/(application|domain)/', dependencyTypes: ['local', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'] },
+    },
     { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
     { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },
     { name: 'libs-not-apps', severity: 'error', comment: 'Libraries serve the apps, never the reverse.', from: { path: '^libs/' }, to: { path: '^apps/' } },
