@@ -32,6 +32,14 @@ module.exports = {
       from: { path: '^libs/application/', pathNot: tests },
       to: { pathNot: '^libs/(application|domain)/', dependencyTypes: ['local', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'] },
     },
+    {
+      name: 'use-cases-throw-application-errors',
+      severity: 'error',
+      comment:
+        'Handlers, route hooks, sagas and the runtime fail with AppError (libs/application); ApiError and its helpers are the HTTP edge\'s own (auth, limits, idempotency, parsing), mapped from AppError in one place.',
+      from: { path: '^(apps|sagas|projections|libs/runtime)/', pathNot: tests },
+      to: { path: '^libs/http/src/errors\\.ts$' },
+    },
     { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
     { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },
     { name: 'libs-not-apps', severity: 'error', comment: 'Libraries serve the apps, never the reverse.', from: { path: '^libs/' }, to: { path: '^apps/' } },

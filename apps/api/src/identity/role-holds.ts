@@ -11,7 +11,7 @@ import { apiKeyStream } from '../../../../libs/domain/identity/events';
 import { memberHoldsRole, membershipDecider, membershipStream } from '../../../../libs/domain/identity/membership';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, unavailable } from '../../../../libs/http/src/errors';
+import { badRequest, unavailable } from '../../../../libs/application/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
 import { membersProjection } from '../../../../projections/members/members.projection';

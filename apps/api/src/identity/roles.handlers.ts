@@ -5,7 +5,7 @@ import { customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../.
 import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { forbidden, invalidState, notFound } from '../../../../libs/http/src/errors';
+import { forbidden, invalidState, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
