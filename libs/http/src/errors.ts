@@ -95,7 +95,7 @@ export class ApiError extends Error {
   }
 }
 
-// ---------------------------------------------------------------- helpers
+// ---------------------------------------------------------------- the edge's own refusals (use cases throw libs/application's AppError)
 export const badRequest = (errors: ApiErrorItem[] | string, code: ErrorCode = 'BAD_REQUEST'): ApiError =>
   typeof errors === 'string'
     ? new ApiError(code, errors)
@@ -104,8 +104,6 @@ export const invalidQuery = (errors: ApiErrorItem[]): ApiError => badRequest(err
 export const unauthorized = (detail = 'Missing or invalid credentials'): ApiError => new ApiError('UNAUTHORIZED', detail);
 export const forbidden = (detail = 'Insufficient permissions'): ApiError => new ApiError('FORBIDDEN', detail);
 export const notFound = (detail = 'Resource not found'): ApiError => new ApiError('NOT_FOUND', detail);
-export const conflict = (detail = 'Conflict'): ApiError => new ApiError('CONFLICT', detail);
-export const invalidState = (detail: string): ApiError => new ApiError('INVALID_STATE', detail);
 export const unavailable = (detail = 'A dependency is unavailable'): ApiError => new ApiError('UNAVAILABLE', detail);
 export const httpsRequired = (): ApiError => new ApiError('HTTPS_REQUIRED', 'HTTPS is required');
 export const methodNotAllowed = (method: string, allow: string[]): ApiError =>
