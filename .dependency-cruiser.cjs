@@ -11,6 +11,8 @@ const tests = '\\.spec\\.ts$|(^|/)test/|\\.contract\\.ts$|/decider-spec\\.ts$';
  */
 const TIERS = [
   ['libs/domain', 'libs/config'],
+  // What use cases fail with (the closed error union): the domain's codes and the application's.
+  ['libs/application'],
   ['libs/eventstore', 'libs/readstore'],
   ['libs/subscriptions', 'libs/providers', 'libs/http', 'libs/payments'],
   ['libs/messaging'],
@@ -79,6 +81,22 @@ module.exports = {
       comment: 'A use case is called by HTTP, the gateway, the event streams, timers and the CLI alike: it knows no HTTP (libs/http, Fastify, the Nest HTTP platform) and no app.',
       from: { path: '^usecases/', pathNot: tests },
       to: { path: '^(apps|libs/http)/|(^|/)node_modules/(fastify|@fastify|@nestjs/platform-fastify|@nestjs/common)/' },
+    },
+    {
+      name: 'application-is-transport-free',
+      severity: 'error',
+      comment:
+        'libs/application (what use cases fail with, and later the use cases themselves) knows no transport: it may build on the domain, never on libs/http, the runtime, an app or any package.',
+      from: { path: '^libs/application/', pathNot: tests },
+      to: { pathNot: '^libs/(application|domain)/', dependencyTypes: ['local', 'npm', 'npm-dev', 'npm-optional', 'npm-peer', 'core'] },
+    },
+    {
+      name: 'use-cases-throw-application-errors',
+      severity: 'error',
+      comment:
+        'Handlers, route hooks, sagas and the runtime fail with AppError (libs/application); ApiError and its helpers are the HTTP edge\'s own (auth, limits, idempotency, parsing), mapped from AppError in one place.',
+      from: { path: '^(apps|sagas|projections|usecases|libs/runtime)/', pathNot: tests },
+      to: { path: '^libs/http/src/errors\\.ts$' },
     },
     { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
     { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },

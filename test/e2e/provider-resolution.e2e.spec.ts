@@ -1,6 +1,7 @@
 import { dataScope } from '../../libs/domain/shared/scope';
 import { modeOfKey } from '../../libs/http/src/auth';
-import { ApiError } from '../../libs/http/src/errors';
+import { AppError } from '../../libs/application/src/errors';
+import { toApiError } from '../../libs/http/src/to-api-error';
 import type { Capability } from '../../libs/domain/providers/capabilities';
 import { requireSameProvider, resolveProvider } from '../../apps/api/src/providers/resolve-provider';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
@@ -33,15 +34,16 @@ describe.each<Profile>(['embedded', 'server'])('resolveProvider (%s profile)', (
     return res.body.data.id;
   }
 
-  /** The ApiError a call rejects with, as the client would see it. */
+  /** The application error a call rejects with, as the HTTP edge shows it to the client. */
   async function failure(call: Promise<unknown>): Promise<{ status: number; code: string; source: unknown }> {
     const err = await call.then(
       () => null,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(ApiError);
-    const [obj] = (err as ApiError).toErrorObjects();
-    return { status: (err as ApiError).status, code: obj.code, source: obj.source };
+    expect(err).toBeInstanceOf(AppError);
+    const answer = toApiError(err)!;
+    const [obj] = answer.toErrorObjects();
+    return { status: answer.status, code: obj.code, source: obj.source };
   }
 
   const resolve = (projectId: string, providerId: string | undefined, capability: Capability) => resolveProvider(srv.platform, projectId, providerId, capability);
@@ -127,7 +129,7 @@ describe.each<Profile>(['embedded', 'server'])('resolveProvider (%s profile)', (
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(ApiError);
-    expect(err).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: 'Volume not found' });
+    expect(err).toBeInstanceOf(AppError);
+    expect(toApiError(err)).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: 'Volume not found' });
   });
 });

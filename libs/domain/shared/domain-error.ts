@@ -1,6 +1,7 @@
 /**
  * The codes a business rule may refuse with (spec §7 and DECISIONS §1 and §14 onwards). A closed
- * union: a misspelt code does not compile, and libs/http maps each to its status in one table.
+ * union: a misspelt code does not compile. It is the domain's part of the one union of error codes
+ * (`ErrorCode`, libs/application), which libs/http maps to statuses in one table.
  */
 export const DOMAIN_ERROR_CODES = [
   'BAD_REQUEST',

@@ -1,5 +1,10 @@
-/** Error codes, their HTTP statuses (spec §7 + DECISIONS §1) and the ApiError type. */
-export const ERROR_STATUS = {
+/** The HTTP status of every error code (spec §7 + DECISIONS §1) and the ApiError type. */
+import { isErrorCode, type ErrorCode, type ErrorItem, type ErrorSource } from '../../application/src/errors';
+
+export { isErrorCode, type ErrorCode, type ErrorSource };
+
+/** Keyed by the one closed union of codes: a code without a status, or a status for no code, does not compile. */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   BAD_REQUEST: 400,
   INVALID_QUERY: 400,
   UNSUPPORTED_PROVIDER: 400,
@@ -27,9 +32,7 @@ export const ERROR_STATUS = {
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
+};
 
 /** Fallback code for a bare HTTP status (e.g. a Nest HttpException or a Fastify error). */
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -38,30 +41,24 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR', 503: 'UNAVAILABLE',
 };
 
-export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_STATUS, code);
-}
-
 export function codeForStatus(status: number): ErrorCode {
   return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST');
 }
 
-export interface ErrorSource { pointer?: string; parameter?: string; header?: string }
-
 /** One JSON:API error object (`status` is a string on the wire). */
 export interface ErrorObject {
   status: string;
-  code: string;
+  code: ErrorCode;
   detail: string;
   source?: ErrorSource;
   meta?: Record<string, unknown>;
 }
 
-export interface ApiErrorItem { code?: string; detail: string; source?: ErrorSource; meta?: Record<string, unknown> }
+export type ApiErrorItem = ErrorItem;
 
 export class ApiError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly detail: string;
   readonly source?: ErrorSource;
   /** Extra objects when one response carries several errors (e.g. one per invalid field). */
@@ -71,7 +68,7 @@ export class ApiError extends Error {
   readonly headers?: Record<string, string>;
 
   constructor(
-    code: string,
+    code: ErrorCode,
     detail: string,
     opts: { status?: number; source?: ErrorSource; items?: ApiErrorItem[]; meta?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
@@ -79,7 +76,7 @@ export class ApiError extends Error {
     this.name = 'ApiError';
     this.code = code;
     this.detail = detail;
-    this.status = opts.status ?? (isErrorCode(code) ? ERROR_STATUS[code] : 500);
+    this.status = opts.status ?? ERROR_STATUS[code];
     this.source = opts.source;
     this.items = opts.items;
     this.meta = opts.meta;
@@ -98,7 +95,7 @@ export class ApiError extends Error {
   }
 }
 
-// ---------------------------------------------------------------- helpers
+// ---------------------------------------------------------------- the edge's own refusals (use cases throw libs/application's AppError)
 export const badRequest = (errors: ApiErrorItem[] | string, code: ErrorCode = 'BAD_REQUEST'): ApiError =>
   typeof errors === 'string'
     ? new ApiError(code, errors)
@@ -107,8 +104,6 @@ export const invalidQuery = (errors: ApiErrorItem[]): ApiError => badRequest(err
 export const unauthorized = (detail = 'Missing or invalid credentials'): ApiError => new ApiError('UNAUTHORIZED', detail);
 export const forbidden = (detail = 'Insufficient permissions'): ApiError => new ApiError('FORBIDDEN', detail);
 export const notFound = (detail = 'Resource not found'): ApiError => new ApiError('NOT_FOUND', detail);
-export const conflict = (detail = 'Conflict'): ApiError => new ApiError('CONFLICT', detail);
-export const invalidState = (detail: string): ApiError => new ApiError('INVALID_STATE', detail);
 export const unavailable = (detail = 'A dependency is unavailable'): ApiError => new ApiError('UNAVAILABLE', detail);
 export const httpsRequired = (): ApiError => new ApiError('HTTPS_REQUIRED', 'HTTPS is required');
 export const methodNotAllowed = (method: string, allow: string[]): ApiError =>

@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 import type pino from 'pino';
 import { AUTHENTICATOR, Authenticator } from './auth';
 import { errorDocument } from './envelope';
-import { httpsRequired } from './errors';
+import { ERROR_STATUS, httpsRequired, type ErrorCode } from './errors';
 import { ApiExceptionFilter } from './exception-filter';
 import { IdempotencyStore } from './idempotency';
 import { BODY_LIMIT, registerJsonBodyParser } from './json-body';
@@ -121,10 +121,11 @@ function frameworkError(error: FastifyError, req: FastifyRequest, reply: Fastify
  */
 function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, detail] =
-    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'HEADERS_TOO_LARGE', 'The request headers are larger than 16 KiB']
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
-    : [400, 'BAD_REQUEST', 'The request is not valid HTTP'];
+  const [code, detail]: [ErrorCode, string] =
+    err.code === 'HPE_HEADER_OVERFLOW' ? ['HEADERS_TOO_LARGE', 'The request headers are larger than 16 KiB']
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? ['REQUEST_TIMEOUT', 'The request was not received in time']
+    : ['BAD_REQUEST', 'The request is not valid HTTP'];
+  const status = ERROR_STATUS[code];
   if (!socket.writable) return void socket.destroy();
   const body = JSON.stringify(errorDocument([{ status: String(status), code, detail }]));
   const headers = { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), 'x-request-id': requestIdFor(undefined), connection: 'close' };

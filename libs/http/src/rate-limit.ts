@@ -1,6 +1,8 @@
 /** Fixed one-minute-window rate limits (DECISIONS §4) with Redis and in-memory stores. */
 import type Redis from 'ioredis';
+import { rateLimited as appRateLimited } from '../../application/src/errors';
 import { ApiError, unavailable } from './errors';
+import { appErrorToApiError } from './to-api-error';
 import type { Principal } from './auth';
 
 export interface RateLimitStore {
@@ -103,11 +105,7 @@ export function rateLimitHeaders(s: RateLimitState): Record<string, string> {
   return { 'X-RateLimit-Limit': String(s.limit), 'X-RateLimit-Remaining': String(s.remaining), 'X-RateLimit-Reset': String(s.reset) };
 }
 
+/** The limiter's 429: the same answer as a use case's RATE_LIMITED (e.g. an invitation resent too soon). */
 export function rateLimited(retryAfter: number): ApiError {
-  const detail = `Too many requests; retry after ${retryAfter} seconds`;
-  return new ApiError('RATE_LIMITED', detail, {
-    meta: { retryAfter },
-    items: [{ detail, meta: { retryAfter } }],
-    headers: { 'Retry-After': String(retryAfter) },
-  });
+  return appErrorToApiError(appRateLimited(retryAfter));
 }

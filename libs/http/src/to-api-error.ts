@@ -1,12 +1,21 @@
-/** Maps anything thrown (ApiError, domain errors, zod, Nest/Fastify HTTP errors) to an ApiError. */
+/** Maps anything thrown (application and domain errors, zod, Nest/Fastify HTTP errors) to an ApiError: the one place codes become HTTP. */
 import { HttpException } from '@nestjs/common';
 import { z } from 'zod';
-import { ApiError, ERROR_STATUS, codeForStatus, isErrorCode } from './errors';
+import { AppError } from '../../application/src/errors';
+import { ApiError, ERROR_STATUS, codeForStatus, isErrorCode, type ApiErrorItem } from './errors';
 import { zodBodyError } from './validation';
-import type { DomainErrorCode } from '../../domain/shared/domain-error';
 
-/** Every code the domain may refuse with has its status here (a new code without one does not compile). */
-export const DOMAIN_ERROR_STATUS: Record<DomainErrorCode, number> = ERROR_STATUS;
+/**
+ * An application error as HTTP: its code's status, its items (one JSON:API error object each, with
+ * their sources) and meta; a retry-after is the `Retry-After` header and `meta.retryAfter`, of the
+ * document and of each error object (DECISIONS §1).
+ */
+export function appErrorToApiError(e: AppError): ApiError {
+  const retryAfter = e.retryAfterSeconds;
+  if (retryAfter === undefined) return new ApiError(e.code, e.detail, { source: e.source, items: e.items, meta: e.meta });
+  const items: ApiErrorItem[] = (e.items?.length ? e.items : [{ detail: e.detail, source: e.source }]).map((i) => ({ ...i, meta: { ...i.meta, retryAfter } }));
+  return new ApiError(e.code, e.detail, { source: e.source, items, meta: { ...e.meta, retryAfter }, headers: { 'Retry-After': String(retryAfter) } });
+}
 
 /** The shape domain code throws: `{ code, message }` with a code of the error table. */
 export interface DomainErrorLike { code: string; message: string; status?: number }
@@ -23,13 +32,15 @@ export function isDomainErrorLike(e: unknown): e is DomainErrorLike {
  */
 export function toApiError(e: unknown, bodyPointer = ''): ApiError | null {
   if (e instanceof ApiError) return e;
+  if (e instanceof AppError) return e.code === 'INTERNAL_ERROR' ? null : appErrorToApiError(e);
   if (e instanceof z.ZodError) return zodBodyError(e, bodyPointer);
   if (e instanceof Error && e.cause instanceof z.ZodError && isDomainErrorLike(e) && e.code === 'BAD_REQUEST') return zodBodyError(e.cause, bodyPointer);
   if (e instanceof HttpException) {
     const status = e.getStatus();
     if (status >= 500 && status !== 503) return null;
     const res = e.getResponse();
-    const code = typeof res === 'object' && res && isErrorCode((res as { code?: unknown }).code) ? (res as { code: string }).code : codeForStatus(status);
+    const named = typeof res === 'object' && res ? (res as { code?: unknown }).code : undefined;
+    const code = isErrorCode(named) ? named : codeForStatus(status);
     return new ApiError(code, status === 404 ? 'Resource not found' : e.message, { status });
   }
   if (isDomainErrorLike(e)) {

@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import { invalidState, notFound } from '../../application/src/errors';
 import { simpleResourceDecider } from '../../domain/shared/simple-resource';
 import { sshKeys } from '../../domain/ssh-keys';
 import {
   ApiRoute, Authenticator, Credential, CurrentPrincipal, HttpAppOptions, IdempotencyStore, ListParams, ListQuery, ParsedBody, ParsedParams,
-  Principal, RateLimiter, MemoryRateLimitStore, MemoryIdempotencyStore, collectionSchema, createHttpApp, createLogger, invalidState, listResult,
-  notFound, principalProjectId, resource, resourceSchema, HttpApp,
+  Principal, RateLimiter, MemoryRateLimitStore, MemoryIdempotencyStore, collectionSchema, createHttpApp, createLogger, listResult,
+  principalProjectId, resource, resourceSchema, HttpApp,
 } from '../src';
 
 export const KEYS: Record<string, Principal> = {

@@ -6,7 +6,7 @@ import { priceOverrideSchema, type CatalogPrice } from '../../../../libs/domain/
 import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/providers/events';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { z } from 'zod';
 import { ApiRoute, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import { AppError, notFound } from '../../../../libs/application/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import type { SubscriptionStatus } from '../../../../libs/subscriptions/src/subscription-runner';
 import { PLATFORM } from '../tokens';
@@ -33,7 +33,7 @@ export class RebuildProjectionHandler implements ICommandHandler<RebuildProjecti
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
 
   execute({ name }: RebuildProjection): Promise<RebuildReport> {
-    if (this.platform.config.role === 'api') throw new ApiError('CONFLICT', 'Projections run on the worker in this deployment; rebuild there');
+    if (this.platform.config.role === 'api') throw new AppError('CONFLICT', 'Projections run on the worker in this deployment; rebuild there');
     if (!this.platform.projections.projections.some((p) => p.name === name)) throw notFound(`Unknown projection ${name}`);
     return this.platform.projections.rebuild(name);
   }

@@ -7,7 +7,7 @@ import { KycEventTypes, kycDecider, kycStream, kycSubmissionSchema, type KycComm
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { principalActor, type Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';

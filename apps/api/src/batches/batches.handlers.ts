@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { batchDecider } from '../../../../libs/domain/batches/batch.decider';
 import { batchStream, type BatchAction } from '../../../../libs/domain/batches/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
 import { PLATFORM } from '../tokens';

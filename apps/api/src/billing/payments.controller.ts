@@ -5,7 +5,7 @@ import { CURRENCIES } from '../../../../libs/domain/billing/money';
 import { PROMO_CODE_PATTERN } from '../../../../libs/domain/billing/payments';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema } from '../../../../libs/http/src/envelope';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { PAYMENT_PROVIDERS } from '../../../../libs/payments/src/payment-provider.port';
 import { BusController } from '../common/bus-controller';

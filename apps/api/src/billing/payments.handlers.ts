@@ -19,7 +19,7 @@ import {
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { unavailable } from '../../../../libs/http/src/errors';
+import { unavailable } from '../../../../libs/application/src/errors';
 import { PaymentProviderError, SimulatedPaymentDriver, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';

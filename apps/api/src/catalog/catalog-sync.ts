@@ -10,7 +10,7 @@ import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { resourceSchema } from '../../../../libs/http/src/envelope';
-import { ApiError } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
@@ -39,7 +39,7 @@ export class SyncCatalogHandler implements ICommandHandler<SyncCatalog> {
     let kind = PROVIDER_KINDS.find((k) => k === providerRef);
     if (!kind) {
       const provider = await (await this.platform.projections.collection(providersProjection)).get(providerRef);
-      if (!provider || provider.deletedAt) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerRef} not found`);
+      if (!provider || provider.deletedAt) throw new AppError('PROVIDER_NOT_FOUND', `Provider ${providerRef} not found`);
       kind = provider.name;
     }
     const jobId = uuidv7();

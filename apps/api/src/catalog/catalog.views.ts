@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { principalDataScope, type Principal } from '../../../../libs/http/src/auth';
 import { resource, type Resource } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import { AppError, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/providers/events';
 import type { CatalogRegion, ServerCategory } from '../../../../libs/providers/src/catalog.types';
@@ -98,7 +98,7 @@ export class CatalogViews {
     if (!providerId) return PROVIDER_KINDS;
     const p = await findProjectProvider(this.platform, projectOf(principal), providerId);
     // As on creates: a disabled provider offers nothing to this project.
-    if (!p || !p.enabled) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found in this project${p ? ' (disabled)' : ''}`);
+    if (!p || !p.enabled) throw new AppError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found in this project${p ? ' (disabled)' : ''}`);
     return [p.name];
   }
 

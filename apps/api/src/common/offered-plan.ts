@@ -1,6 +1,6 @@
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { ApiError } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import type { CatalogPlan } from '../../../../libs/providers/src/catalog.types';
 import type { CatalogValidation } from '../catalog/catalog-validation';
 
@@ -12,7 +12,7 @@ export async function offeredPlan(catalog: CatalogValidation, providerKind: Prov
   try {
     return (await catalog.validateCompute({ providerKind, region, instanceType: ref })).plan;
   } catch (err) {
-    if (err instanceof DomainError && err.code === 'INVALID_PLAN') throw new ApiError('INVALID_PLAN', err.message, { source: { pointer } });
+    if (err instanceof DomainError && err.code === 'INVALID_PLAN') throw new AppError('INVALID_PLAN', err.message, { source: { pointer } });
     throw err;
   }
 }

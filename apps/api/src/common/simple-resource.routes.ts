@@ -8,7 +8,7 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resource as resourceDocument, resourceSchema, type ResourceDocument } from '../../../../libs/http/src/envelope';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
 import { serversProjection } from '../../../../projections/servers/servers.projection';
@@ -23,7 +23,7 @@ export async function resolveTarget(platform: Platform, projectId: string, ref: 
   const doc = (await (await platform.projections.collection(projection as never)).get(ref.targetId)) as { projectId: string; status: string; region: string; tags?: Array<{ key: string; value: string }> } | null;
   const gone = ['terminated', 'terminating', 'deleting'];
   if (!doc || doc.projectId !== projectId || gone.includes(doc.status)) {
-    throw badRequest([{ detail: `${ref.targetType === 'instance' ? 'Instance' : 'Server'} ${ref.targetId} not found`, source: { pointer: `${pointerPrefix}/targetId` } }], 'NOT_FOUND');
+    throw new AppError('NOT_FOUND', `${ref.targetType === 'instance' ? 'Instance' : 'Server'} ${ref.targetId} not found`, { source: { pointer: `${pointerPrefix}/targetId` } });
   }
   // The simulator's failure injection may sit on the target too (issue 12): its `simulate` tag rides with the request.
   const simulate = doc.tags?.find((t) => t.key === 'simulate')?.value;

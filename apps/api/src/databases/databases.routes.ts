@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DATABASE_ENGINES, databases, databaseUsername, type DatabaseEngine } from '../../../../libs/domain/databases/database.resource';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, toResource } from '../../../../libs/http/src/envelope';
-import { badRequest } from '../../../../libs/http/src/errors';
+import { badRequest } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';

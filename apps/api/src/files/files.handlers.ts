@@ -5,7 +5,7 @@ import { MAX_FILE_CONTENT_BYTES, storedContent } from '../../../../libs/domain/f
 import { fileDecider, fileIdFor } from '../../../../libs/domain/files/file.decider';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import { AppError, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import type { Resource } from '../../../../libs/http/src/envelope';
@@ -95,7 +95,7 @@ export class GetFileVersion extends Query<FileVersionDoc> {
 /** DECISIONS 1 and 13: content over 512 KiB is 413 PAYLOAD_TOO_LARGE (the domain refuses it too). */
 function checkSize({ content, pointer }: ContentInput): void {
   const { size } = storedContent(content);
-  if (size > MAX_FILE_CONTENT_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE', `content is ${size} bytes stored; a file version holds at most ${MAX_FILE_CONTENT_BYTES} (512 KiB)`, { source: { pointer } });
+  if (size > MAX_FILE_CONTENT_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `content is ${size} bytes stored; a file version holds at most ${MAX_FILE_CONTENT_BYTES} (512 KiB)`, { source: { pointer } });
 }
 
 /** The project's live file, else 404 (missing, another project's, or deleted: DECISIONS 13). */
@@ -136,7 +136,7 @@ export class CreateFileHandler implements ICommandHandler<CreateFile> {
     if (input.content) checkSize(input.content);
     const files = await this.platform.projections.collection(filesProjection);
     const same = { projectId, path: input.path, name: input.name };
-    if (await files.findOne({ ...same, deletedAt: null })) throw new ApiError('CONFLICT', `A file named "${input.name}" already exists at "${input.path}"`);
+    if (await files.findOne({ ...same, deletedAt: null })) throw new AppError('CONFLICT', `A file named "${input.name}" already exists at "${input.path}"`);
     // The next generation of this path and name; one the model has not seen yet (a delete elsewhere) is skipped.
     let generation = (await files.find({ filter: same, limit: 1 })).total;
     for (;;) {

@@ -5,7 +5,7 @@ import { canonicalJson, readContent } from '../../../../libs/domain/files/file-c
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { listLinksSchema, listMetaSchema, SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
 import type { FileDoc } from '../../../../projections/files/files.projection';

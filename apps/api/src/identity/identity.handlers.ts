@@ -8,7 +8,7 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { PROJECT_ROLES, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
 import { roleGrantee } from './members.handlers';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
-import { forbidden, notFound } from '../../../../libs/http/src/errors';
+import { forbidden, notFound } from '../../../../libs/application/src/errors';
 import { permissionCatalogue, type CataloguedPermission } from '../../../../libs/http/src/route';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Platform } from '../../../../libs/runtime/src/platform';

@@ -6,9 +6,8 @@ import { membershipDecider, membershipStream, ResendTooSoon, type MemberScope, t
 import { WORKSPACE_ROLE_AS_PROJECT_ROLE, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, forbidden, notFound } from '../../../../libs/http/src/errors';
+import { badRequest, forbidden, notFound, rateLimited } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { rateLimited } from '../../../../libs/http/src/rate-limit';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';

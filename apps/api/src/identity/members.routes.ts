@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { PROJECT_MEMBER_ROLES, WORKSPACE_MEMBER_ROLES, type MemberScope } from '../../../../libs/domain/identity/membership';
 import { type Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type ApiRouteOptions, type ParsedRequest } from '../../../../libs/http/src/route';
 import type { MemberDoc } from '../../../../projections/members/members.projection';

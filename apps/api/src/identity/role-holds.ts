@@ -12,7 +12,7 @@ import { memberHoldsRole, membershipDecider, membershipStream } from '../../../.
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { badRequest, unavailable } from '../../../../libs/http/src/errors';
+import { badRequest, unavailable } from '../../../../libs/application/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
 import { membersProjection } from '../../../../projections/members/members.projection';

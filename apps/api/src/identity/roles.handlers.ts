@@ -6,7 +6,7 @@ import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee 
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { forbidden, invalidState, notFound } from '../../../../libs/http/src/errors';
+import { forbidden, invalidState, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';

@@ -7,7 +7,7 @@ import { instanceStream, type InstanceAction } from '../../../../libs/domain/com
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import type { Tag } from '../../../../libs/domain/shared/tags';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest } from '../../../../libs/http/src/errors';
+import { badRequest } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/src/driver.port';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { jobStream } from '../../../../libs/domain/jobs/events';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import type { ReadDoc } from '../../../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import type { Platform } from '../../../../libs/runtime/src/platform';

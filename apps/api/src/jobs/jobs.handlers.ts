@@ -4,7 +4,7 @@ import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { ApiError, notFound } from '../../../../libs/http/src/errors';
+import { AppError, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { Platform } from '../../../../libs/runtime/src/platform';
@@ -51,7 +51,7 @@ export class RetryJobHandler implements ICommandHandler<RetryJob> {
 
   async execute({ projectId, jobId, ctx }: RetryJob): Promise<JobDoc> {
     const { events } = this.platform;
-    if (await ownBatch(this.platform, projectId, jobId)) throw new ApiError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
+    if (await ownBatch(this.platform, projectId, jobId)) throw new AppError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
     const job = await (await this.platform.projections.collection(jobsProjection)).get(jobId);
     if (!job || job.projectId !== projectId) throw notFound('Job not found');
     const { state } = await aggregateStream(events, jobStream(jobId), jobDecider);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { clusters, type ClusterFields } from '../../../../libs/domain/kubernetes/cluster.resource';
 import { clusterVersionRefusal } from '../../../../libs/domain/kubernetes/kubernetes-versions';
 import type { NodePool } from '../../../../libs/domain/kubernetes/node-pools';
-import { badRequest } from '../../../../libs/http/src/errors';
+import { badRequest } from '../../../../libs/application/src/errors';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { modelsProjection } from '../../../../projections/models/models.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';

@@ -7,7 +7,7 @@ import type { JobResource } from '../../../../libs/domain/shared/job-resource';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
-import { ApiError, badRequest } from '../../../../libs/http/src/errors';
+import { AppError, badRequest } from '../../../../libs/application/src/errors';
 import type { ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Platform } from '../../../../libs/runtime/src/platform';
@@ -44,19 +44,19 @@ const attachments: JobResourceRoutes<typeof networkDatabases.schema> = {
   summaries: { list: "List the private network's database attachments", create: 'Attach a managed database of the project to the private network (202, a network-database.create job)' },
   async prepare({ platform, projectId, body, pointerPrefix }) {
     const network = await ownDoc(platform, privateNetworksProjection, projectId, String(body.networkId), NETWORK);
-    if (!ATTACHABLE.includes(network.status)) throw new ApiError('INVALID_STATE', `Private network ${network.id} is ${network.status}; databases attach to an active network`);
+    if (!ATTACHABLE.includes(network.status)) throw new AppError('INVALID_STATE', `Private network ${network.id} is ${network.status}; databases attach to an active network`);
     const database = await (await platform.projections.collection(databasesProjection)).get(String(body.databaseId));
     if (!database || database.projectId !== projectId || database.status === 'deleting') {
-      throw badRequest([{ detail: `Database ${String(body.databaseId)} not found`, source: { pointer: `${pointerPrefix}/databaseId` } }], 'NOT_FOUND');
+      throw new AppError('NOT_FOUND', `Database ${String(body.databaseId)} not found`, { source: { pointer: `${pointerPrefix}/databaseId` } });
     }
-    if (database.status !== 'active') throw new ApiError('INVALID_STATE', `Database ${database.id} is ${database.status}; only an active database can be attached`, { source: { pointer: `${pointerPrefix}/databaseId` } });
+    if (database.status !== 'active') throw new AppError('INVALID_STATE', `Database ${database.id} is ${database.status}; only an active database can be attached`, { source: { pointer: `${pointerPrefix}/databaseId` } });
     if (database.region !== network.region) {
-      throw new ApiError('INVALID_REGION', `Database ${database.id} is in ${database.region}; the private network is in ${network.region}`, { source: { pointer: `${pointerPrefix}/databaseId` } });
+      throw new AppError('INVALID_REGION', `Database ${database.id} is in ${database.region}; the private network is in ${network.region}`, { source: { pointer: `${pointerPrefix}/databaseId` } });
     }
     const problem = privateIpProblem(network.cidr, String(body.privateIp));
     if (problem) throw badRequest([{ detail: problem, source: { pointer: `${pointerPrefix}/privateIp` } }]);
     const { items } = await (await platform.projections.collection(networkDatabasesProjection)).find({ filter: { networkId: network.id, databaseId: database.id }, limit: 1, withTotal: false });
-    if (items[0]) throw new ApiError('CONFLICT', `Database ${database.id} is already attached to private network ${network.id} at ${items[0].privateIp}`, { source: { pointer: `${pointerPrefix}/databaseId` } });
+    if (items[0]) throw new AppError('CONFLICT', `Database ${database.id} is already attached to private network ${network.id} at ${items[0].privateIp}`, { source: { pointer: `${pointerPrefix}/databaseId` } });
     return { networkId: network.id, databaseId: database.id, privateIp: String(body.privateIp), region: network.region, tags: (body.tags as NetworkDatabaseFields['tags']) ?? [] };
   },
   idFor: (_projectId, _providerId, fields) => networkDatabaseId(fields.networkId, fields.privateIp),

@@ -3,7 +3,7 @@ import { overlappingReservations, privateNetworkRangesDecider, privateNetworkRan
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, withoutIdempotencyKey } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { ApiError } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
@@ -29,7 +29,7 @@ export const PrivateNetworksController = jobResourceController({
     const { region } = fields;
     const { items } = await (await platform.projections.collection(privateNetworksProjection)).find({ filter: { projectId, region }, limit: 1000, withTotal: false });
     const taken = overlappingNetwork(fields.cidr, items);
-    if (taken) throw new ApiError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
+    if (taken) throw new AppError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
     return fields;
   },
   // The read model above answers at its lag; the region's range ledger orders racing creates (409 for the later one).
@@ -41,7 +41,7 @@ export const PrivateNetworksController = jobResourceController({
       // Refused: overlapping reservations whose network is gone (deleted, or never created) are released with this one.
       await reserve([]).catch(async (err) => (isConflict(err) ? reserve(await freeOverlaps(platform, stream, body.cidr, id)) : Promise.reject(err)));
     } catch (err) {
-      throw isConflict(err) ? new ApiError('CONFLICT', (err as Error).message, { source: { pointer: `${pointerPrefix}/cidr` } }) : err;
+      throw isConflict(err) ? new AppError('CONFLICT', (err as Error).message, { source: { pointer: `${pointerPrefix}/cidr` } }) : err;
     }
   },
   actions: {

@@ -9,7 +9,7 @@ import { deliveryStream, endpointStream, notificationStream, type EndpointType }
 import { notificationDecider, type NotificationFields } from '../../../../libs/domain/notifications/notification.decider';
 import { addressRefusal, checkWebhookUrl } from '../../../../libs/domain/notifications/webhook-target';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, notFound } from '../../../../libs/http/src/errors';
+import { badRequest, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { EVENT_NAMES } from '../../../../contexts/registrations';

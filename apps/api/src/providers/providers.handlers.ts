@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { providerDecider } from '../../../../libs/domain/providers/provider.decider';
 import { providerStream, type ProviderChanges, type ProviderKind } from '../../../../libs/domain/providers/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { notFound } from '../../../../libs/http/src/errors';
+import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import type { Credentials } from '../../../../libs/providers/src/credential-vault';

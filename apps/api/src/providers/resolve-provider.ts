@@ -1,6 +1,6 @@
 import { PROVIDER_CAPABILITIES, supportsCapability, type Capability } from '../../../../libs/domain/providers/capabilities';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
-import { ApiError, badRequest, notFound } from '../../../../libs/http/src/errors';
+import { AppError, badRequest, notFound } from '../../../../libs/application/src/errors';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { findProjectProvider } from './find-provider';
@@ -16,9 +16,9 @@ const kindsSupporting = (capability: Capability): string[] => PROVIDER_KINDS.fil
 export async function resolveProvider(platform: Platform, projectId: string, providerId: string | undefined, capability: Capability): Promise<ProviderDoc> {
   if (providerId !== undefined) {
     const provider = await findProjectProvider(platform, projectId, providerId, { requireEnabled: true });
-    if (!provider) throw new ApiError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found or disabled`);
+    if (!provider) throw new AppError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found or disabled`);
     if (!supportsCapability(provider.name, capability)) {
-      throw new ApiError('UNSUPPORTED_PROVIDER', `Provider ${providerId} (${provider.name}) does not support ${capability}`, { source: { parameter: 'providerId' } });
+      throw new AppError('UNSUPPORTED_PROVIDER', `Provider ${providerId} (${provider.name}) does not support ${capability}`, { source: { parameter: 'providerId' } });
     }
     return provider;
   }
@@ -29,7 +29,7 @@ export async function resolveProvider(platform: Platform, projectId: string, pro
     limit: 2,
     withTotal: false,
   });
-  if (items.length === 0) throw new ApiError('PROVIDER_NOT_FOUND', `No enabled provider of the project supports ${capability}`);
+  if (items.length === 0) throw new AppError('PROVIDER_NOT_FOUND', `No enabled provider of the project supports ${capability}`);
   if (items.length > 1) {
     throw badRequest([{ detail: `Several enabled providers of the project support ${capability}: choose one with providerId`, source: { parameter: 'providerId' } }]);
   }

@@ -6,7 +6,7 @@ import { serverStream, type ServerPowerAction, type ServerSpecData, type Tag } f
 import { backupDecider } from '../../../../libs/domain/servers/backup.decider';
 import { backupStream, type BackupSource } from '../../../../libs/domain/servers/backup.events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, invalidState, notFound } from '../../../../libs/http/src/errors';
+import { badRequest, invalidState, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
 import type { Platform } from '../../../../libs/runtime/src/platform';

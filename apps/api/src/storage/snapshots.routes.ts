@@ -1,5 +1,5 @@
 import { snapshots } from '../../../../libs/domain/storage/snapshot.resource';
-import { badRequest } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import { snapshotsProjection } from '../../../../projections/snapshots/snapshots.projection';
 import { volumesProjection } from '../../../../projections/volumes/volumes.projection';
 import { jobResourceController } from '../common/job-resource.routes';
@@ -23,7 +23,7 @@ export const SnapshotsController = jobResourceController({
   async prepare({ platform, projectId, provider, body, pointerPrefix }) {
     const volume = await (await platform.projections.collection(volumesProjection)).get(String(body.volumeId));
     if (!volume || volume.projectId !== projectId || volume.providerId !== provider.id) {
-      throw badRequest([{ detail: `Volume ${String(body.volumeId)} not found at provider ${provider.id}`, source: { pointer: `${pointerPrefix}/volumeId` } }], 'NOT_FOUND');
+      throw new AppError('NOT_FOUND', `Volume ${String(body.volumeId)} not found at provider ${provider.id}`, { source: { pointer: `${pointerPrefix}/volumeId` } });
     }
     return { ...(body as Omit<typeof snapshots.schema._output, 'region'>), volumeId: volume.id, region: volume.region };
   },

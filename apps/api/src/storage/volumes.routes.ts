@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { volumes } from '../../../../libs/domain/storage/volume.resource';
-import { badRequest } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
 import { volumesProjection } from '../../../../projections/volumes/volumes.projection';
 import { jobResourceController } from '../common/job-resource.routes';
@@ -25,7 +25,7 @@ export const VolumesController = jobResourceController({
       async prepare({ platform, projectId, body, pointerPrefix }) {
         const instance = await (await platform.projections.collection(instancesProjection)).get(String(body.instanceId));
         if (!instance || instance.projectId !== projectId || instance.status === 'terminated' || instance.status === 'terminating') {
-          throw badRequest([{ detail: `Instance ${String(body.instanceId)} not found`, source: { pointer: `${pointerPrefix}/instanceId` } }], 'NOT_FOUND');
+          throw new AppError('NOT_FOUND', `Instance ${String(body.instanceId)} not found`, { source: { pointer: `${pointerPrefix}/instanceId` } });
         }
         const simulate = instance.tags.find((t) => t.key === 'simulate')?.value;
         return { instanceId: instance.id, instanceRegion: instance.region, ...(simulate ? { simulate } : {}) };

@@ -1,6 +1,6 @@
 import { instanceTemplates } from '../../../../libs/domain/templates';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
-import { badRequest } from '../../../../libs/http/src/errors';
+import { badRequest } from '../../../../libs/application/src/errors';
 import { templatesProjection } from '../../../../projections/templates/templates.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { INBOUND_WEBHOOK_SOURCES, inboundWebhookDecider, inboundWebhookStream, type InboundWebhookSource } from '../../../../libs/domain/webhooks/inbound';
 import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
-import { notFound, unauthorized } from '../../../../libs/http/src/errors';
+import { AppError, notFound } from '../../../../libs/application/src/errors';
 import { SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { rawBodyOf } from '../../../../libs/http/src/json-body';
 import { ApiRoute, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -43,7 +43,7 @@ export class ReceiveInboundWebhookHandler implements ICommandHandler<ReceiveInbo
     const verified = verifyDelivery(source, rawBody, headers, this.platform.config, this.platform.clock.now());
     if (!verified.ok) {
       this.platform.logger.info({ source, reason: verified.reason }, 'inbound webhook refused');
-      throw unauthorized('Invalid webhook signature');
+      throw new AppError('UNAUTHORIZED', 'Invalid webhook signature');
     }
     const stream = inboundWebhookStream(source, verified.deliveryId);
     const command = { type: 'ReceiveWebhook' as const, source, deliveryId: verified.deliveryId, headers: storedHeaders(headers), body: rawBody, receivedAt: this.platform.now() };
