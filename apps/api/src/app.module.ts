@@ -2,7 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import type { Platform } from '../../../libs/runtime/src/platform';
 import type { IdentityService } from './identity/identity.service';
-import { IDENTITY, PLATFORM, REDIS_PING } from './tokens';
+import type { Ports } from '../../../libs/runtime/src/ports';
+import { IDENTITY, PLATFORM, PORTS, REDIS_PING } from './tokens';
 import { httpModules } from './routes';
 
 @Module({})
@@ -15,6 +16,7 @@ export class AppModule {
       controllers: http.flatMap((m) => m.controllers),
       providers: [
         { provide: PLATFORM, useValue: platform },
+        { provide: PORTS, useValue: platform satisfies Ports },
         { provide: IDENTITY, useValue: identity },
         { provide: REDIS_PING, useValue: redisPing },
         ...http.flatMap((m) => m.handlers ?? []),

@@ -19,6 +19,7 @@ import { ProcessManagers } from './process-managers';
 import { registryOf, type Registry } from './registry';
 import type { ContextModule } from './context-module';
 import { Relays } from './relays';
+import type { Ports } from './ports';
 
 /** Platforms of this process whose subscriptions the lag gauges report (tests run several). */
 const livePlatforms = new Set<Platform>();
@@ -54,7 +55,7 @@ export interface PlatformOptions {
  * projection engine, read-your-writes (`consistency`), the process managers (sagas, job executor,
  * timers), the downstream relays and the provider drivers. Built from the registered context modules.
  */
-export class Platform {
+export class Platform implements Ports {
   readonly projections: ProjectionEngine;
   readonly consistency: Consistency;
   readonly processes: ProcessManagers;

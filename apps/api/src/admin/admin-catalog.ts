@@ -9,7 +9,6 @@ import { collectionSchema, resource, resourceSchema } from '../../../../libs/htt
 import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
 import type { PlatformSettingsDoc } from '../../../../projections/platform-settings/platform-settings.projection';
 import { loadProviderCatalog } from '../catalog/catalog.service';
@@ -17,9 +16,10 @@ import { matches, page } from '../catalog/catalog.views';
 import { BusController } from '../common/bus-controller';
 import { pathId } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { loadSettings } from './platform-settings';
 import { ChangeSetting } from './settings';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const TYPE = 'catalog-entries';
 const ENTRY_TYPES = ['plan', 'instance-type', 'region', 'image', 'operating-system'] as const;
@@ -70,10 +70,10 @@ export class AdminCatalogEntries extends Query<Entry[]> {}
 
 @QueryHandler(AdminCatalogEntries)
 export class AdminCatalogEntriesHandler implements IQueryHandler<AdminCatalogEntries> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute(): Promise<Entry[]> {
-    const [docs, settings] = await Promise.all([loadProviderCatalog(this.platform), loadSettings(this.platform)]);
+    const [docs, settings] = await Promise.all([loadProviderCatalog(this.ports), loadSettings(this.ports)]);
     return entriesOf(docs, settings);
   }
 }

@@ -21,7 +21,8 @@ export class RebuildProjection extends Command<RebuildReport> {
 
 @QueryHandler(ListSubscriptions)
 export class ListSubscriptionsHandler implements IQueryHandler<ListSubscriptions> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  // An operator's use case over the runtime itself: its runners, nothing else.
+  constructor(@Inject(PLATFORM) private readonly platform: Pick<Platform, 'allRunners'>) {}
 
   execute(): Promise<SubscriptionStatus[]> {
     return Promise.all(this.platform.allRunners().map((r) => r.status()));
@@ -30,7 +31,8 @@ export class ListSubscriptionsHandler implements IQueryHandler<ListSubscriptions
 
 @CommandHandler(RebuildProjection)
 export class RebuildProjectionHandler implements ICommandHandler<RebuildProjection> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  // An operator's use case over the runtime itself: its role and its projection engine.
+  constructor(@Inject(PLATFORM) private readonly platform: Pick<Platform, 'config' | 'projections'>) {}
 
   execute({ name }: RebuildProjection): Promise<RebuildReport> {
     if (this.platform.config.role === 'api') throw new AppError('CONFLICT', 'Projections run on the worker in this deployment; rebuild there');

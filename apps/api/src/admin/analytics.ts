@@ -10,14 +10,14 @@ import { resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, route } from '../../../../libs/http/src/route';
 import type { Filter, ReadDoc } from '../../../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
 import { jobsProjection } from '../../../../projections/jobs/jobs.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { serversProjection } from '../../../../projections/servers/servers.projection';
 import { revenueProjection } from '../../../../projections/revenue/revenue.projection';
 import { BusController } from '../common/bus-controller';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const PROJECT_STATUSES = ['active', 'suspended', 'closed'] as const satisfies readonly ProjectStatus[];
 const INSTANCE_STATUSES = ['creating', 'provisioning', 'active', 'starting', 'stopping', 'stopped', 'error', 'terminating', 'terminated'] as const satisfies readonly InstanceStatus[];
@@ -44,18 +44,18 @@ type Counts = z.infer<typeof byStatus>;
  * Counts of one read model by status: one counted query per status (each an equality the stores push
  * down, served by an index on the fields filtered). `filter` narrows every count (e.g. a mode).
  */
-async function countByStatus<D extends ReadDoc>(platform: Platform, projection: DocumentProjection<D>, statuses: readonly string[], filter: Filter = {}): Promise<Counts> {
-  const collection = await platform.projections.collection(projection);
+async function countByStatus<D extends ReadDoc>(ports: PortsOf<'projections'>, projection: DocumentProjection<D>, statuses: readonly string[], filter: Filter = {}): Promise<Counts> {
+  const collection = await ports.projections.collection(projection);
   const counts = await Promise.all(statuses.map(async (status) => (await collection.find({ filter: { ...filter, status }, limit: 1 })).total));
   return { total: counts.reduce((a, b) => a + b, 0), byStatus: Object.fromEntries(statuses.map((s, i) => [s, counts[i]!])) };
 }
 
 /** Instances, servers and jobs of one mode (their documents' `mode`), with the jobs' failure rate. */
-async function modeCounts(platform: Platform, mode: Mode) {
+async function modeCounts(ports: PortsOf<'projections'>, mode: Mode) {
   const [instances, servers, jobs] = await Promise.all([
-    countByStatus(platform, instancesProjection, INSTANCE_STATUSES, { mode }),
-    countByStatus(platform, serversProjection, SERVER_STATUSES, { mode }),
-    countByStatus(platform, jobsProjection, JOB_STATUSES, { mode }),
+    countByStatus(ports, instancesProjection, INSTANCE_STATUSES, { mode }),
+    countByStatus(ports, serversProjection, SERVER_STATUSES, { mode }),
+    countByStatus(ports, jobsProjection, JOB_STATUSES, { mode }),
   ]);
   const finished = jobs.byStatus.completed! + jobs.byStatus.failed!;
   return { instances, servers, jobs: { ...jobs, failureRate: finished ? jobs.byStatus.failed! / finished : null } };
@@ -65,16 +65,16 @@ export class GetPlatformAnalytics extends Query<Analytics> {}
 
 @QueryHandler(GetPlatformAnalytics)
 export class GetPlatformAnalyticsHandler implements IQueryHandler<GetPlatformAnalytics> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'now' | 'projections'>) {}
 
   async execute(): Promise<Analytics> {
     const [projects, live, testMode, revenue] = await Promise.all([
-      countByStatus(this.platform, projectsProjection, PROJECT_STATUSES),
-      modeCounts(this.platform, 'live'),
-      modeCounts(this.platform, 'test'),
-      this.platform.projections.collection(revenueProjection).then((c) => c.find({ sort: [{ field: 'month', direction: -1 }], limit: 1200, withTotal: false })),
+      countByStatus(this.ports, projectsProjection, PROJECT_STATUSES),
+      modeCounts(this.ports, 'live'),
+      modeCounts(this.ports, 'test'),
+      this.ports.projections.collection(revenueProjection).then((c) => c.find({ sort: [{ field: 'month', direction: -1 }], limit: 1200, withTotal: false })),
     ]);
-    return { projects, ...live, testMode, revenue: revenue.items.map(({ currency, month, amountCents, payments }) => ({ currency, month, amountCents, payments })), generatedAt: this.platform.now() };
+    return { projects, ...live, testMode, revenue: revenue.items.map(({ currency, month, amountCents, payments }) => ({ currency, month, amountCents, payments })), generatedAt: this.ports.now() };
   }
 }
 

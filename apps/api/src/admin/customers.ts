@@ -11,14 +11,14 @@ import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
 import { membersProjection } from '../../../../projections/members/members.projection';
 import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const TYPE = 'customers';
 const STATUSES = ['active', 'suspended', 'closed'] as const;
@@ -45,8 +45,8 @@ export interface CustomerView {
 }
 
 /** The owner's email (members model) and the balances (billing wallets model) of each project. */
-async function customerViews(platform: Platform, docs: ProjectDoc[]): Promise<CustomerView[]> {
-  const [members, wallets] = await Promise.all([platform.projections.collection(membersProjection), platform.projections.collection(billingWalletsProjection)]);
+async function customerViews(ports: PortsOf<'projections'>, docs: ProjectDoc[]): Promise<CustomerView[]> {
+  const [members, wallets] = await Promise.all([ports.projections.collection(membersProjection), ports.projections.collection(billingWalletsProjection)]);
   // One indexed query per project and model (FerretDB cannot push `$in` down: it would decode every document).
   return Promise.all(
     docs.map(async (doc) => {
@@ -101,42 +101,42 @@ export class ChangeCustomerStanding extends Command<CustomerView> {
 
 @QueryHandler(ListCustomers)
 export class ListCustomersHandler implements IQueryHandler<ListCustomers> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ list }: ListCustomers) {
     const filter: Record<string, string> = {};
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.kycStatus) filter.kycStatus = list.filters.kycStatus;
-    const { items, total } = await (await this.platform.projections.collection(projectsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
-    return { items: await customerViews(this.platform, items), total };
+    const { items, total } = await (await this.ports.projections.collection(projectsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return { items: await customerViews(this.ports, items), total };
   }
 }
 
 @QueryHandler(GetCustomer)
 export class GetCustomerHandler implements IQueryHandler<GetCustomer> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId }: GetCustomer) {
-    const doc = await (await this.platform.projections.collection(projectsProjection)).get(projectId);
+    const doc = await (await this.ports.projections.collection(projectsProjection)).get(projectId);
     if (!doc) throw notFound(`Customer ${projectId} not found`);
-    return (await customerViews(this.platform, [doc]))[0];
+    return (await customerViews(this.ports, [doc]))[0];
   }
 }
 
 @CommandHandler(ChangeCustomerStanding)
 export class ChangeCustomerStandingHandler implements ICommandHandler<ChangeCustomerStanding> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, change, context }: ChangeCustomerStanding): Promise<CustomerView> {
-    const now = this.platform.now();
+    const now = this.ports.now();
     const command: ProjectCommand = change.status === 'closed' ? { type: 'CloseProject', projectId, reason: change.reason, now } : { type: 'SetProjectStatus', projectId, status: change.status, reason: change.reason, now };
-    const result = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, command, context);
+    const result = await handleCommand(this.ports.events, projectStream(projectId), projectDecider, command, context);
     // The auth pipeline's cache of the standing drops when this process's projector applies it: the
     // project's next request, after this answer, sees the change (read-your-writes).
-    await this.platform.waitForProjections(result.position, [projectsProjection.name]);
-    const doc = await this.platform.readBack(projectsProjection, projectStream(projectId), projectId, result.position);
+    await this.ports.waitForProjections(result.position, [projectsProjection.name]);
+    const doc = await this.ports.readBack(projectsProjection, projectStream(projectId), projectId, result.position);
     if (!doc) throw notFound(`Customer ${projectId} not found`);
-    return (await customerViews(this.platform, [doc]))[0];
+    return (await customerViews(this.ports, [doc]))[0];
   }
 }
 

@@ -11,14 +11,14 @@ import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { kycRequestsProjection, type KycRequestDoc } from '../../../../projections/kyc-requests/kyc-requests.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { BusController } from '../common/bus-controller';
 import { recoverInProject, requestEvent, type RecoveredWrite } from '../common/recovery';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const TYPE = 'kyc-requests';
 const REQUEST_STATUSES = ['pending', 'approved', 'rejected'] as const;
@@ -72,53 +72,53 @@ export class ListKycRequests extends Query<{ items: KycRequestDoc[]; total: numb
   }
 }
 
-async function decideAndRead(platform: Platform, projectId: string, kycId: string, command: KycCommand, context: CommandContext): Promise<KycRequestDoc> {
-  const result = await handleCommand(platform.events, kycStream(projectId), kycDecider, command, context);
-  await platform.waitForProjections(result.position, [kycRequestsProjection.name, projectsProjection.name]);
-  const doc = await platform.readBack(kycRequestsProjection, kycStream(projectId), kycId, result.position);
+async function decideAndRead(ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>, projectId: string, kycId: string, command: KycCommand, context: CommandContext): Promise<KycRequestDoc> {
+  const result = await handleCommand(ports.events, kycStream(projectId), kycDecider, command, context);
+  await ports.waitForProjections(result.position, [kycRequestsProjection.name, projectsProjection.name]);
+  const doc = await ports.readBack(kycRequestsProjection, kycStream(projectId), kycId, result.position);
   if (!doc) throw notFound(`KYC request ${kycId} not found`);
   return doc;
 }
 
 @CommandHandler(SubmitKycRequest)
 export class SubmitKycRequestHandler implements ICommandHandler<SubmitKycRequest> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, organization, context }: SubmitKycRequest): Promise<KycRequestDoc> {
     const kycId = uuidv7();
-    return decideAndRead(this.platform, projectId, kycId, { type: 'SubmitKyc', kycId, projectId, organization, now: this.platform.now() }, context);
+    return decideAndRead(this.ports, projectId, kycId, { type: 'SubmitKyc', kycId, projectId, organization, now: this.ports.now() }, context);
   }
 }
 
 @CommandHandler(DecideKycRequest)
 export class DecideKycRequestHandler implements ICommandHandler<DecideKycRequest> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ kycId, decision, reason, decidedBy, context }: DecideKycRequest): Promise<KycRequestDoc> {
     // The request names its project, whose stream holds it (the submit waited for this model).
-    const found = await (await this.platform.projections.collection(kycRequestsProjection)).get(kycId);
+    const found = await (await this.ports.projections.collection(kycRequestsProjection)).get(kycId);
     if (!found) throw notFound(`KYC request ${kycId} not found`);
-    return decideAndRead(this.platform, found.projectId, kycId, { type: 'DecideKyc', kycId, projectId: found.projectId, decision, reason, decidedBy, now: this.platform.now() }, context);
+    return decideAndRead(this.ports, found.projectId, kycId, { type: 'DecideKyc', kycId, projectId: found.projectId, decision, reason, decidedBy, now: this.ports.now() }, context);
   }
 }
 
 @QueryHandler(GetKycStatus)
 export class GetKycStatusHandler implements IQueryHandler<GetKycStatus> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId }: GetKycStatus) {
-    const project = await (await this.platform.projections.collection(projectsProjection)).get(projectId);
-    const request = project?.kycRequestId ? await (await this.platform.projections.collection(kycRequestsProjection)).get(project.kycRequestId) : null;
+    const project = await (await this.ports.projections.collection(projectsProjection)).get(projectId);
+    const request = project?.kycRequestId ? await (await this.ports.projections.collection(kycRequestsProjection)).get(project.kycRequestId) : null;
     return { status: request?.status ?? 'none', request };
   }
 }
 
 @QueryHandler(ListKycRequests)
 export class ListKycRequestsHandler implements IQueryHandler<ListKycRequests> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ list }: ListKycRequests) {
-    return this.platform.projections.collection(kycRequestsProjection).then((c) => c.find({ filter: { status: list.filters.status }, sort: list.sort, skip: list.skip, limit: list.limit }));
+    return this.ports.projections.collection(kycRequestsProjection).then((c) => c.find({ filter: { status: list.filters.status }, sort: list.sort, skip: list.skip, limit: list.limit }));
   }
 }
 
@@ -131,12 +131,12 @@ export class WrittenKycRequest extends Query<KycRequestDoc | null> {
 
 @QueryHandler(WrittenKycRequest)
 export class WrittenKycRequestHandler implements IQueryHandler<WrittenKycRequest> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
 
   async execute({ write }: WrittenKycRequest): Promise<KycRequestDoc | null> {
     if (write.streamId !== kycStream(write.projectId)) return null;
-    const kycId = (await requestEvent(this.platform, write, KycEventTypes.KycSubmitted))?.data.kycId;
-    return typeof kycId === 'string' ? this.platform.readBack(kycRequestsProjection, write.streamId, kycId, write.position) : null;
+    const kycId = (await requestEvent(this.ports, write, KycEventTypes.KycSubmitted))?.data.kycId;
+    return typeof kycId === 'string' ? this.ports.readBack(kycRequestsProjection, write.streamId, kycId, write.position) : null;
   }
 }
 

@@ -7,12 +7,12 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import type { Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { defaultSettings, platformSettingsProjection, SETTINGS_DOC_ID, type PlatformSettingsDoc } from '../../../../projections/platform-settings/platform-settings.projection';
 import { BusController } from '../common/bus-controller';
 import { commandContext } from '../identity/request-context';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { loadSettings } from './platform-settings';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 type Setting = SettingsCommand extends infer C ? (C extends { now: string } ? Omit<C, 'now'> : never) : never;
 
@@ -28,14 +28,14 @@ export class ChangeSetting extends Command<PlatformSettingsDoc> {
 
 @CommandHandler(ChangeSetting)
 export class ChangeSettingHandler implements ICommandHandler<ChangeSetting> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ setting, context }: ChangeSetting): Promise<PlatformSettingsDoc> {
-    const result = await handleCommand(this.platform.events, SETTINGS_STREAM, settingsDecider, { ...setting, now: this.platform.now() } as SettingsCommand, context);
-    if (result.position === null) return loadSettings(this.platform);
+    const result = await handleCommand(this.ports.events, SETTINGS_STREAM, settingsDecider, { ...setting, now: this.ports.now() } as SettingsCommand, context);
+    if (result.position === null) return loadSettings(this.ports);
     // The customer catalog's cache of the settings drops when this process's projector applies them.
-    await this.platform.waitForProjections(result.position, [platformSettingsProjection.name]);
-    return (await this.platform.readBack(platformSettingsProjection, SETTINGS_STREAM, SETTINGS_DOC_ID, result.position)) ?? defaultSettings();
+    await this.ports.waitForProjections(result.position, [platformSettingsProjection.name]);
+    return (await this.ports.readBack(platformSettingsProjection, SETTINGS_STREAM, SETTINGS_DOC_ID, result.position)) ?? defaultSettings();
   }
 }
 
@@ -44,10 +44,10 @@ export class GetSettings extends Query<PlatformSettingsDoc> {}
 
 @QueryHandler(GetSettings)
 export class GetSettingsHandler implements IQueryHandler<GetSettings> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute(): Promise<PlatformSettingsDoc> {
-    return loadSettings(this.platform);
+    return loadSettings(this.ports);
   }
 }
 

@@ -1,13 +1,13 @@
 import type { BatchDoc } from '../../../../projections/batches/batches.projection';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export type BatchStatus = 'accepted' | 'processing' | 'completed' | 'failed' | 'partially_failed';
 
 /** A batch with the current outcome of each resource, read from the jobs it fanned out. */
-export async function batchOutcome(platform: Platform, doc: BatchDoc) {
+export async function batchOutcome(ports: PortsOf<'projections'>, doc: BatchDoc) {
   const jobIds = doc.items.map((i) => i.jobId).filter((x): x is string => x !== null);
-  const jobs = new Map<string, JobDoc>((await (await platform.projections.collection(jobsProjection)).getMany(jobIds)).map((j) => [j.id, j]));
+  const jobs = new Map<string, JobDoc>((await (await ports.projections.collection(jobsProjection)).getMany(jobIds)).map((j) => [j.id, j]));
   const items = doc.items.map((i) => {
     if (i.rejected) return { resourceId: i.resourceId, jobId: null, status: 'rejected', error: i.rejected.error, code: i.rejected.code };
     if (!i.jobId) return { resourceId: i.resourceId, jobId: null, status: 'accepted', error: null, code: null };
@@ -36,8 +36,8 @@ export async function batchOutcome(platform: Platform, doc: BatchDoc) {
  * `jobId`): GET /v1/jobs/{batchId} shows the fan-out as one job whose status sums up its items.
  * Its work is retried per item (each item's own job), so it has a single attempt.
  */
-export async function batchJobResource(platform: Platform, doc: BatchDoc) {
-  const o = await batchOutcome(platform, doc);
+export async function batchJobResource(ports: PortsOf<'projections'>, doc: BatchDoc) {
+  const o = await batchOutcome(ports, doc);
   const status = o.status === 'accepted' ? 'pending' : o.status === 'processing' ? 'processing' : o.status === 'completed' ? 'completed' : 'failed';
   const terminal = status === 'completed' || status === 'failed';
   return {

@@ -5,11 +5,11 @@ import { batchDecider } from '../../../../libs/domain/batches/batch.decider';
 import { batchStream, type BatchAction } from '../../../../libs/domain/batches/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { notFound } from '../../../../libs/application/src/errors';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { batchOutcome } from './batch-view';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export type BatchView = { doc: BatchDoc; outcome: Awaited<ReturnType<typeof batchOutcome>> };
 
@@ -27,26 +27,26 @@ export class GetBatch extends Query<BatchView> {
 /** The fan-out is part of the write: answers once every item is dispatched or rejected. */
 @CommandHandler(RequestBatch)
 export class RequestBatchHandler implements ICommandHandler<RequestBatch> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'projections' | 'readBack'>) {}
 
   async execute({ projectId, action, resourceType, resourceIds, ctx }: RequestBatch): Promise<BatchView> {
     const batchId = uuidv7();
-    const command = { type: 'RequestBatch' as const, batchId, projectId, action, resourceType, resourceIds, now: this.platform.now() };
-    const r = await handleCommand(this.platform.events, batchStream(batchId), batchDecider, command, ctx);
-    await this.platform.consistency.waitForSaga('saga:batch-fanout', r.position!, batchStream(batchId), ['batches']);
-    const doc = (await this.platform.readBack(batchesProjection, batchStream(batchId), batchId, null))!;
-    return { doc, outcome: await batchOutcome(this.platform, doc) };
+    const command = { type: 'RequestBatch' as const, batchId, projectId, action, resourceType, resourceIds, now: this.ports.now() };
+    const r = await handleCommand(this.ports.events, batchStream(batchId), batchDecider, command, ctx);
+    await this.ports.consistency.waitForSaga('saga:batch-fanout', r.position!, batchStream(batchId), ['batches']);
+    const doc = (await this.ports.readBack(batchesProjection, batchStream(batchId), batchId, null))!;
+    return { doc, outcome: await batchOutcome(this.ports, doc) };
   }
 }
 
 @QueryHandler(GetBatch)
 export class GetBatchHandler implements IQueryHandler<GetBatch> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, batchId }: GetBatch): Promise<BatchView> {
-    const doc = await (await this.platform.projections.collection(batchesProjection)).get(batchId);
+    const doc = await (await this.ports.projections.collection(batchesProjection)).get(batchId);
     if (!doc || doc.projectId !== projectId) throw notFound('Batch not found');
-    return { doc, outcome: await batchOutcome(this.platform, doc) };
+    return { doc, outcome: await batchOutcome(this.ports, doc) };
   }
 }
 
@@ -59,14 +59,14 @@ export class WrittenBatch extends Query<BatchView | null> {
 
 @QueryHandler(WrittenBatch)
 export class WrittenBatchHandler implements IQueryHandler<WrittenBatch> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'projections' | 'readBack'>) {}
 
   async execute({ write }: WrittenBatch): Promise<BatchView | null> {
     const batchId = idInStream(batchStream, write.streamId);
     if (!batchId) return null;
-    await this.platform.consistency.waitForSaga('saga:batch-fanout', write.position, write.streamId, ['batches']);
-    const doc = await this.platform.readBack(batchesProjection, write.streamId, batchId, null);
-    return doc && doc.projectId === write.projectId ? { doc, outcome: await batchOutcome(this.platform, doc) } : null;
+    await this.ports.consistency.waitForSaga('saga:batch-fanout', write.position, write.streamId, ['batches']);
+    const doc = await this.ports.readBack(batchesProjection, write.streamId, batchId, null);
+    return doc && doc.projectId === write.projectId ? { doc, outcome: await batchOutcome(this.ports, doc) } : null;
   }
 }
 

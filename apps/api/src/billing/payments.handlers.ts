@@ -21,18 +21,18 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { unavailable } from '../../../../libs/application/src/errors';
 import { PaymentProviderError, SimulatedPaymentDriver, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
 import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { PAYMENT_CREDITS } from '../../../../sagas/payment-credits/payment-credits';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { walletAfterCredits } from './wallets.handlers';
 import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Which currency each provider takes (DECISIONS 13): Stripe USD, Paystack NGN. */
 export const PROVIDER_CURRENCY: Record<PaymentProviderName, Currency> = { stripe: 'USD', paystack: 'NGN' };
 
-const drivers = new WeakMap<Platform, Record<PaymentProviderName, PaymentProvider>>();
+const drivers = new WeakMap<object, Record<PaymentProviderName, PaymentProvider>>();
 const simulators: Record<PaymentProviderName, PaymentProvider> = { stripe: new SimulatedPaymentDriver('stripe'), paystack: new SimulatedPaymentDriver('paystack') };
 
 /** The mode a command acts in (DECISIONS 21): its request's, carried in the command's context; absent means live. */
@@ -44,35 +44,35 @@ export const commandMode = (context: CommandContext): 'live' | 'test' => (contex
  * on by the driver that started it (`recorded`: its recorded driver), so a test-mode payment never
  * reaches the real provider whoever verifies it.
  */
-export function paymentProvider(platform: Platform, name: PaymentProviderName, mode: 'live' | 'test', recorded?: string): PaymentProvider {
+export function paymentProvider(ports: PortsOf<'config'>, name: PaymentProviderName, mode: 'live' | 'test', recorded?: string): PaymentProvider {
   if (mode === 'test' || recorded === 'simulator') return simulators[name];
-  let all = drivers.get(platform);
-  if (!all) drivers.set(platform, (all = paymentProviders(platform.config.payments)));
+  let all = drivers.get(ports);
+  if (!all) drivers.set(ports, (all = paymentProviders(ports.config.payments)));
   return all[name];
 }
 
 /** A provider call: its failure is the dependency's (503), an operation it lacks the client's (400). */
-async function atProvider<T>(platform: Platform, fn: () => Promise<T>): Promise<T> {
+async function atProvider<T>(ports: PortsOf<'logger'>, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof UnsupportedPaymentOperation) throw new DomainError('UNSUPPORTED_PROVIDER', err.message);
     if (err instanceof PaymentProviderError) {
-      platform.logger.warn({ provider: err.provider, err: err.message }, 'payment provider call failed');
+      ports.logger.warn({ provider: err.provider, err: err.message }, 'payment provider call failed');
       throw unavailable(`The payment provider ${err.provider} is unavailable; retry later`);
     }
     throw err;
   }
 }
 
-async function wallet(platform: Platform, projectId: string, currency: Currency): Promise<WalletDoc> {
-  return (await platform.readBack(billingWalletsProjection, walletStream(projectId, currency), `${projectId}:${currency}`, null)) ?? emptyWallet(projectId, currency, platform.now());
+async function wallet(ports: PortsOf<'now' | 'readBack'>, projectId: string, currency: Currency): Promise<WalletDoc> {
+  return (await ports.readBack(billingWalletsProjection, walletStream(projectId, currency), `${projectId}:${currency}`, null)) ?? emptyWallet(projectId, currency, ports.now());
 }
 
 /** Read-your-writes across the credit process manager: the wallet once it shows the credit. */
-async function afterCredit(platform: Platform, position: number | null, projectId: string, currency: Currency): Promise<WalletDoc> {
-  if (position !== null) await platform.consistency.waitForSaga(PAYMENT_CREDITS, position, walletStream(projectId, currency), [billingWalletsProjection.name, billingCreditsProjection.name]);
-  return wallet(platform, projectId, currency);
+async function afterCredit(ports: PortsOf<'consistency' | 'now' | 'readBack'>, position: number | null, projectId: string, currency: Currency): Promise<WalletDoc> {
+  if (position !== null) await ports.consistency.waitForSaga(PAYMENT_CREDITS, position, walletStream(projectId, currency), [billingWalletsProjection.name, billingCreditsProjection.name]);
+  return wallet(ports, projectId, currency);
 }
 
 // ---------------------------------------------------------------- checkout
@@ -120,37 +120,37 @@ export class CompleteCheckoutCommand extends Command<CheckoutView> {
   }
 }
 
-async function checkoutState(platform: Platform, projectId: string, checkoutId: string): Promise<CheckoutState> {
-  const { state } = await aggregateStream(platform.events, checkoutStream(checkoutId), checkoutDecider);
+async function checkoutState(ports: PortsOf<'events'>, projectId: string, checkoutId: string): Promise<CheckoutState> {
+  const { state } = await aggregateStream(ports.events, checkoutStream(checkoutId), checkoutDecider);
   if (!state.checkout || state.checkout.projectId !== projectId) throw new DomainError('NOT_FOUND', 'Checkout session not found');
   return state;
 }
 
 @CommandHandler(StartCheckoutCommand)
 export class StartCheckoutHandler implements ICommandHandler<StartCheckoutCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'logger' | 'now'>) {}
 
   async execute({ projectId, provider, amountCents, currency, context }: StartCheckoutCommand): Promise<CheckoutView> {
     const checkoutId = uuidv7();
-    const driver = paymentProvider(this.platform, provider, commandMode(context));
-    const intent = await atProvider(this.platform, () => driver.createSetupIntent({ reference: checkoutId, projectId }));
-    const command = { type: 'StartCheckout' as const, checkoutId, projectId, provider, driver: driver.driver, setupIntentId: intent.id, amountCents, currency, startedAt: this.platform.now() };
-    const { state } = await handleCommand(this.platform.events, checkoutStream(checkoutId), checkoutDecider, command, context, { newStream: true });
+    const driver = paymentProvider(this.ports, provider, commandMode(context));
+    const intent = await atProvider(this.ports, () => driver.createSetupIntent({ reference: checkoutId, projectId }));
+    const command = { type: 'StartCheckout' as const, checkoutId, projectId, provider, driver: driver.driver, setupIntentId: intent.id, amountCents, currency, startedAt: this.ports.now() };
+    const { state } = await handleCommand(this.ports.events, checkoutStream(checkoutId), checkoutDecider, command, context, { newStream: true });
     return { checkoutId, state, clientSecret: intent.clientSecret };
   }
 }
 
 @CommandHandler(ApplyCheckoutPromoCommand)
 export class ApplyCheckoutPromoHandler implements ICommandHandler<ApplyCheckoutPromoCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now'>) {}
 
   async execute({ projectId, checkoutId, code, context }: ApplyCheckoutPromoCommand): Promise<CheckoutView> {
-    await checkoutState(this.platform, projectId, checkoutId);
-    const history = await this.platform.events.readStream(promoStream(code.toUpperCase()));
+    await checkoutState(this.ports, projectId, checkoutId);
+    const history = await this.ports.events.readStream(promoStream(code.toUpperCase()));
     const promo = history.length ? (history[history.length - 1].data as PromoCodeSet['data']) : null;
     if (!promo?.active) throw new DomainError('INVALID_PROMO_CODE', `Unknown promo code ${code}`);
-    const command = { type: 'ApplyCheckoutPromo' as const, projectId, promo: { code: promo.code, amountCents: promo.amountCents, currency: promo.currency }, now: this.platform.now() };
-    const { state } = await handleCommand(this.platform.events, checkoutStream(checkoutId), checkoutDecider, command, context);
+    const command = { type: 'ApplyCheckoutPromo' as const, projectId, promo: { code: promo.code, amountCents: promo.amountCents, currency: promo.currency }, now: this.ports.now() };
+    const { state } = await handleCommand(this.ports.events, checkoutStream(checkoutId), checkoutDecider, command, context);
     return { checkoutId, state };
   }
 }
@@ -158,20 +158,20 @@ export class ApplyCheckoutPromoHandler implements ICommandHandler<ApplyCheckoutP
 /** Confirms the setup intent at the provider, then records the completion once; the credit process manager credits the wallet from it. */
 @CommandHandler(CompleteCheckoutCommand)
 export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckoutCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack'>) {}
 
   async execute({ projectId, checkoutId, setupIntentId, paymentMethodId, context }: CompleteCheckoutCommand): Promise<CheckoutView> {
-    const before = await checkoutState(this.platform, projectId, checkoutId);
+    const before = await checkoutState(this.ports, projectId, checkoutId);
     const checkout = before.checkout!;
     let confirmed = before.status === 'succeeded';
     let providerStatus = 'succeeded';
     if (!confirmed && setupIntentId === checkout.setupIntentId) {
-      ({ status: providerStatus } = await atProvider(this.platform, () => paymentProvider(this.platform, checkout.provider, commandMode(context), checkout.driver).confirmSetupIntent({ setupIntentId, paymentMethodId })));
+      ({ status: providerStatus } = await atProvider(this.ports, () => paymentProvider(this.ports, checkout.provider, commandMode(context), checkout.driver).confirmSetupIntent({ setupIntentId, paymentMethodId })));
       confirmed = providerStatus === 'succeeded';
     }
-    const command = { type: 'CompleteCheckout' as const, projectId, setupIntentId, paymentMethodId, confirmed, providerStatus, now: this.platform.now() };
-    const { state, position } = await handleCommand(this.platform.events, checkoutStream(checkoutId), checkoutDecider, command, context);
-    return { checkoutId, state, wallet: await afterCredit(this.platform, state.status === 'succeeded' ? position : null, projectId, checkout.currency) };
+    const command = { type: 'CompleteCheckout' as const, projectId, setupIntentId, paymentMethodId, confirmed, providerStatus, now: this.ports.now() };
+    const { state, position } = await handleCommand(this.ports.events, checkoutStream(checkoutId), checkoutDecider, command, context);
+    return { checkoutId, state, wallet: await afterCredit(this.ports, state.status === 'succeeded' ? position : null, projectId, checkout.currency) };
   }
 }
 
@@ -207,16 +207,16 @@ export class VerifyPaymentCommand extends Command<PaymentView> {
 
 @CommandHandler(InitializePaymentCommand)
 export class InitializePaymentHandler implements ICommandHandler<InitializePaymentCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'logger' | 'now'>) {}
 
   async execute({ projectId, provider, amountCents, currency, email, context }: InitializePaymentCommand): Promise<PaymentView> {
     if (PROVIDER_CURRENCY[provider] !== currency) throw new DomainError('BAD_REQUEST', `${provider} takes ${PROVIDER_CURRENCY[provider]} payments`);
     const reference = `pay_${uuidv7().replace(/-/g, '')}`;
-    const driver = paymentProvider(this.platform, provider, commandMode(context));
-    const returnUrl = `${this.platform.config.publicUrl ?? 'https://localhost'}/v1/payments/verify?reference=${reference}`;
-    const init = await atProvider(this.platform, () => driver.initializePayment({ reference, projectId, amountCents, currency, email, returnUrl }));
-    const command = { type: 'InitializePayment' as const, reference, projectId, provider, driver: driver.driver, amountCents, currency, providerPaymentId: init.providerPaymentId, authorizationUrl: init.authorizationUrl, initializedAt: this.platform.now() };
-    const { state } = await handleCommand(this.platform.events, paymentStream(reference), paymentDecider, command, context, { newStream: true });
+    const driver = paymentProvider(this.ports, provider, commandMode(context));
+    const returnUrl = `${this.ports.config.publicUrl ?? 'https://localhost'}/v1/payments/verify?reference=${reference}`;
+    const init = await atProvider(this.ports, () => driver.initializePayment({ reference, projectId, amountCents, currency, email, returnUrl }));
+    const command = { type: 'InitializePayment' as const, reference, projectId, provider, driver: driver.driver, amountCents, currency, providerPaymentId: init.providerPaymentId, authorizationUrl: init.authorizationUrl, initializedAt: this.ports.now() };
+    const { state } = await handleCommand(this.ports.events, paymentStream(reference), paymentDecider, command, context, { newStream: true });
     return { state };
   }
 }
@@ -224,24 +224,24 @@ export class InitializePaymentHandler implements ICommandHandler<InitializePayme
 /** Asks the provider, then settles (or fails) the payment once; a settled payment answers as it is. */
 @CommandHandler(VerifyPaymentCommand)
 export class VerifyPaymentHandler implements ICommandHandler<VerifyPaymentCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack'>) {}
 
   async execute({ projectId, reference, context }: VerifyPaymentCommand): Promise<PaymentView> {
-    const { state: known, position: last } = await aggregateStream(this.platform.events, paymentStream(reference), paymentDecider);
+    const { state: known, position: last } = await aggregateStream(this.ports.events, paymentStream(reference), paymentDecider);
     const p = known.payment;
     if (!p || p.projectId !== projectId) throw new DomainError('NOT_FOUND', 'Payment not found');
     // Settled before (a webhook, another verify): the answer still shows the credit that follows. The
     // decider writes nothing after a settle, so its PaymentSettled is the stream's last event.
-    if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.platform, known.status === 'succeeded' ? last : null, projectId, p.currency) };
-    const outcome = await atProvider(this.platform, () => paymentProvider(this.platform, p.provider, commandMode(context), p.driver).verifyPayment({ reference, providerPaymentId: p.providerPaymentId }));
-    if (outcome.status === 'pending') return { state: known, wallet: await afterCredit(this.platform, null, projectId, p.currency) };
-    const now = this.platform.now();
+    if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.ports, known.status === 'succeeded' ? last : null, projectId, p.currency) };
+    const outcome = await atProvider(this.ports, () => paymentProvider(this.ports, p.provider, commandMode(context), p.driver).verifyPayment({ reference, providerPaymentId: p.providerPaymentId }));
+    if (outcome.status === 'pending') return { state: known, wallet: await afterCredit(this.ports, null, projectId, p.currency) };
+    const now = this.ports.now();
     const command =
       outcome.status === 'succeeded'
         ? { type: 'SettlePayment' as const, via: 'verify' as const, providerEventId: null, paidAmountCents: outcome.amountCents, paidCurrency: outcome.currency, now }
         : { type: 'FailPayment' as const, via: 'verify' as const, reason: 'the provider reports the payment failed', now };
-    const { state, position } = await handleCommand(this.platform.events, paymentStream(reference), paymentDecider, command, context);
-    return { state, wallet: await afterCredit(this.platform, state.status === 'succeeded' ? position : null, projectId, p.currency) };
+    const { state, position } = await handleCommand(this.ports.events, paymentStream(reference), paymentDecider, command, context);
+    return { state, wallet: await afterCredit(this.ports, state.status === 'succeeded' ? position : null, projectId, p.currency) };
   }
 }
 
@@ -262,11 +262,11 @@ export class SetPromoCodeCommand extends Command<PromoCodeSet['data']> {
 
 @CommandHandler(SetPromoCodeCommand)
 export class SetPromoCodeHandler implements ICommandHandler<SetPromoCodeCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now'>) {}
 
   async execute({ code, amountCents, currency, active, description, context }: SetPromoCodeCommand): Promise<PromoCodeSet['data']> {
     const setBy = String(context.metadata.actor ?? 'admin');
-    const { state } = await handleCommand(this.platform.events, promoStream(code), promoCodeDecider, { type: 'SetPromoCode', code, amountCents, currency, active, description, setBy, now: this.platform.now() }, context);
+    const { state } = await handleCommand(this.ports.events, promoStream(code), promoCodeDecider, { type: 'SetPromoCode', code, amountCents, currency, active, description, setBy, now: this.ports.now() }, context);
     return state.promo!;
   }
 }
@@ -286,19 +286,19 @@ export class WrittenCheckout extends Query<CheckoutView | null> {
 
 @QueryHandler(WrittenCheckout)
 export class WrittenCheckoutHandler implements IQueryHandler<WrittenCheckout> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenCheckout): Promise<CheckoutView | null> {
     const checkoutId = idInStream(checkoutStream, write.streamId);
-    const own = checkoutId ? await requestEvent(this.platform, write) : null;
+    const own = checkoutId ? await requestEvent(this.ports, write) : null;
     if (!checkoutId || !own) return null;
-    const { state } = await aggregateStream(this.platform.events, write.streamId, checkoutDecider, { upToPosition: write.position });
+    const { state } = await aggregateStream(this.ports.events, write.streamId, checkoutDecider, { upToPosition: write.position });
     const checkout = state.checkout;
     if (!checkout || checkout.projectId !== write.projectId) return null;
     // A completion's answer (succeeded or failed) showed the wallet; a start's or a promo's did not.
     if (own.type !== 'billing.CheckoutCompleted.v1' && own.type !== 'billing.CheckoutFailed.v1') return { checkoutId, state };
-    if (state.status === 'succeeded') await afterCredit(this.platform, write.position, write.projectId, checkout.currency);
-    return { checkoutId, state, wallet: await walletAfterCredits(this.platform, write.projectId, checkout.currency, [checkoutId, checkoutPromoReference(checkoutId)]) };
+    if (state.status === 'succeeded') await afterCredit(this.ports, write.position, write.projectId, checkout.currency);
+    return { checkoutId, state, wallet: await walletAfterCredits(this.ports, write.projectId, checkout.currency, [checkoutId, checkoutPromoReference(checkoutId)]) };
   }
 }
 
@@ -311,18 +311,18 @@ export class WrittenPayment extends Query<PaymentView | null> {
 
 @QueryHandler(WrittenPayment)
 export class WrittenPaymentHandler implements IQueryHandler<WrittenPayment> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenPayment): Promise<PaymentView | null> {
-    const own = idInStream(paymentStream, write.streamId) ? await requestEvent(this.platform, write) : null;
+    const own = idInStream(paymentStream, write.streamId) ? await requestEvent(this.ports, write) : null;
     if (!own) return null;
-    const { state } = await aggregateStream(this.platform.events, write.streamId, paymentDecider, { upToPosition: write.position });
+    const { state } = await aggregateStream(this.ports.events, write.streamId, paymentDecider, { upToPosition: write.position });
     const p = state.payment;
     if (!p || p.projectId !== write.projectId) return null;
     // The initialize answered the payment alone; a verify's write settled or failed it, and its answer showed the wallet.
     if (own.type === 'billing.PaymentInitialized.v1') return { state };
-    if (state.status === 'succeeded') await afterCredit(this.platform, write.position, write.projectId, p.currency);
-    return { state, wallet: await walletAfterCredits(this.platform, write.projectId, p.currency, [p.reference]) };
+    if (state.status === 'succeeded') await afterCredit(this.ports, write.position, write.projectId, p.currency);
+    return { state, wallet: await walletAfterCredits(this.ports, write.projectId, p.currency, [p.reference]) };
   }
 }
 

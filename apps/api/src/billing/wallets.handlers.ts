@@ -9,13 +9,13 @@ import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { billingCreditsProjection, type CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
 import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { exchangeRatesProjection, rateId } from '../../../../projections/exchange-rates/exchange-rates.projection';
 import { WALLET_CONVERSION, writeWallet } from '../../../../sagas/wallet-conversion/wallet-conversion';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { requestEvent, type RecoveredWrite } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Where a movement comes from: every credit and debit carries its source and reference (DECISIONS 16). */
 export interface MovementOrigin<S extends string> {
@@ -126,50 +126,50 @@ export class ListCredits extends Query<ListResult<object>> {
 }
 
 /** A project's wallet as of `position` (its last write), an empty one when it never moved. */
-async function walletAt(platform: Platform, projectId: string, currency: Currency, position: number | null): Promise<WalletDoc> {
-  return (await platform.readBack(billingWalletsProjection, walletStream(projectId, currency), walletId(projectId, currency), position)) ?? emptyWallet(projectId, currency, platform.now());
+async function walletAt(ports: PortsOf<'now' | 'readBack'>, projectId: string, currency: Currency, position: number | null): Promise<WalletDoc> {
+  return (await ports.readBack(billingWalletsProjection, walletStream(projectId, currency), walletId(projectId, currency), position)) ?? emptyWallet(projectId, currency, ports.now());
 }
 
 /**
  * The one write path of a wallet: fold its stream, decide, append at the expected revision; a lost race
  * is retried on the fresh balance (each round of concurrent writers to one wallet has one winner).
  */
-export async function moveWallet(platform: Platform, command: WalletCommand, context: CommandContext): Promise<WalletMovement> {
-  const result = await writeWallet(platform.events, command, context);
+export async function moveWallet(ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>, command: WalletCommand, context: CommandContext): Promise<WalletMovement> {
+  const result = await writeWallet(ports.events, command, context);
   const credit = command.type === 'CreditWallet';
   const id = credit ? command.creditId : command.debitId;
   const existing = (credit ? result.state.credited : result.state.debited).get(command.reference);
   const applied = result.position !== null;
-  await platform.waitForProjections(result.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
-  const wallet = await walletAt(platform, command.projectId, command.currency, result.position);
+  await ports.waitForProjections(result.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
+  const wallet = await walletAt(ports, command.projectId, command.currency, result.position);
   return { wallet, movement: { kind: credit ? 'credit' : 'debit', id: applied ? id : (existing ?? id), amountCents: command.amountCents, source: command.source, reference: command.reference, applied, position: result.position } };
 }
 
 @CommandHandler(CreditWalletCommand)
 export class CreditWalletHandler implements ICommandHandler<CreditWalletCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, currency, amountCents, origin, context }: CreditWalletCommand): Promise<WalletMovement> {
     const creditId = uuidv7();
-    const command: WalletCommand = { type: 'CreditWallet', projectId, currency, amountCents, creditId, source: origin.source, reference: origin.reference || creditId, description: origin.description ?? null, conversion: null, now: this.platform.now() };
-    return moveWallet(this.platform, command, context);
+    const command: WalletCommand = { type: 'CreditWallet', projectId, currency, amountCents, creditId, source: origin.source, reference: origin.reference || creditId, description: origin.description ?? null, conversion: null, now: this.ports.now() };
+    return moveWallet(this.ports, command, context);
   }
 }
 
 @CommandHandler(DebitWalletCommand)
 export class DebitWalletHandler implements ICommandHandler<DebitWalletCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, currency, amountCents, origin, context }: DebitWalletCommand): Promise<WalletMovement> {
     const debitId = uuidv7();
-    const command: WalletCommand = { type: 'DebitWallet', projectId, currency, amountCents, debitId, source: origin.source, reference: origin.reference || debitId, description: origin.description ?? null, conversion: null, now: this.platform.now() };
-    return moveWallet(this.platform, command, context);
+    const command: WalletCommand = { type: 'DebitWallet', projectId, currency, amountCents, debitId, source: origin.source, reference: origin.reference || debitId, description: origin.description ?? null, conversion: null, now: this.ports.now() };
+    return moveWallet(this.ports, command, context);
   }
 }
 
 /** The rate in force for a pair: its stream's newest event (the setting's truth), else the default table. */
-async function currentRate(platform: Platform, from: Currency, to: Currency): Promise<RateView> {
-  const history = await platform.events.readStream(exchangeRateStream(from, to));
+async function currentRate(ports: PortsOf<'events'>, from: Currency, to: Currency): Promise<RateView> {
+  const history = await ports.events.readStream(exchangeRateStream(from, to));
   const last = history[history.length - 1];
   if (last) return { from, to, rate: (last.data as ExchangeRateSet['data']).rate, origin: 'admin', updatedAt: (last.data as ExchangeRateSet['data']).setAt };
   return defaultRate(from, to);
@@ -188,68 +188,68 @@ function defaultRate(from: Currency, to: Currency): RateView {
  */
 @CommandHandler(ConvertCurrencyCommand)
 export class ConvertCurrencyHandler implements ICommandHandler<ConvertCurrencyCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fromCurrency, toCurrency, amountCents, reference, context }: ConvertCurrencyCommand): Promise<ConversionView> {
-    const { rate } = await currentRate(this.platform, fromCurrency, toCurrency);
+    const { rate } = await currentRate(this.ports, fromCurrency, toCurrency);
     const conversionId = reference ?? uuidv7();
     const conversion = planConversion(conversionId, fromCurrency, toCurrency, amountCents, rate);
     const debitId = uuidv7();
-    const command: WalletCommand = { type: 'DebitWallet', projectId, currency: fromCurrency, amountCents, debitId, source: 'conversion', reference: conversionId, description: `Conversion to ${toCurrency} at ${rate}`, conversion, now: this.platform.now() };
-    const result = await writeWallet(this.platform.events, command, context);
+    const command: WalletCommand = { type: 'DebitWallet', projectId, currency: fromCurrency, amountCents, debitId, source: 'conversion', reference: conversionId, description: `Conversion to ${toCurrency} at ${rate}`, conversion, now: this.ports.now() };
+    const result = await writeWallet(this.ports.events, command, context);
     if (result.position !== null) {
-      const done = await this.platform.consistency.waitForSaga(WALLET_CONVERSION, result.position, walletStream(projectId, toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
-      if (!done) this.platform.logger.warn({ conversionId, position: result.position }, 'conversion credit not visible within the consistency wait');
+      const done = await this.ports.consistency.waitForSaga(WALLET_CONVERSION, result.position, walletStream(projectId, toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
+      if (!done) this.ports.logger.warn({ conversionId, position: result.position }, 'conversion credit not visible within the consistency wait');
     }
-    await this.platform.waitForProjections(result.position, [billingWalletsProjection.name]);
-    const [from, to] = await Promise.all([walletAt(this.platform, projectId, fromCurrency, result.position), walletAt(this.platform, projectId, toCurrency, null)]);
+    await this.ports.waitForProjections(result.position, [billingWalletsProjection.name]);
+    const [from, to] = await Promise.all([walletAt(this.ports, projectId, fromCurrency, result.position), walletAt(this.ports, projectId, toCurrency, null)]);
     return { conversion, applied: result.position !== null, from, to };
   }
 }
 
 @CommandHandler(SetExchangeRateCommand)
 export class SetExchangeRateHandler implements ICommandHandler<SetExchangeRateCommand> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'waitForProjections'>) {}
 
   async execute({ from, to, rate, context }: SetExchangeRateCommand): Promise<RateView> {
     const setBy = String(context.metadata.actor ?? 'admin');
-    const { position } = await handleCommand(this.platform.events, exchangeRateStream(from, to), exchangeRateDecider(from, to), { type: 'SetExchangeRate', from, to, rate, setBy, now: this.platform.now() }, context);
-    await this.platform.waitForProjections(position, [exchangeRatesProjection.name]);
-    return currentRate(this.platform, from, to);
+    const { position } = await handleCommand(this.ports.events, exchangeRateStream(from, to), exchangeRateDecider(from, to), { type: 'SetExchangeRate', from, to, rate, setBy, now: this.ports.now() }, context);
+    await this.ports.waitForProjections(position, [exchangeRatesProjection.name]);
+    return currentRate(this.ports, from, to);
   }
 }
 
 @QueryHandler(GetWallets)
 export class GetWalletsHandler implements IQueryHandler<GetWallets> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'now' | 'projections'>) {}
 
   async execute({ projectId }: GetWallets): Promise<WalletDoc[]> {
-    const wallets = await this.platform.projections.collection(billingWalletsProjection);
+    const wallets = await this.ports.projections.collection(billingWalletsProjection);
     const found = await wallets.getMany(CURRENCIES.map((c) => walletId(projectId, c)));
-    const now = this.platform.now();
+    const now = this.ports.now();
     return CURRENCIES.map((c) => found.find((w) => w.currency === c && w.projectId === projectId) ?? emptyWallet(projectId, c, now));
   }
 }
 
 @QueryHandler(GetExchangeRate)
 export class GetExchangeRateHandler implements IQueryHandler<GetExchangeRate> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ from, to }: GetExchangeRate): Promise<RateView> {
-    const doc = await (await this.platform.projections.collection(exchangeRatesProjection)).get(rateId(from, to));
+    const doc = await (await this.ports.projections.collection(exchangeRatesProjection)).get(rateId(from, to));
     return doc ? { from, to, rate: doc.rate, origin: 'admin', updatedAt: doc.updatedAt } : defaultRate(from, to);
   }
 }
 
 @QueryHandler(ListCredits)
 export class ListCreditsHandler implements IQueryHandler<ListCredits> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toResource }: ListCredits): Promise<ListResult<object>> {
     const filter: Record<string, string> = { projectId };
     if (list.filters.currency) filter.currency = list.filters.currency;
     if (list.filters.source) filter.source = list.filters.source;
-    const { items, total } = await (await this.platform.projections.collection(billingCreditsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(billingCreditsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
     return listResult(items.map(toResource), total);
   }
 }
@@ -259,18 +259,18 @@ export class ListCreditsHandler implements IQueryHandler<ListCredits> {
  * references (a process manager's credits following the write), so a later movement is not in it, as it
  * was not in the lost answer; the wallet now when none is there.
  */
-export async function walletAfterCredits(platform: Platform, projectId: string, currency: Currency, references: string[]): Promise<WalletDoc> {
-  const credits = (await platform.events.readStream(walletStream(projectId, currency))).filter(
+export async function walletAfterCredits(ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>, projectId: string, currency: Currency, references: string[]): Promise<WalletDoc> {
+  const credits = (await ports.events.readStream(walletStream(projectId, currency))).filter(
     (e) => e.type === BillingEventTypes.WalletCredited && references.includes((e.data as WalletEvent['data']).reference),
   );
   const last = credits[credits.length - 1];
-  if (last) await platform.waitForProjections(last.position, [billingWalletsProjection.name]);
-  return walletAt(platform, projectId, currency, last?.position ?? null);
+  if (last) await ports.waitForProjections(last.position, [billingWalletsProjection.name]);
+  return walletAt(ports, projectId, currency, last?.position ?? null);
 }
 
 /** The wallet movement a keyed write appended (its request's own credit or debit, on the project's wallet), or null. */
-async function writtenMovement(platform: Platform, write: RecoveredWrite): Promise<{ event: WalletEvent['data']; credit: boolean; position: number } | null> {
-  const recorded = await requestEvent(platform, write);
+async function writtenMovement(ports: PortsOf<'events'>, write: RecoveredWrite): Promise<{ event: WalletEvent['data']; credit: boolean; position: number } | null> {
+  const recorded = await requestEvent(ports, write);
   if (!recorded || (recorded.type !== BillingEventTypes.WalletCredited && recorded.type !== BillingEventTypes.WalletDebited)) return null;
   const event = recorded.data as WalletEvent['data'];
   if (event.projectId !== write.projectId || write.streamId !== walletStream(event.projectId, event.currency)) return null;
@@ -289,14 +289,14 @@ export class WrittenWalletMovement extends Query<(WalletMovement & { description
 
 @QueryHandler(WrittenWalletMovement)
 export class WrittenWalletMovementHandler implements IQueryHandler<WrittenWalletMovement> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenWalletMovement): Promise<(WalletMovement & { description: string | null }) | null> {
-    const found = await writtenMovement(this.platform, write);
+    const found = await writtenMovement(this.ports, write);
     if (!found) return null;
     const { event, credit } = found;
-    await this.platform.waitForProjections(write.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
-    const wallet = await walletAt(this.platform, event.projectId, event.currency, write.position);
+    await this.ports.waitForProjections(write.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
+    const wallet = await walletAt(this.ports, event.projectId, event.currency, write.position);
     const id = credit ? (event as WalletEvent['data'] & { creditId: string }).creditId : (event as WalletEvent['data'] & { debitId: string }).debitId;
     return { wallet, movement: { kind: credit ? 'credit' : 'debit', id, amountCents: event.amountCents, source: event.source, reference: event.reference, applied: true, position: write.position }, description: event.description };
   }
@@ -314,16 +314,16 @@ export class WrittenConversion extends Query<ConversionView | null> {
 
 @QueryHandler(WrittenConversion)
 export class WrittenConversionHandler implements IQueryHandler<WrittenConversion> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenConversion): Promise<ConversionView | null> {
-    const found = await writtenMovement(this.platform, write);
+    const found = await writtenMovement(this.ports, write);
     const conversion = found && !found.credit ? found.event.conversion : null;
     if (!found || !conversion) return null;
     const { projectId } = found.event;
-    await this.platform.consistency.waitForSaga(WALLET_CONVERSION, write.position, walletStream(projectId, conversion.toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
-    await this.platform.waitForProjections(write.position, [billingWalletsProjection.name]);
-    const [from, to] = await Promise.all([walletAt(this.platform, projectId, conversion.fromCurrency, write.position), walletAfterCredits(this.platform, projectId, conversion.toCurrency, [conversion.conversionId])]);
+    await this.ports.consistency.waitForSaga(WALLET_CONVERSION, write.position, walletStream(projectId, conversion.toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
+    await this.ports.waitForProjections(write.position, [billingWalletsProjection.name]);
+    const [from, to] = await Promise.all([walletAt(this.ports, projectId, conversion.fromCurrency, write.position), walletAfterCredits(this.ports, projectId, conversion.toCurrency, [conversion.conversionId])]);
     return { conversion, applied: true, from, to };
   }
 }

@@ -15,11 +15,11 @@ import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.p
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { jobAttributes, jobResource } from '../jobs/job-view';
-import type { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { idInStream } from '../common/recovery';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 import type { RecoverAnswer } from '../../../../libs/http/src/route';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Refresh a provider's catalog: a `catalog.sync` job (the catalog context's job handler runs it). */
 export class SyncCatalog extends Command<JobDoc> {
@@ -33,20 +33,20 @@ export class SyncCatalog extends Command<JobDoc> {
 
 @CommandHandler(SyncCatalog)
 export class SyncCatalogHandler implements ICommandHandler<SyncCatalog> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ providerRef, context }: SyncCatalog): Promise<JobDoc> {
     let kind = PROVIDER_KINDS.find((k) => k === providerRef);
     if (!kind) {
-      const provider = await (await this.platform.projections.collection(providersProjection)).get(providerRef);
+      const provider = await (await this.ports.projections.collection(providersProjection)).get(providerRef);
       if (!provider || provider.deletedAt) throw new AppError('PROVIDER_NOT_FOUND', `Provider ${providerRef} not found`);
       kind = provider.name;
     }
     const jobId = uuidv7();
-    const job = { jobId, projectId: null, type: 'catalog.sync' as const, resourceType: 'catalog' as const, resourceId: kind, operation: 'sync', payload: { providerKind: kind }, maxAttempts: 3, enqueuedAt: this.platform.now() };
-    const enqueued = await handleCommand(this.platform.events, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, context, { newStream: true });
-    await this.platform.waitForProjections(enqueued.position, [jobsProjection.name]);
-    return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, enqueued.position))!;
+    const job = { jobId, projectId: null, type: 'catalog.sync' as const, resourceType: 'catalog' as const, resourceId: kind, operation: 'sync', payload: { providerKind: kind }, maxAttempts: 3, enqueuedAt: this.ports.now() };
+    const enqueued = await handleCommand(this.ports.events, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, context, { newStream: true });
+    await this.ports.waitForProjections(enqueued.position, [jobsProjection.name]);
+    return (await this.ports.readBack(jobsProjection, jobStream(jobId), jobId, enqueued.position))!;
   }
 }
 
@@ -59,13 +59,13 @@ export class WrittenCatalogSync extends Query<JobDoc | null> {
 
 @QueryHandler(WrittenCatalogSync)
 export class WrittenCatalogSyncHandler implements IQueryHandler<WrittenCatalogSync> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenCatalogSync): Promise<JobDoc | null> {
     const jobId = idInStream(jobStream, write.streamId);
     if (!jobId) return null;
-    await this.platform.waitForProjections(write.position, [jobsProjection.name]);
-    const doc = await this.platform.readBack(jobsProjection, write.streamId, jobId, write.position);
+    await this.ports.waitForProjections(write.position, [jobsProjection.name]);
+    const doc = await this.ports.readBack(jobsProjection, write.streamId, jobId, write.position);
     return doc && doc.projectId === null && doc.type === 'catalog.sync' ? doc : null;
   }
 }

@@ -1,8 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import type { Platform } from '../../../../libs/runtime/src/platform';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { CatalogViews } from './catalog.views';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 type View = { [K in keyof CatalogViews]: CatalogViews[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof CatalogViews];
 
@@ -20,8 +20,8 @@ export class CatalogQuery<K extends View = View> extends Query<Awaited<ReturnTyp
 export class CatalogQueryHandler implements IQueryHandler<CatalogQuery> {
   private readonly views: CatalogViews;
 
-  constructor(@Inject(PLATFORM) platform: Platform) {
-    this.views = new CatalogViews(platform);
+  constructor(@Inject(PORTS) ports: PortsOf<'events' | 'projections'>) {
+    this.views = new CatalogViews(ports);
   }
 
   execute({ view, args }: CatalogQuery): Promise<Awaited<ReturnType<CatalogViews[View]>>> {

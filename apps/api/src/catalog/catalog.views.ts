@@ -8,10 +8,10 @@ import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/provi
 import type { CatalogRegion, ServerCategory } from '../../../../libs/providers/src/catalog.types';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { findProjectProvider } from '../providers/find-provider';
 import { loadCatalog } from './catalog.service';
 import { pathId } from '../common/resource-lifecycle';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export const CATEGORIES: ServerCategory[] = ['bare-metal', 'bare-metal-gpu', 'virtual-machine', 'virtual-machine-gpu'];
 export const TIERS = ['all', 'core-optimized', 'memory-optimized', 'storage-optimized'] as const;
@@ -54,11 +54,11 @@ function uniqueBySlug<T extends { slug: string }>(rows: T[]): T[] {
  * memory (the whole catalog is small; see CatalogDoc). Served through the QueryBus by CatalogQuery.
  */
 export class CatalogViews {
-  constructor(private readonly platform: Platform) {}
+  constructor(private readonly ports: PortsOf<'events' | 'projections'>) {}
 
   // ------------------------------------------------------------------ record views
   private async docs(kinds?: readonly ProviderKind[]) {
-    return loadCatalog(this.platform, kinds);
+    return loadCatalog(this.ports, kinds);
   }
 
   private plans(docs: CatalogDoc[]): Item[] {
@@ -96,7 +96,7 @@ export class CatalogViews {
   /** Kinds selected by `providerId` (a provider of the caller's project), else all kinds. */
   private async kindsFor(principal: Principal, providerId?: string): Promise<readonly ProviderKind[]> {
     if (!providerId) return PROVIDER_KINDS;
-    const p = await findProjectProvider(this.platform, projectOf(principal), providerId);
+    const p = await findProjectProvider(this.ports, projectOf(principal), providerId);
     // As on creates: a disabled provider offers nothing to this project.
     if (!p || !p.enabled) throw new AppError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found in this project${p ? ' (disabled)' : ''}`);
     return [p.name];
@@ -246,7 +246,7 @@ export class CatalogViews {
   }
 
   async catalog(principal: Principal) {
-    const providers = await (await this.platform.projections.collection(providersProjection)).find({ filter: { projectId: projectOf(principal), deletedAt: null, enabled: true } });
+    const providers = await (await this.ports.projections.collection(providersProjection)).find({ filter: { projectId: projectOf(principal), deletedAt: null, enabled: true } });
     const kinds = PROVIDER_KINDS.filter((k) => providers.items.some((p) => p.name === k));
     const docs = await this.docs(kinds);
     const withProviders = (items: Item[]) => items.map((i) => ({ id: i.id, ...i.attributes, providerIds: providers.items.filter((p) => p.name === i.attributes.providerKind).map((p) => p.id) }));
@@ -281,7 +281,7 @@ export class CatalogViews {
   async catalogRegion(principal: Principal, p: z.infer<typeof idParams>) {
     const region = this.regions(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id) || x.attributes.site === p.id);
     if (!region) throw notFound('Region not found');
-    const providers = await (await this.platform.projections.collection(providersProjection)).find({ filter: { projectId: projectOf(principal), deletedAt: null, name: String(region.attributes.providerKind) } });
+    const providers = await (await this.ports.projections.collection(providersProjection)).find({ filter: { projectId: projectOf(principal), deletedAt: null, name: String(region.attributes.providerKind) } });
     return resource('regions', region.id, { ...region.attributes, providers: providers.items.map((x) => ({ id: x.id, name: x.name, enabled: x.enabled })) });
   }
 

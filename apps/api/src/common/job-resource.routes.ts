@@ -14,7 +14,7 @@ import { listResult, type ListResult } from '../../../../libs/http/src/list-resu
 import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';
 import type { ListShape } from '../../../../libs/readstore/src/list-shapes';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { Ports, PortsOf } from '../../../../libs/runtime/src/ports';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import type { JobResourceDoc } from '../../../../libs/subscriptions/src/job-resource-projection';
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
@@ -23,7 +23,7 @@ import { commandContext } from '../identity/request-context';
 import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
 import { findProjectProvider } from '../providers/find-provider';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
 import { idInStream, recoverBy, requestEvent, type RecoveredWrite } from './recovery';
@@ -33,7 +33,7 @@ type Doc = JobResourceDoc<AnyObject>;
 
 /** What a request's lookups see. */
 export interface LookupInput<B> {
-  platform: Platform;
+  platform: Ports;
   projectId: string;
   provider: ProviderDoc;
   body: B;
@@ -181,23 +181,23 @@ const deciderOf = (r: JobResource) => deciders.get(r) ?? deciders.set(r, jobReso
 
 @CommandHandler(CreateJobResource)
 export class CreateJobResourceHandler implements ICommandHandler<CreateJobResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
 
   async execute({ routes, call }: CreateJobResource): Promise<Accepted> {
     const { resource, projection } = routes;
     const projectId = dataScopeOf(call.principal);
-    const provider = await resolveProvider(this.platform, projectId, call.providerId, routes.capability);
-    const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix };
+    const provider = await resolveProvider(this.ports, projectId, call.providerId, routes.capability);
+    const input = { platform: this.ports, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix };
     let fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
     const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
     if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
     const secret = routes.secrets ? await routes.secrets({ ...input, body: fields, id }) : null;
     if (secret?.fields) fields = { ...fields, ...secret.fields };
     const jobId = uuidv7();
-    const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, now: this.platform.now() };
-    const r = await handleCommand(this.platform.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
-    await settleJob(this.platform, r.position, jobId, projection.name);
-    const data = toResourceOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
+    const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, now: this.ports.now() };
+    const r = await handleCommand(this.ports.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
+    await settleJob(this.ports, r.position, jobId, projection.name);
+    const data = toResourceOf(routes, await written(this.ports, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
     // Shown this once; afterwards only the vault holds it.
     if (secret) data.attributes = { ...data.attributes, ...secret.reveal };
     return { data, jobId };
@@ -213,44 +213,44 @@ async function withRegion({ platform, provider, body }: LookupInput<Record<strin
 
 @CommandHandler(RequestResourceOperation)
 export class RequestResourceOperationHandler implements ICommandHandler<RequestResourceOperation> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
 
   async execute({ routes, call }: RequestResourceOperation): Promise<Accepted> {
     const { resource, projection } = routes;
     const projectId = dataScopeOf(call.principal);
-    const doc = await ownDoc(this.platform, projection as DocumentProjection<Doc>, projectId, call.id, resource.label);
+    const doc = await ownDoc(this.ports, projection as DocumentProjection<Doc>, projectId, call.id, resource.label);
     requireSameProvider(doc.providerId, call.providerId, resource.label);
     // The resource's own provider, even if it has been disabled since (a delete must still run).
-    const provider = (await findProjectProvider(this.platform, projectId, doc.providerId)) ?? ({ id: doc.providerId, name: doc.providerKind } as ProviderDoc);
+    const provider = (await findProjectProvider(this.ports, projectId, doc.providerId)) ?? ({ id: doc.providerId, name: doc.providerKind } as ProviderDoc);
     const prepare = call.operation === 'delete' ? routes.prepareDelete : (call.operation === 'update' ? routes.update : routes.actions?.[call.operation])?.prepare;
-    const input = { platform: this.platform, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
+    const input = { platform: this.ports, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
     const args = prepare ? await prepare(input) : call.body;
     const jobId = uuidv7();
-    const command = { type: 'RequestOperation' as const, id: call.id, jobId, projectId, operation: call.operation, args, requestedBy: requestedBy(call.context), now: this.platform.now() };
-    const r = await handleCommand(this.platform.events, resource.stream(call.id), deciderOf(resource), command, call.context);
-    await settleJob(this.platform, r.position, jobId, projection.name);
-    return { data: toResourceOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(call.id), call.id, projectId, r.position, resource.label)), jobId };
+    const command = { type: 'RequestOperation' as const, id: call.id, jobId, projectId, operation: call.operation, args, requestedBy: requestedBy(call.context), now: this.ports.now() };
+    const r = await handleCommand(this.ports.events, resource.stream(call.id), deciderOf(resource), command, call.context);
+    await settleJob(this.ports, r.position, jobId, projection.name);
+    return { data: toResourceOf(routes, await written(this.ports, projection as DocumentProjection<Doc>, resource.stream(call.id), call.id, projectId, r.position, resource.label)), jobId };
   }
 }
 
 /** An import: validated like a create (provider, region, fields), recorded in the created state with the provider's id. */
 @CommandHandler(ImportJobResource)
 export class ImportJobResourceHandler implements ICommandHandler<ImportJobResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
 
   async execute({ routes, call }: ImportJobResource): Promise<Resource<Record<string, unknown>>> {
     const { resource, projection } = routes;
     const projectId = dataScopeOf(call.principal);
-    const provider = await resolveProvider(this.platform, projectId, call.providerId, routes.capability);
+    const provider = await resolveProvider(this.ports, projectId, call.providerId, routes.capability);
     const { externalId, ...body } = call.body as { externalId: string } & Record<string, unknown>;
-    const input = { platform: this.platform, projectId, provider, body, pointerPrefix: call.pointerPrefix };
+    const input = { platform: this.ports, projectId, provider, body, pointerPrefix: call.pointerPrefix };
     const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
     const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
     if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
-    const command = { type: 'ImportResource' as const, id, projectId, providerId: provider.id, providerKind: provider.name, fields, externalId, attributes: {}, now: this.platform.now() };
-    const r = await handleCommand(this.platform.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
-    await this.platform.waitForProjections(r.position, [projection.name]);
-    return recordOf(routes, await written(this.platform, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
+    const command = { type: 'ImportResource' as const, id, projectId, providerId: provider.id, providerKind: provider.name, fields, externalId, attributes: {}, now: this.ports.now() };
+    const r = await handleCommand(this.ports.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
+    await this.ports.waitForProjections(r.position, [projection.name]);
+    return recordOf(routes, await written(this.ports, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
   }
 }
 
@@ -262,11 +262,11 @@ const recordOf = (routes: JobResourceRoutes, doc: Doc) => {
 
 @QueryHandler(GetJobResource)
 export class GetJobResourceHandler implements IQueryHandler<GetJobResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ routes, call }: GetJobResource) {
     const projectId = dataScopeOf(call.principal);
-    const doc = await ownDoc(this.platform, routes.projection as DocumentProjection<Doc>, projectId, call.id, routes.resource.label);
+    const doc = await ownDoc(this.ports, routes.projection as DocumentProjection<Doc>, projectId, call.id, routes.resource.label);
     requireSameProvider(doc.providerId, call.providerId, routes.resource.label);
     return toResourceOf(routes, doc);
   }
@@ -274,16 +274,16 @@ export class GetJobResourceHandler implements IQueryHandler<GetJobResource> {
 
 @QueryHandler(ListJobResources)
 export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ routes, call }: ListJobResources): Promise<ListResult<object>> {
     const { status, region, providerId } = call.list.filters;
     const filter: Filter = { ...call.scope, projectId: dataScopeOf(call.principal) };
     if (status) filter.status = status;
-    if (region) filter[routes.regionField ?? 'region'] = { $in: await new CatalogValidation(this.platform).regionSlugs(region) };
+    if (region) filter[routes.regionField ?? 'region'] = { $in: await new CatalogValidation(this.ports).regionSlugs(region) };
     const provider = providerId ?? call.providerId;
     if (provider) filter.providerId = provider;
-    const { items, total } = await (await this.platform.projections.collection(routes.projection as DocumentProjection<Doc>)).find({ filter, sort: call.list.sort, skip: call.list.skip, limit: call.list.limit });
+    const { items, total } = await (await this.ports.projections.collection(routes.projection as DocumentProjection<Doc>)).find({ filter, sort: call.list.sort, skip: call.list.skip, limit: call.list.limit });
     return listResult(items.map((d) => (call.records ? recordOf(routes, d) : toResourceOf(routes, d))), total);
   }
 }
@@ -304,15 +304,15 @@ export class WrittenJobResource extends Query<Accepted | { data: Resource<Record
 
 @QueryHandler(WrittenJobResource)
 export class WrittenJobResourceHandler implements IQueryHandler<WrittenJobResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
 
   async execute({ routes, write, as }: WrittenJobResource) {
     const { resource, projection } = routes;
     const id = idInStream(resource.stream, write.streamId);
     if (!id) return null;
-    const doc = await written(this.platform, projection as DocumentProjection<Doc>, write.streamId, id, write.projectId, write.position, resource.label);
+    const doc = await written(this.ports, projection as DocumentProjection<Doc>, write.streamId, id, write.projectId, write.position, resource.label);
     if (as === 'record') return { data: recordOf(routes, doc) };
-    const jobId = (await requestEvent(this.platform, write))?.data.jobId;
+    const jobId = (await requestEvent(this.ports, write))?.data.jobId;
     return typeof jobId === 'string' ? { data: toResourceOf(routes, doc), jobId } : null;
   }
 }

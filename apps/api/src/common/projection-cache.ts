@@ -1,5 +1,5 @@
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /**
  * Small read-through cache of one read model's documents for lookups made on every request (the API
@@ -15,7 +15,7 @@ export class ProjectionCache<V> {
   private listeningTo: unknown = null;
 
   constructor(
-    private readonly platform: Platform,
+    private readonly ports: PortsOf<'projections'>,
     private readonly projection: DocumentProjection,
     private readonly options: { ttlMs?: number; maxEntries?: number; cacheMisses?: boolean } = {},
   ) {}
@@ -51,7 +51,7 @@ export class ProjectionCache<V> {
 
   /** Follows this process's runner of the model (a rebuild replaces it); none in a ROLE=api process. */
   private listen(): void {
-    const runner = this.platform.projections.liveRunner(this.projection.name);
+    const runner = this.ports.projections.liveRunner(this.projection.name);
     if (!runner || runner === this.listeningTo) return;
     const current = runner;
     runner.onChange(() => {
@@ -62,13 +62,13 @@ export class ProjectionCache<V> {
   }
 
   /** One cache per platform and name (services are created per application, platforms per process). */
-  static for<V>(platform: Platform, name: string, projection: DocumentProjection, options?: { ttlMs?: number; maxEntries?: number; cacheMisses?: boolean }): ProjectionCache<V> {
-    let byName = caches.get(platform);
-    if (!byName) caches.set(platform, (byName = new Map()));
+  static for<V>(ports: PortsOf<'projections'>, name: string, projection: DocumentProjection, options?: { ttlMs?: number; maxEntries?: number; cacheMisses?: boolean }): ProjectionCache<V> {
+    let byName = caches.get(ports);
+    if (!byName) caches.set(ports, (byName = new Map()));
     let cache = byName.get(name) as ProjectionCache<V> | undefined;
-    if (!cache) byName.set(name, (cache = new ProjectionCache<V>(platform, projection, options)));
+    if (!cache) byName.set(name, (cache = new ProjectionCache<V>(ports, projection, options)));
     return cache;
   }
 }
 
-const caches = new WeakMap<Platform, Map<string, ProjectionCache<unknown>>>();
+const caches = new WeakMap<object, Map<string, ProjectionCache<unknown>>>();

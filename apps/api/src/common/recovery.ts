@@ -9,10 +9,10 @@ import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.
 import { principalDataScope, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 import type { RecoverAnswer } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import type { ReadDoc } from '../../../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /**
  * A route's `recover`: the query the committed write names, run on the QueryBus (its handler reads as
@@ -49,8 +49,8 @@ export function idInStream(stream: (id: string) => string, streamId: string): st
 }
 
 /** The first event the writing request appended to the write's stream (its `requested` event, which names the job). */
-export async function requestEvent(platform: Platform, write: CommittedWrite, type?: string): Promise<RecordedEvent | null> {
-  const events = await platform.events.readStream(write.streamId);
+export async function requestEvent(ports: PortsOf<'events'>, write: CommittedWrite, type?: string): Promise<RecordedEvent | null> {
+  const events = await ports.events.readStream(write.streamId);
   return events.find((e) => e.position <= write.position && e.metadata.requestId === write.requestId && (!type || e.type === type)) ?? null;
 }
 
@@ -72,11 +72,11 @@ export class WrittenDocument<D extends TenantDoc> extends Query<D | null> {
 
 @QueryHandler(WrittenDocument)
 export class WrittenDocumentHandler implements IQueryHandler<WrittenDocument<TenantDoc>> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack'>) {}
 
   async execute({ projection, stream, write }: WrittenDocument<TenantDoc>): Promise<TenantDoc | null> {
     const id = idInStream(stream, write.streamId);
-    const doc = id ? await this.platform.readBack(projection, write.streamId, id, write.position) : null;
+    const doc = id ? await this.ports.readBack(projection, write.streamId, id, write.position) : null;
     return doc && doc.projectId === write.projectId ? doc : null;
   }
 }

@@ -12,12 +12,12 @@ import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { Ports, PortsOf } from '../../../../libs/runtime/src/ports';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import type { ListShape } from '../../../../libs/readstore/src/list-shapes';
 import type { SimpleResourceDoc } from '../../../../libs/subscriptions/src/simple-resource-projection';
 import { commandContext } from '../identity/request-context';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
 import { idInStream, recoverBy, type RecoveredWrite } from './recovery';
@@ -28,7 +28,7 @@ type AnyObject = z.ZodObject;
 
 /** What a create's lookups see: the validated body and query, and where the body's fields sit (for error pointers). */
 export interface CreateInput<B, Q> {
-  platform: Platform;
+  platform: Ports;
   projectId: string;
   body: B;
   query: Q;
@@ -54,7 +54,7 @@ export interface SimpleRoutes<S extends AnyObject, B extends z.ZodType = S, Q ex
   /** The routes it has, with their OpenAPI summaries. */
   routes: Partial<Record<Op, string>>;
   /** Query parameters that scope every route (e.g. `providerId`), and the check that they name something of the project. */
-  scope?: { query: Q; check: (platform: Platform, projectId: string, query: z.output<Q>, op: Op) => Promise<void> };
+  scope?: { query: Q; check: (platform: Ports, projectId: string, query: z.output<Q>, op: Op) => Promise<void> };
   /** The create body; by default the resource's schema. */
   body?: B;
   /** The lookups of a create (the handler's part): the id to use and the fields to record. By default a new id and the body. */
@@ -125,8 +125,8 @@ function toDocument(routes: SimpleRoutes<AnyObject, z.ZodType, AnyObject>, doc: 
 }
 
 /** The project's document `id`, within the route's scope, else 404. */
-async function findOwned(platform: Platform, routes: SimpleRoutes<AnyObject, z.ZodType, AnyObject>, call: Call & { id: string }): Promise<SimpleResourceDoc<AnyObject>> {
-  const doc = await (await platform.projections.collection(routes.projection)).get(call.id);
+async function findOwned(ports: PortsOf<'projections'>, routes: SimpleRoutes<AnyObject, z.ZodType, AnyObject>, call: Call & { id: string }): Promise<SimpleResourceDoc<AnyObject>> {
+  const doc = await (await ports.projections.collection(routes.projection)).get(call.id);
   const inScope = doc && doc.projectId === dataScopeOf(call.principal) && Object.entries(call.query).every(([k, v]) => (doc as Record<string, unknown>)[k] === v);
   if (!doc || !inScope) throw notFound(`${routes.resource.label} not found`);
   return doc;
@@ -134,51 +134,51 @@ async function findOwned(platform: Platform, routes: SimpleRoutes<AnyObject, z.Z
 
 @CommandHandler(CreateSimpleResource)
 export class CreateSimpleResourceHandler implements ICommandHandler<CreateSimpleResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
 
   async execute({ routes, call }: CreateSimpleResource): Promise<ResourceDocument> {
     const projectId = dataScopeOf(call.principal);
-    await routes.scope?.check(this.platform, projectId, call.query, 'create');
-    const input = { platform: this.platform, projectId, body: call.body, query: call.query, pointerPrefix: call.pointerPrefix };
+    await routes.scope?.check(this.ports, projectId, call.query, 'create');
+    const input = { platform: this.ports, projectId, body: call.body, query: call.query, pointerPrefix: call.pointerPrefix };
     const { id = uuidv7(), fields } = routes.prepare ? await routes.prepare(input) : { fields: call.body as Record<string, unknown> };
     const stream = routes.resource.stream(id);
-    const result = await handleCommand(this.platform.events, stream, deciderOf(routes.resource), { type: 'CreateResource', id, projectId, fields, now: this.platform.now() }, call.context);
-    await this.platform.waitForProjections(result.position, [routes.projection.name]);
-    return toDocument(routes, (await this.platform.readBack(routes.projection, stream, id, result.position))!);
+    const result = await handleCommand(this.ports.events, stream, deciderOf(routes.resource), { type: 'CreateResource', id, projectId, fields, now: this.ports.now() }, call.context);
+    await this.ports.waitForProjections(result.position, [routes.projection.name]);
+    return toDocument(routes, (await this.ports.readBack(routes.projection, stream, id, result.position))!);
   }
 }
 
 @CommandHandler(DeleteSimpleResource)
 export class DeleteSimpleResourceHandler implements ICommandHandler<DeleteSimpleResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
 
   async execute({ routes, call }: DeleteSimpleResource): Promise<void> {
     const projectId = dataScopeOf(call.principal);
-    await routes.scope?.check(this.platform, projectId, call.query, 'delete');
-    await findOwned(this.platform, routes, call);
-    const command = { type: 'DeleteResource' as const, id: call.id, projectId, scope: call.query, now: this.platform.now() };
-    const result = await handleCommand(this.platform.events, routes.resource.stream(call.id), deciderOf(routes.resource), command, call.context);
-    await this.platform.waitForProjections(result.position, [routes.projection.name]);
+    await routes.scope?.check(this.ports, projectId, call.query, 'delete');
+    await findOwned(this.ports, routes, call);
+    const command = { type: 'DeleteResource' as const, id: call.id, projectId, scope: call.query, now: this.ports.now() };
+    const result = await handleCommand(this.ports.events, routes.resource.stream(call.id), deciderOf(routes.resource), command, call.context);
+    await this.ports.waitForProjections(result.position, [routes.projection.name]);
   }
 }
 
 @QueryHandler(GetSimpleResource)
 export class GetSimpleResourceHandler implements IQueryHandler<GetSimpleResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
 
   async execute({ routes, call }: GetSimpleResource): Promise<ResourceDocument> {
-    await routes.scope?.check(this.platform, dataScopeOf(call.principal), call.query, 'get');
-    return toDocument(routes, await findOwned(this.platform, routes, call));
+    await routes.scope?.check(this.ports, dataScopeOf(call.principal), call.query, 'get');
+    return toDocument(routes, await findOwned(this.ports, routes, call));
   }
 }
 
 @QueryHandler(ListSimpleResources)
 export class ListSimpleResourcesHandler implements IQueryHandler<ListSimpleResources> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
 
   async execute({ routes, call }: ListSimpleResources): Promise<ListResult<object>> {
-    await routes.scope?.check(this.platform, dataScopeOf(call.principal), call.query, 'list');
-    const { items, total } = await (await this.platform.projections.collection(routes.projection)).find({
+    await routes.scope?.check(this.ports, dataScopeOf(call.principal), call.query, 'list');
+    const { items, total } = await (await this.ports.projections.collection(routes.projection)).find({
       filter: { ...call.query, projectId: dataScopeOf(call.principal) },
       sort: call.list.sort,
       skip: call.list.skip,
@@ -190,12 +190,12 @@ export class ListSimpleResourcesHandler implements IQueryHandler<ListSimpleResou
 
 @QueryHandler(WrittenSimpleResource)
 export class WrittenSimpleResourceHandler implements IQueryHandler<WrittenSimpleResource> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack'>) {}
 
   async execute({ routes, write }: WrittenSimpleResource): Promise<ResourceDocument | null> {
     const id = idInStream(routes.resource.stream, write.streamId);
     if (!id) return null;
-    return toDocument(routes, await written(this.platform, routes.projection, write.streamId, id, write.projectId, write.position, routes.resource.label));
+    return toDocument(routes, await written(this.ports, routes.projection, write.streamId, id, write.projectId, write.position, routes.resource.label));
   }
 }
 

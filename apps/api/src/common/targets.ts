@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AppError } from '../../../../libs/application/src/errors';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
 import { serversProjection } from '../../../../projections/servers/servers.projection';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** DECISIONS 14: assign, attach, detach and move name their target this way. */
 export const targetBody = z.object({
@@ -18,9 +18,9 @@ export type ResolvedTarget = TargetRef & { targetRegion: string; simulate?: stri
  * The target must be an instance or server of the project that still exists (404 NOT_FOUND on the
  * field otherwise); its region goes to the resource's rules (`sameRegion` in libs/domain/shared/job-resource.ts).
  */
-export async function resolveTarget(platform: Platform, projectId: string, ref: TargetRef, pointerPrefix: string): Promise<ResolvedTarget> {
+export async function resolveTarget(ports: PortsOf<'projections'>, projectId: string, ref: TargetRef, pointerPrefix: string): Promise<ResolvedTarget> {
   const projection = ref.targetType === 'instance' ? instancesProjection : serversProjection;
-  const doc = (await (await platform.projections.collection(projection as never)).get(ref.targetId)) as { projectId: string; status: string; region: string; tags?: Array<{ key: string; value: string }> } | null;
+  const doc = (await (await ports.projections.collection(projection as never)).get(ref.targetId)) as { projectId: string; status: string; region: string; tags?: Array<{ key: string; value: string }> } | null;
   const gone = ['terminated', 'terminating', 'deleting'];
   if (!doc || doc.projectId !== projectId || gone.includes(doc.status)) {
     throw new AppError('NOT_FOUND', `${ref.targetType === 'instance' ? 'Instance' : 'Server'} ${ref.targetId} not found`, { source: { pointer: `${pointerPrefix}/targetId` } });

@@ -10,14 +10,14 @@ import { badRequest } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { databasesProjection } from '../../../../projections/databases/databases.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { jobResourceController } from '../common/job-resource.routes';
 import { offeredPlan } from '../common/offered-plan';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { resolveProvider } from '../providers/resolve-provider';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /**
  * Managed databases (DECISIONS 14): create (202, a database.create job) with a generated password
@@ -68,12 +68,12 @@ export class ListDatabaseVersions extends Query<ListResult<object>> {
 
 @QueryHandler(ListDatabaseVersions)
 export class ListDatabaseVersionsHandler implements IQueryHandler<ListDatabaseVersions> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'drivers' | 'events' | 'projections'>) {}
 
   async execute({ call }: ListDatabaseVersions): Promise<ListResult<object>> {
     const { providerId, engine } = call.list.filters;
-    const provider = await resolveProvider(this.platform, dataScopeOf(call.principal), providerId, 'databases');
-    const driver = this.platform.drivers.get(provider.name, modeOfScope(provider.projectId));
+    const provider = await resolveProvider(this.ports, dataScopeOf(call.principal), providerId, 'databases');
+    const driver = this.ports.drivers.get(provider.name, modeOfScope(provider.projectId));
     const all = [];
     for (const e of engine ? [engine] : DATABASE_ENGINES) for (const version of (await driver.databaseVersions?.(e)) ?? []) all.push({ engine: e, version });
     const page = all.slice(call.list.skip, call.list.skip + call.list.limit);

@@ -9,11 +9,11 @@ import { AppError, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import type { Resource } from '../../../../libs/http/src/envelope';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
 import { filesProjection, type FileDoc } from '../../../../projections/files/files.projection';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Where the request's content sits (`/content`, or under `/data/attributes`), for the 413's pointer. */
 export interface ContentInput {
@@ -99,15 +99,15 @@ function checkSize({ content, pointer }: ContentInput): void {
 }
 
 /** The project's live file, else 404 (missing, another project's, or deleted: DECISIONS 13). */
-async function liveFile(platform: Platform, projectId: string, fileId: string): Promise<FileDoc> {
-  const doc = await (await platform.projections.collection(filesProjection)).get(fileId);
+async function liveFile(ports: PortsOf<'projections'>, projectId: string, fileId: string): Promise<FileDoc> {
+  const doc = await (await ports.projections.collection(filesProjection)).get(fileId);
   if (!doc || doc.projectId !== projectId || doc.deletedAt !== null) throw notFound('File not found');
   return doc;
 }
 
-async function written(platform: Platform, fileId: string, position: number | null): Promise<FileDoc> {
-  await platform.waitForProjections(position, [filesProjection.name, fileVersionsProjection.name]);
-  return (await platform.readBack(filesProjection, fileStream(fileId), fileId, position))!;
+async function written(ports: PortsOf<'readBack' | 'waitForProjections'>, fileId: string, position: number | null): Promise<FileDoc> {
+  await ports.waitForProjections(position, [filesProjection.name, fileVersionsProjection.name]);
+  return (await ports.readBack(filesProjection, fileStream(fileId), fileId, position))!;
 }
 
 /** The file a committed create or PUT wrote, as of that write (recovery of a lost answer). */
@@ -119,22 +119,22 @@ export class WrittenFile extends Query<FileDoc | null> {
 
 @QueryHandler(WrittenFile)
 export class WrittenFileHandler implements IQueryHandler<WrittenFile> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenFile): Promise<FileDoc | null> {
     const fileId = idInStream(fileStream, write.streamId);
-    const doc = fileId ? await written(this.platform, fileId, write.position) : null;
+    const doc = fileId ? await written(this.ports, fileId, write.position) : null;
     return doc && doc.projectId === write.projectId ? doc : null;
   }
 }
 
 @CommandHandler(CreateFile)
 export class CreateFileHandler implements ICommandHandler<CreateFile> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: CreateFile): Promise<FileDoc> {
     if (input.content) checkSize(input.content);
-    const files = await this.platform.projections.collection(filesProjection);
+    const files = await this.ports.projections.collection(filesProjection);
     const same = { projectId, path: input.path, name: input.name };
     if (await files.findOne({ ...same, deletedAt: null })) throw new AppError('CONFLICT', `A file named "${input.name}" already exists at "${input.path}"`);
     // The next generation of this path and name; one the model has not seen yet (a delete elsewhere) is skipped.
@@ -142,52 +142,52 @@ export class CreateFileHandler implements ICommandHandler<CreateFile> {
     for (;;) {
       const fileId = fileIdFor(projectId, input.path, input.name, generation);
       const stream = fileStream(fileId);
-      const { state: previous } = await aggregateStream(this.platform.events, stream, fileDecider);
+      const { state: previous } = await aggregateStream(this.ports.events, stream, fileDecider);
       if (previous.status === 'deleted') {
         generation += 1;
         continue;
       }
-      const command = { type: 'CreateFile' as const, fileId, projectId, path: input.path, name: input.name, mimeType: input.mimeType, content: input.content?.content, now: this.platform.now() };
-      const { position } = await handleCommand(this.platform.events, stream, fileDecider, command, context);
-      return written(this.platform, fileId, position);
+      const command = { type: 'CreateFile' as const, fileId, projectId, path: input.path, name: input.name, mimeType: input.mimeType, content: input.content?.content, now: this.ports.now() };
+      const { position } = await handleCommand(this.ports.events, stream, fileDecider, command, context);
+      return written(this.ports, fileId, position);
     }
   }
 }
 
 @CommandHandler(PutFileContent)
 export class PutFileContentHandler implements ICommandHandler<PutFileContent> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fileId, content, context }: PutFileContent): Promise<FileDoc> {
-    const doc = await liveFile(this.platform, projectId, fileId);
+    const doc = await liveFile(this.ports, projectId, fileId);
     checkSize(content);
-    const command = { type: 'AddFileVersion' as const, fileId, projectId, content: content.content, now: this.platform.now() };
+    const command = { type: 'AddFileVersion' as const, fileId, projectId, content: content.content, now: this.ports.now() };
     // A live file's stream is its creation and one event per version, so the model's current version
     // is the stream's revision: the append checks that instead of reading every version's content back.
     const known = { state: { status: 'live' as const, fileId, projectId, path: doc.path, name: doc.name, versions: doc.currentVersion }, revision: doc.currentVersion };
-    const { position } = await handleCommand(this.platform.events, fileStream(fileId), fileDecider, command, context, { known });
-    return written(this.platform, fileId, position);
+    const { position } = await handleCommand(this.ports.events, fileStream(fileId), fileDecider, command, context, { known });
+    return written(this.ports, fileId, position);
   }
 }
 
 @CommandHandler(DeleteFile)
 export class DeleteFileHandler implements ICommandHandler<DeleteFile> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, fileId, context }: DeleteFile): Promise<void> {
-    await liveFile(this.platform, projectId, fileId);
-    const command = { type: 'DeleteFile' as const, fileId, projectId, now: this.platform.now() };
-    const { position } = await handleCommand(this.platform.events, fileStream(fileId), fileDecider, command, context);
-    await this.platform.waitForProjections(position, [filesProjection.name]);
+    await liveFile(this.ports, projectId, fileId);
+    const command = { type: 'DeleteFile' as const, fileId, projectId, now: this.ports.now() };
+    const { position } = await handleCommand(this.ports.events, fileStream(fileId), fileDecider, command, context);
+    await this.ports.waitForProjections(position, [filesProjection.name]);
   }
 }
 
 @QueryHandler(GetFile)
 export class GetFileHandler implements IQueryHandler<GetFile> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, fileId }: GetFile): Promise<FileDoc> {
-    return liveFile(this.platform, projectId, fileId);
+    return liveFile(this.ports, projectId, fileId);
   }
 }
 
@@ -196,10 +196,10 @@ const flat = (items: object[]) => items as Resource[];
 
 @QueryHandler(ListFiles)
 export class ListFilesHandler implements IQueryHandler<ListFiles> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toItem }: ListFiles): Promise<ListResult<object>> {
-    const files = await this.platform.projections.collection(filesProjection);
+    const files = await this.ports.projections.collection(filesProjection);
     const { items, total } = await files.find({ filter: { projectId, deletedAt: null }, sort: list.sort, skip: list.skip, limit: list.limit });
     return listResult(flat(items.map(toItem)), total);
   }
@@ -207,11 +207,11 @@ export class ListFilesHandler implements IQueryHandler<ListFiles> {
 
 @QueryHandler(ListFileVersions)
 export class ListFileVersionsHandler implements IQueryHandler<ListFileVersions> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, fileId, list, toItem }: ListFileVersions): Promise<ListResult<object>> {
-    await liveFile(this.platform, projectId, fileId);
-    const versions = await this.platform.projections.collection(fileVersionsProjection);
+    await liveFile(this.ports, projectId, fileId);
+    const versions = await this.ports.projections.collection(fileVersionsProjection);
     const { items, total } = await versions.find({ filter: { fileId }, sort: list.sort, skip: list.skip, limit: list.limit });
     return listResult(flat(items.map(toItem)), total);
   }
@@ -219,11 +219,11 @@ export class ListFileVersionsHandler implements IQueryHandler<ListFileVersions> 
 
 @QueryHandler(GetFileVersion)
 export class GetFileVersionHandler implements IQueryHandler<GetFileVersion> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, fileId, version }: GetFileVersion): Promise<FileVersionDoc> {
-    await liveFile(this.platform, projectId, fileId);
-    const doc = await (await this.platform.projections.collection(fileVersionsProjection)).get(fileVersionDocId(fileId, version));
+    await liveFile(this.ports, projectId, fileId);
+    const doc = await (await this.ports.projections.collection(fileVersionsProjection)).get(fileVersionDocId(fileId, version));
     if (!doc) throw notFound('File version not found');
     return doc;
   }

@@ -11,16 +11,16 @@ import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { forbidden, notFound } from '../../../../libs/application/src/errors';
 import { permissionCatalogue, type CataloguedPermission } from '../../../../libs/http/src/route';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
-import { IDENTITY, PLATFORM } from '../tokens';
+import { IDENTITY, PORTS } from '../tokens';
 import type { KeyHasher } from './api-key-secrets';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { workspaceOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
 import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export class IssueApiKey extends Command<IssuedKey> {
   constructor(
@@ -94,8 +94,8 @@ export class ListProjects extends Query<{ items: ProjectDoc[]; total: number }> 
  * permissions it holds itself): an admin neither creates nor revokes owner keys. An unknown custom
  * role of the project: 400.
  */
-async function mustOutrank(platform: Platform, projectId: string | null, who: Grantee, role: ProjectRole, customRoleId: string | null | undefined, verb: 'create' | 'revoke'): Promise<void> {
-  const target = customRoleId ? await roleGrantee(platform, projectId ?? '', customRoleId, PROJECT_ROLES) : { role };
+async function mustOutrank(ports: PortsOf<'projections'>, projectId: string | null, who: Grantee, role: ProjectRole, customRoleId: string | null | undefined, verb: 'create' | 'revoke'): Promise<void> {
+  const target = customRoleId ? await roleGrantee(ports, projectId ?? '', customRoleId, PROJECT_ROLES) : { role };
   if (mayGrant(who, target, permissionCatalogue().map((p) => p.permission))) return;
   throw forbidden(`A ${who.permissions ? 'custom-role' : who.role} credential may not ${verb} a key with role ${customRoleId ?? role}`);
 }
@@ -103,22 +103,22 @@ async function mustOutrank(platform: Platform, projectId: string | null, who: Gr
 @CommandHandler(IssueApiKey)
 export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>,
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
   async execute({ input, context, issuer }: IssueApiKey): Promise<IssuedKey> {
-    if (issuer) await mustOutrank(this.platform, input.projectId, issuer, input.role, input.customRoleId, 'create');
-    else if (input.customRoleId) await roleGrantee(this.platform, input.projectId ?? '', input.customRoleId, PROJECT_ROLES);
-    if (!input.customRoleId || !input.projectId) return issueApiKey(this.platform, this.identity.hasher, input, context);
+    if (issuer) await mustOutrank(this.ports, input.projectId, issuer, input.role, input.customRoleId, 'create');
+    else if (input.customRoleId) await roleGrantee(this.ports, input.projectId ?? '', input.customRoleId, PROJECT_ROLES);
+    if (!input.customRoleId || !input.projectId) return issueApiKey(this.ports, this.identity.hasher, input, context);
     // A custom role is reserved for the key on the role's stream first (a delete then sees it), and
     // the key's issue names that grant; a refused issue gives it back (a crash leaves it to the delete).
     const keyId = uuidv7();
-    const roleGrant = await reserveRole(this.platform, input.projectId, input.customRoleId, { kind: 'api-key', id: keyId }, PROJECT_ROLES, context);
+    const roleGrant = await reserveRole(this.ports, input.projectId, input.customRoleId, { kind: 'api-key', id: keyId }, PROJECT_ROLES, context);
     try {
-      return await issueApiKey(this.platform, this.identity.hasher, { ...input, keyId, roleGrant }, context);
+      return await issueApiKey(this.ports, this.identity.hasher, { ...input, keyId, roleGrant }, context);
     } catch (err) {
-      await releaseUnheld(this.platform, input.projectId, input.customRoleId, roleGrant, { kind: 'api-key', id: keyId }, context);
+      await releaseUnheld(this.ports, input.projectId, input.customRoleId, roleGrant, { kind: 'api-key', id: keyId }, context);
       throw err;
     }
   }
@@ -126,56 +126,56 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
 
 @CommandHandler(RevokeApiKey)
 export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, keyId, context, revoker }: RevokeApiKey): Promise<void> {
-    const doc = await (await this.platform.projections.collection(apiKeysProjection)).get(keyId);
+    const doc = await (await this.ports.projections.collection(apiKeysProjection)).get(keyId);
     if (!doc || doc.projectId !== projectId || doc.scope !== 'project' || doc.revoked) throw notFound('API key not found');
-    if (revoker) await mustOutrank(this.platform, projectId, revoker, doc.role, doc.customRoleId, 'revoke');
-    const result = await handleCommand(this.platform.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.platform.now() }, context);
+    if (revoker) await mustOutrank(this.ports, projectId, revoker, doc.role, doc.customRoleId, 'revoke');
+    const result = await handleCommand(this.ports.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.ports.now() }, context);
     // The key's custom role (if any) is held no more.
-    if (result.state.status === 'revoked' && result.state.roleGrant) await releaseRole(this.platform, projectId, result.state.roleGrant, context);
-    await this.platform.waitForProjections(result.position, [apiKeysProjection.name]);
+    if (result.state.status === 'revoked' && result.state.roleGrant) await releaseRole(this.ports, projectId, result.state.roleGrant, context);
+    await this.ports.waitForProjections(result.position, [apiKeysProjection.name]);
   }
 }
 
 @CommandHandler(CreateProject)
 export class CreateProjectHandler implements ICommandHandler<CreateProject> {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>,
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
   async execute({ name, context, workspaceId }: CreateProject): Promise<{ project: ProjectDoc; key: IssuedKey }> {
     // A workspace's id is its founding project's, and workspaces are never removed (projects are
     // never deleted; a closed one still holds its workspace), so the check cannot be outdated by the append.
-    if (workspaceId !== undefined && (await workspaceOf(this.platform, workspaceId)) !== workspaceId) throw notFound(`Workspace ${workspaceId} not found`);
+    if (workspaceId !== undefined && (await workspaceOf(this.ports, workspaceId)) !== workspaceId) throw notFound(`Workspace ${workspaceId} not found`);
     const projectId = uuidv7();
-    const created = await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, workspaceId, now: this.platform.now() }, context, { newStream: true });
-    const key = await issueApiKey(this.platform, this.identity.hasher, { projectId, name: 'default', role: 'owner', expiresAt: null, mode: 'test' }, context);
-    await this.platform.waitForProjections(created.position, [projectsProjection.name]);
-    return { project: (await this.platform.readBack(projectsProjection, projectStream(projectId), projectId, created.position))!, key };
+    const created = await handleCommand(this.ports.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, workspaceId, now: this.ports.now() }, context, { newStream: true });
+    const key = await issueApiKey(this.ports, this.identity.hasher, { projectId, name: 'default', role: 'owner', expiresAt: null, mode: 'test' }, context);
+    await this.ports.waitForProjections(created.position, [projectsProjection.name]);
+    return { project: (await this.ports.readBack(projectsProjection, projectStream(projectId), projectId, created.position))!, key };
   }
 }
 
 @QueryHandler(ListApiKeys)
 export class ListApiKeysHandler implements IQueryHandler<ListApiKeys> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list }: ListApiKeys) {
     const filter: Record<string, string | boolean> = { projectId, scope: 'project' };
     if (list.filters.revoked) filter.revoked = list.filters.revoked === 'true';
-    return (await this.platform.projections.collection(apiKeysProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(apiKeysProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
   }
 }
 
 @QueryHandler(WrittenApiKey)
 export class WrittenApiKeyHandler implements IQueryHandler<WrittenApiKey> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack'>) {}
 
   async execute({ write }: WrittenApiKey): Promise<ApiKeyDoc | null> {
     const keyId = idInStream(apiKeyStream, write.streamId);
-    const doc = keyId ? await this.platform.readBack(apiKeysProjection, write.streamId, keyId, write.position) : null;
+    const doc = keyId ? await this.ports.readBack(apiKeysProjection, write.streamId, keyId, write.position) : null;
     return doc && doc.projectId === write.projectId ? doc : null;
   }
 }
@@ -199,10 +199,10 @@ export class ListPermissionsHandler implements IQueryHandler<ListPermissions> {
 
 @QueryHandler(ListProjects)
 export class ListProjectsHandler implements IQueryHandler<ListProjects> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ list }: ListProjects) {
-    return (await this.platform.projections.collection(projectsProjection)).find({ sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(projectsProjection)).find({ sort: list.sort, skip: list.skip, limit: list.limit });
   }
 }
 
@@ -219,19 +219,19 @@ export class WrittenProject extends Query<{ project: ProjectDoc; keys: ApiKeyDoc
 
 @QueryHandler(WrittenProject)
 export class WrittenProjectHandler implements IQueryHandler<WrittenProject> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenProject): Promise<{ project: ProjectDoc; keys: ApiKeyDoc[] } | null> {
     const projectId = idInStream(projectStream, write.streamId);
     if (!projectId) return null;
-    await this.platform.waitForProjections(write.position, [projectsProjection.name, apiKeysProjection.name]);
-    const project = await this.platform.readBack(projectsProjection, write.streamId, projectId, write.position);
+    await this.ports.waitForProjections(write.position, [projectsProjection.name, apiKeysProjection.name]);
+    const project = await this.ports.readBack(projectsProjection, write.streamId, projectId, write.position);
     if (!project) return null;
-    const { items } = await (await this.platform.projections.collection(apiKeysProjection)).find({ filter: { projectId, scope: 'project' }, sort: [{ field: 'createdAt', direction: 1 }], limit: 100 });
+    const { items } = await (await this.ports.projections.collection(apiKeysProjection)).find({ filter: { projectId, scope: 'project' }, sort: [{ field: 'createdAt', direction: 1 }], limit: 100 });
     const keys: ApiKeyDoc[] = [];
     for (const doc of items) {
-      const [issued] = await this.platform.events.readStream(apiKeyStream(doc.id));
-      if (issued?.metadata.requestId === write.requestId && issued.position <= write.position) keys.push((await this.platform.readBack(apiKeysProjection, apiKeyStream(doc.id), doc.id, write.position)) ?? doc);
+      const [issued] = await this.ports.events.readStream(apiKeyStream(doc.id));
+      if (issued?.metadata.requestId === write.requestId && issued.position <= write.position) keys.push((await this.ports.readBack(apiKeysProjection, apiKeyStream(doc.id), doc.id, write.position)) ?? doc);
     }
     return { project, keys };
   }

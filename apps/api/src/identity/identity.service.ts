@@ -11,7 +11,6 @@ import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { modeOfKey, type Principal, type Credential, type Authenticator } from '../../../../libs/http/src/auth';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { ProjectionCache } from '../common/projection-cache';
 import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN } from './api-key-secrets';
 import { JwtVerifier, looksLikeJwt, type JwtIdentity } from './jwt-verifier';
@@ -23,6 +22,7 @@ import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
 import { customRolesProjection, type CustomRoleDoc } from '../../../../projections/custom-roles/custom-roles.projection';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const USE_RECORD_INTERVAL_MS = 60_000;
 
@@ -34,26 +34,26 @@ export class IdentityService implements Authenticator {
   /** Identity-provider JWTs; null when JWT_ISSUER is not configured. */
   private readonly jwt: JwtVerifier | null;
 
-  constructor(private readonly platform: Platform) {
-    this.hasher = KeyHasher.fromConfig(platform.config.dataDir, platform.config.apiKeyPepper);
-    this.jwt = platform.config.jwt ? new JwtVerifier(platform.config.jwt, (reason) => platform.logger.debug({ reason }, 'bearer JWT rejected')) : null;
+  constructor(private readonly ports: PortsOf<'clock' | 'config' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {
+    this.hasher = KeyHasher.fromConfig(ports.config.dataDir, ports.config.apiKeyPepper);
+    this.jwt = ports.config.jwt ? new JwtVerifier(ports.config.jwt, (reason) => ports.logger.debug({ reason }, 'bearer JWT rejected')) : null;
   }
 
   private now(): string {
-    return this.platform.now();
+    return this.ports.now();
   }
 
   /** Issues a key outside a request (first-start bootstrap, benches); requests go through IssueApiKey. */
   issueKey(input: KeyInput, ctx: CommandContext): Promise<IssuedKey> {
-    return issueApiKey(this.platform, this.hasher, input, ctx);
+    return issueApiKey(this.ports, this.hasher, input, ctx);
   }
 
   keys() {
-    return this.platform.projections.collection(apiKeysProjection);
+    return this.ports.projections.collection(apiKeysProjection);
   }
 
   projects() {
-    return this.platform.projections.collection(projectsProjection);
+    return this.ports.projections.collection(projectsProjection);
   }
 
   /**
@@ -69,9 +69,9 @@ export class IdentityService implements Authenticator {
     // Every request authenticates: keys found are cached briefly and dropped when the api_keys model
     // changes (a revoke answers only after that; another API node sees it within the cache's second).
     const keyHash = this.hasher.hash(key);
-    const doc = await ProjectionCache.for<ApiKeyDoc>(this.platform, 'api_keys', apiKeysProjection as never).get(keyHash, async () => (await this.keys()).findOne({ keyHash }));
+    const doc = await ProjectionCache.for<ApiKeyDoc>(this.ports, 'api_keys', apiKeysProjection as never).get(keyHash, async () => (await this.keys()).findOne({ keyHash }));
     if (!doc || doc.revoked) return null;
-    const now = this.platform.clock.now();
+    const now = this.ports.clock.now();
     if (doc.expiresAt && Date.parse(doc.expiresAt) <= now) return null;
     if (!doc.lastUsedAt || now - Date.parse(doc.lastUsedAt) >= USE_RECORD_INTERVAL_MS) this.recordUse(doc.id);
     if (doc.scope === 'platform-admin') return { kind: 'platform-admin', keyId: doc.id };
@@ -88,12 +88,12 @@ export class IdentityService implements Authenticator {
     if (!identity) return null;
     const status = await this.projectStatus(identity.projectId);
     if (status === 'none' || status === 'closed') {
-      this.platform.logger.debug({ reason: status === 'none' ? 'unknown project' : 'closed project' }, 'bearer JWT rejected');
+      this.ports.logger.debug({ reason: status === 'none' ? 'unknown project' : 'closed project' }, 'bearer JWT rejected');
       return null;
     }
     const registered = await this.registeredMember(identity);
     if (registered === 'unknown') {
-      this.platform.logger.debug({ reason: 'not a member of the project' }, 'bearer JWT rejected');
+      this.ports.logger.debug({ reason: 'not a member of the project' }, 'bearer JWT rejected');
       return null;
     }
     const grant = registered ?? { role: identity.role };
@@ -110,11 +110,11 @@ export class IdentityService implements Authenticator {
    */
   private async registeredMember(identity: JwtIdentity): Promise<Grantee | null | 'unknown'> {
     const { projectId } = identity;
-    const workspaceId = (await workspaceOf(this.platform, projectId)) ?? projectId;
+    const workspaceId = (await workspaceOf(this.ports, projectId)) ?? projectId;
     type Found = { docs: MemberDoc[]; registry: boolean };
-    const cache = ProjectionCache.for<Found>(this.platform, 'members', membersProjection as never);
+    const cache = ProjectionCache.for<Found>(this.ports, 'members', membersProjection as never);
     const found = await cache.get(`${projectId}\u0000${identity.email ?? ''}\u0000${identity.memberId}`, async () => {
-      const members = await this.platform.projections.collection(membersProjection);
+      const members = await this.ports.projections.collection(membersProjection);
       const registries = [{ projectId, scope: 'project' as const }, { projectId: workspaceId, scope: 'workspace' as const }];
       const docs: MemberDoc[] = [];
       for (const registry of registries) {
@@ -148,8 +148,8 @@ export class IdentityService implements Authenticator {
 
   /** A custom role's permission list (cached until the roles model changes), or null when the project has no such role. */
   private async customRolePermissions(projectId: string, roleId: string): Promise<string[] | null> {
-    const cache = ProjectionCache.for<CustomRoleDoc>(this.platform, 'custom_roles', customRolesProjection as never);
-    const role = await cache.get(roleId, async () => (await this.platform.projections.collection(customRolesProjection)).get(roleId));
+    const cache = ProjectionCache.for<CustomRoleDoc>(this.ports, 'custom_roles', customRolesProjection as never);
+    const role = await cache.get(roleId, async () => (await this.ports.projections.collection(customRolesProjection)).get(roleId));
     return role && role.projectId === projectId ? role.permissions : null;
   }
 
@@ -160,10 +160,10 @@ export class IdentityService implements Authenticator {
    * node); a project the model has not caught up with is folded from its stream.
    */
   async projectStatus(projectId: string): Promise<ProjectStanding['status']> {
-    const standing = await ProjectionCache.for<ProjectStanding>(this.platform, 'project-standing', projectsProjection as never).get(projectId, async () => {
+    const standing = await ProjectionCache.for<ProjectStanding>(this.ports, 'project-standing', projectsProjection as never).get(projectId, async () => {
       const doc = await (await this.projects()).get(projectId);
       if (doc) return { status: doc.status };
-      const { state } = await aggregateStream(this.platform.events, projectStream(projectId), projectDecider);
+      const { state } = await aggregateStream(this.ports.events, projectStream(projectId), projectDecider);
       return state.status === 'none' ? null : { status: state.status };
     });
     return standing?.status ?? 'none';
@@ -174,19 +174,19 @@ export class IdentityService implements Authenticator {
 
   private recordUse(keyId: string): void {
     // The cached key document keeps its old lastUsedAt until the model catches up: ask once per interval.
-    const now = this.platform.clock.now();
+    const now = this.ports.clock.now();
     const last = this.usesRecorded.get(keyId);
     if (last !== undefined && now - last < USE_RECORD_INTERVAL_MS) return;
     if (this.usesRecorded.size >= 10_000) this.usesRecorded.clear();
     this.usesRecorded.set(keyId, now);
     handleCommand(
-      this.platform.events,
+      this.ports.events,
       apiKeyStream(keyId),
       apiKeyDecider,
       { type: 'RecordApiKeyUse', keyId, now: this.now(), minIntervalMs: USE_RECORD_INTERVAL_MS },
       { metadata: { actor: `apikey:${keyId}` } },
     ).catch((err) => {
-      if (!(err instanceof DomainError)) this.platform.logger.warn({ err: String(err), keyId }, 'could not record API key use');
+      if (!(err instanceof DomainError)) this.ports.logger.warn({ err: String(err), keyId }, 'could not record API key use');
     });
   }
 
@@ -196,11 +196,11 @@ export class IdentityService implements Authenticator {
    * per event store even when several processes start together.
    */
   async bootstrap(): Promise<{ file: string; created: boolean }> {
-    const file = path.join(this.platform.config.dataDir, 'bootstrap.json');
+    const file = path.join(this.ports.config.dataDir, 'bootstrap.json');
     const ctx: CommandContext = { metadata: { actor: 'system:bootstrap' } };
     const projectId = uuidv7();
     try {
-      await this.platform.events.append(
+      await this.ports.events.append(
         'platform-bootstrap',
         [{ id: uuidv7(), type: 'platform.Bootstrapped.v1', data: { projectId, at: this.now() }, metadata: { schemaVersion: 1, actor: 'system:bootstrap' } }],
         { expectedRevision: 'no_stream' },
@@ -209,7 +209,7 @@ export class IdentityService implements Authenticator {
       if (err instanceof WrongExpectedRevisionError) return { file, created: false };
       throw err;
     }
-    await handleCommand(this.platform.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name: 'default', now: this.now() }, ctx);
+    await handleCommand(this.ports.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name: 'default', now: this.now() }, ctx);
     const apiKey = await this.issueKey({ projectId, name: 'bootstrap', role: 'owner', expiresAt: null, mode: 'test' }, ctx);
     const adminKey = await this.issueKey({ projectId: null, name: 'platform-admin', role: 'owner', expiresAt: null, mode: 'admin' }, ctx);
     fs.writeFileSync(file, JSON.stringify({ projectId, apiKey: apiKey.key, adminKey: adminKey.key }, null, 2) + '\n', { mode: 0o600 });

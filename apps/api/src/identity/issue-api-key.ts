@@ -2,9 +2,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
 import { apiKeyStream, type ProjectRole } from '../../../../libs/domain/identity/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { newAdminKey, newProjectKey, type KeyHasher } from './api-key-secrets';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export interface IssuedKey {
   doc: ApiKeyDoc;
@@ -26,12 +26,12 @@ export interface KeyInput {
 }
 
 /** Issues a key (requests and the first-start bootstrap): the secret is made here, the event holds its hash. */
-export async function issueApiKey(platform: Platform, hasher: KeyHasher, input: KeyInput, ctx: CommandContext): Promise<IssuedKey> {
+export async function issueApiKey(ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>, hasher: KeyHasher, input: KeyInput, ctx: CommandContext): Promise<IssuedKey> {
   const keyId = input.keyId ?? uuidv7();
   const key = input.mode === 'admin' ? newAdminKey() : newProjectKey(input.mode);
   const scope = input.mode === 'admin' ? ('platform-admin' as const) : ('project' as const);
-  const command = { type: 'IssueApiKey' as const, keyId, projectId: input.projectId, scope, name: input.name, prefix: key.slice(0, 12), keyHash: hasher.hash(key), role: input.role, ...(input.customRoleId ? { customRoleId: input.customRoleId } : {}), ...(input.roleGrant ? { roleGrant: input.roleGrant } : {}), expiresAt: input.expiresAt, now: platform.now() };
-  const result = await handleCommand(platform.events, apiKeyStream(keyId), apiKeyDecider, command, ctx, { newStream: true });
-  await platform.waitForProjections(result.position, [apiKeysProjection.name]);
-  return { doc: (await platform.readBack(apiKeysProjection, apiKeyStream(keyId), keyId, result.position))!, key };
+  const command = { type: 'IssueApiKey' as const, keyId, projectId: input.projectId, scope, name: input.name, prefix: key.slice(0, 12), keyHash: hasher.hash(key), role: input.role, ...(input.customRoleId ? { customRoleId: input.customRoleId } : {}), ...(input.roleGrant ? { roleGrant: input.roleGrant } : {}), expiresAt: input.expiresAt, now: ports.now() };
+  const result = await handleCommand(ports.events, apiKeyStream(keyId), apiKeyDecider, command, ctx, { newStream: true });
+  await ports.waitForProjections(result.position, [apiKeysProjection.name]);
+  return { doc: (await ports.readBack(apiKeysProjection, apiKeyStream(keyId), keyId, result.position))!, key };
 }

@@ -9,14 +9,14 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { badRequest, forbidden, notFound, rateLimited } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
 import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
-import { IDENTITY, PLATFORM } from '../tokens';
+import { IDENTITY, PORTS } from '../tokens';
 import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { KeyHasher } from './api-key-secrets';
 import { membershipStreamsOf, registryOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
+import type { PortsOf, Ports } from '../../../../libs/runtime/src/ports';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
 export type MembershipChange =
@@ -85,9 +85,9 @@ const catalogue = () => permissionCatalogue().map((p) => p.permission);
  * registry, `projectId` is the registry's id (a workspace's is its founding project's, whose custom
  * roles its members held before workspaces grouped projects; new ones take built-in roles only).
  */
-export async function roleGrantee(platform: Platform, projectId: string, role: string, builtIns: readonly string[]): Promise<Grantee> {
+export async function roleGrantee(ports: PortsOf<'projections'>, projectId: string, role: string, builtIns: readonly string[]): Promise<Grantee> {
   if (builtIns.includes(role)) return { role: (WORKSPACE_ROLE_AS_PROJECT_ROLE as Record<string, ProjectRole>)[role] ?? (role as ProjectRole) };
-  const custom = await (await platform.projections.collection(customRolesProjection)).get(role);
+  const custom = await (await ports.projections.collection(customRolesProjection)).get(role);
   if (!custom || custom.projectId !== projectId) throw badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/data/attributes/role' } }]);
   return { role: 'viewer', permissions: custom.permissions };
 }
@@ -102,14 +102,14 @@ const namesFor = (scope: MemberScope) => ROLE_NAMES[scope];
 const ANY_ROLE = [...ROLE_NAMES.project, 'member'];
 
 /** 403 unless the actor may hand out (or take away) what `role` grants (DECISIONS 3 and 15). */
-async function mustGrant(platform: Platform, projectId: string, actor: Grantee | undefined, role: string, builtIns: readonly string[], verb: string): Promise<void> {
-  const target = await roleGrantee(platform, projectId, role, builtIns);
+async function mustGrant(ports: PortsOf<'projections'>, projectId: string, actor: Grantee | undefined, role: string, builtIns: readonly string[], verb: string): Promise<void> {
+  const target = await roleGrantee(ports, projectId, role, builtIns);
   if (actor && !mayGrant(actor, target, catalogue())) throw forbidden(`A ${actor.permissions ? 'custom-role' : actor.role} credential may not ${verb} a member with role ${role}`);
 }
 
 /** A member of the registry `registry` (a project's, or a workspace's: see registryOf); anything else 404. */
-async function liveMember(platform: Platform, registry: string, scope: MemberScope, memberId: string): Promise<MemberDoc> {
-  const doc = await (await platform.projections.collection(membersProjection)).get(memberId);
+async function liveMember(ports: PortsOf<'projections'>, registry: string, scope: MemberScope, memberId: string): Promise<MemberDoc> {
+  const doc = await (await ports.projections.collection(membersProjection)).get(memberId);
   if (!doc || doc.projectId !== registry || doc.scope !== scope || doc.status === 'removed') throw notFound('Member not found');
   return doc;
 }
@@ -117,12 +117,12 @@ async function liveMember(platform: Platform, registry: string, scope: MemberSco
 @CommandHandler(ChangeMembership)
 export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership> {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(PORTS) private readonly ports: Ports,
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
   async execute({ projectId: caller, change, actor, context }: ChangeMembership): Promise<MemberDoc | null> {
-    const p = this.platform;
+    const p = this.ports;
     const memberId = 'memberId' in change ? change.memberId : uuidv7();
     // The registry written: the caller's project's, or for workspace members its workspace's.
     const projectId = await registryOf(p, caller, 'scope' in change ? change.scope : 'project');
@@ -183,7 +183,7 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
 @CommandHandler(AcceptInvitation)
 export class AcceptInvitationHandler implements ICommandHandler<AcceptInvitation> {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>,
     @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
   ) {}
 
@@ -193,30 +193,30 @@ export class AcceptInvitationHandler implements ICommandHandler<AcceptInvitation
     const { projectId, invitationId: memberId } = ids;
     const tokenHash = invitationTokenHash((t) => this.identity.hasher.hash(t), token);
     const ctx = { metadata: { ...context.metadata, projectId, actor: `invitee:${memberId}`, idempotencyKey: undefined } };
-    const { position } = await handleCommand(this.platform.events, membershipStream(projectId), membershipDecider, { type: 'AcceptInvitation', projectId, memberId, tokenHash, now: this.platform.now() }, ctx);
-    await this.platform.waitForProjections(position, [membersProjection.name]);
-    return (await this.platform.readBack(membersProjection, membershipStream(projectId), memberId, position))!;
+    const { position } = await handleCommand(this.ports.events, membershipStream(projectId), membershipDecider, { type: 'AcceptInvitation', projectId, memberId, tokenHash, now: this.ports.now() }, ctx);
+    await this.ports.waitForProjections(position, [membersProjection.name]);
+    return (await this.ports.readBack(membersProjection, membershipStream(projectId), memberId, position))!;
   }
 }
 
 @QueryHandler(ListMembers)
 export class ListMembersHandler implements IQueryHandler<ListMembers> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'events' | 'projections'>) {}
 
   async execute({ projectId, scope, statuses, list }: ListMembers) {
     const status = statuses.length === 1 ? statuses[0] : { $in: statuses };
-    const registry = await registryOf(this.platform, projectId, scope);
-    const page = await (await this.platform.projections.collection(membersProjection)).find({ filter: { projectId: registry, scope, status }, sort: list.sort, skip: list.skip, limit: list.limit });
-    return { ...page, now: this.platform.clock.now() };
+    const registry = await registryOf(this.ports, projectId, scope);
+    const page = await (await this.ports.projections.collection(membersProjection)).find({ filter: { projectId: registry, scope, status }, sort: list.sort, skip: list.skip, limit: list.limit });
+    return { ...page, now: this.ports.clock.now() };
   }
 }
 
 @QueryHandler(GetMember)
 export class GetMemberHandler implements IQueryHandler<GetMember> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections'>) {}
 
   async execute({ projectId, scope, memberId }: GetMember): Promise<MemberDoc> {
-    return liveMember(this.platform, await registryOf(this.platform, projectId, scope), scope, memberId);
+    return liveMember(this.ports, await registryOf(this.ports, projectId, scope), scope, memberId);
   }
 }
 
@@ -232,12 +232,12 @@ export class WrittenMember extends Query<MemberDoc | null> {
 
 @QueryHandler(WrittenMember)
 export class WrittenMemberHandler implements IQueryHandler<WrittenMember> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections' | 'readBack'>) {}
 
   async execute({ write }: WrittenMember): Promise<MemberDoc | null> {
-    if (!(await membershipStreamsOf(this.platform, write.projectId)).includes(write.streamId)) return null;
-    const memberId = (await requestEvent(this.platform, write))?.data.memberId;
-    return typeof memberId === 'string' ? this.platform.readBack(membersProjection, write.streamId, memberId, write.position) : null;
+    if (!(await membershipStreamsOf(this.ports, write.projectId)).includes(write.streamId)) return null;
+    const memberId = (await requestEvent(this.ports, write))?.data.memberId;
+    return typeof memberId === 'string' ? this.ports.readBack(membersProjection, write.streamId, memberId, write.position) : null;
   }
 }
 

@@ -11,16 +11,16 @@ import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { providerKeysProjection, type ProviderKeyDoc } from '../../../../projections/provider-keys/provider-keys.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { ownDoc } from '../jobs/job-writes';
 import { findProjectProvider } from '../providers/find-provider';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { randomBase62 } from './api-key-secrets';
 import { commandContext } from './request-context';
 import { recoverDocument } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** A key and, on create and rotate only, its secret (from the vault's point of view: never stored elsewhere). */
 export interface ProviderKeyAnswer {
@@ -48,28 +48,28 @@ export class ListProviderKeys extends Query<{ items: ProviderKeyDoc[]; total: nu
 const newSecret = () => `pk_${randomBase62(40)}`;
 const PREFIX_LENGTH = 12;
 
-async function decideKey(platform: Platform, keyId: string, command: ProviderKeyCommand, context: CommandContext, newStream = false): Promise<ProviderKeyAnswer['doc'] | null> {
-  const { position, events } = await handleCommand(platform.events, providerKeyStream(keyId), providerKeyDecider, command, context, { newStream });
-  await platform.waitForProjections(position, [providerKeysProjection.name]);
+async function decideKey(ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>, keyId: string, command: ProviderKeyCommand, context: CommandContext, newStream = false): Promise<ProviderKeyAnswer['doc'] | null> {
+  const { position, events } = await handleCommand(ports.events, providerKeyStream(keyId), providerKeyDecider, command, context, { newStream });
+  await ports.waitForProjections(position, [providerKeysProjection.name]);
   if (events[0]?.type === 'identity.ProviderKeyDeleted.v1') return null;
-  return platform.readBack(providerKeysProjection, providerKeyStream(keyId), keyId, position);
+  return ports.readBack(providerKeysProjection, providerKeyStream(keyId), keyId, position);
 }
 
 @CommandHandler(CreateProviderKey)
 export class CreateProviderKeyHandler implements ICommandHandler<CreateProviderKey> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: CreateProviderKey): Promise<ProviderKeyAnswer> {
-    if (!(await findProjectProvider(this.platform, projectId, input.providerId))) throw notFound('Provider not found');
+    if (!(await findProjectProvider(this.ports, projectId, input.providerId))) throw notFound('Provider not found');
     const keyId = uuidv7();
     const secret = newSecret();
     // The vault first: the event carries only its reference (DECISIONS 11 and 15).
-    const secretRef = await this.platform.vault.put(projectId, { secret });
+    const secretRef = await this.ports.vault.put(projectId, { secret });
     try {
-      const command = { type: 'CreateProviderKey' as const, keyId, projectId, ...input, prefix: secret.slice(0, PREFIX_LENGTH), secretRef, now: this.platform.now() };
-      return { doc: (await decideKey(this.platform, keyId, command, context, true))!, secret };
+      const command = { type: 'CreateProviderKey' as const, keyId, projectId, ...input, prefix: secret.slice(0, PREFIX_LENGTH), secretRef, now: this.ports.now() };
+      return { doc: (await decideKey(this.ports, keyId, command, context, true))!, secret };
     } catch (err) {
-      await this.platform.vault.delete(secretRef).catch(() => undefined);
+      await this.ports.vault.delete(secretRef).catch(() => undefined);
       throw err;
     }
   }
@@ -77,14 +77,14 @@ export class CreateProviderKeyHandler implements ICommandHandler<CreateProviderK
 
 @CommandHandler(ChangeProviderKey)
 export class ChangeProviderKeyHandler implements ICommandHandler<ChangeProviderKey> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, keyId, change, context }: ChangeProviderKey): Promise<ProviderKeyAnswer | null> {
-    const { vault } = this.platform;
-    const now = this.platform.now();
-    const previous = await ownDoc(this.platform, providerKeysProjection, projectId, keyId, 'Provider API key');
+    const { vault } = this.ports;
+    const now = this.ports.now();
+    const previous = await ownDoc(this.ports, providerKeysProjection, projectId, keyId, 'Provider API key');
     if (change === 'delete') {
-      await decideKey(this.platform, keyId, { type: 'DeleteProviderKey', keyId, projectId, now }, context);
+      await decideKey(this.ports, keyId, { type: 'DeleteProviderKey', keyId, projectId, now }, context);
       await vault.delete(previous.secretRef).catch(() => undefined);
       return null;
     }
@@ -92,7 +92,7 @@ export class ChangeProviderKeyHandler implements ICommandHandler<ChangeProviderK
     const secretRef = await vault.put(projectId, { secret });
     let doc: ProviderKeyDoc | null;
     try {
-      doc = await decideKey(this.platform, keyId, { type: 'RotateProviderKey', keyId, projectId, prefix: secret.slice(0, PREFIX_LENGTH), secretRef, now }, context);
+      doc = await decideKey(this.ports, keyId, { type: 'RotateProviderKey', keyId, projectId, prefix: secret.slice(0, PREFIX_LENGTH), secretRef, now }, context);
     } catch (err) {
       await vault.delete(secretRef).catch(() => undefined);
       throw err;
@@ -105,12 +105,12 @@ export class ChangeProviderKeyHandler implements ICommandHandler<ChangeProviderK
 
 @QueryHandler(ListProviderKeys)
 export class ListProviderKeysHandler implements IQueryHandler<ListProviderKeys> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list }: ListProviderKeys) {
     const filter: Record<string, string> = { projectId };
     if (list.filters.providerId) filter.providerId = list.filters.providerId;
-    return (await this.platform.projections.collection(providerKeysProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(providerKeysProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
   }
 }
 

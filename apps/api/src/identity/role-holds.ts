@@ -13,9 +13,9 @@ import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { badRequest, unavailable } from '../../../../libs/application/src/errors';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
 import { membersProjection } from '../../../../projections/members/members.projection';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /**
  * Every write on the role's stream concerns one project's grants, and several requests may grant at
@@ -38,10 +38,10 @@ const unknownRole = (builtIns: readonly string[]) => badRequest([{ detail: `role
  * Reserves the custom role `roleId` of `projectId` for `holder`; the holder's event must then name
  * the returned grant. A role deleted meanwhile answers as an unknown one (`builtIns`: the request's choices).
  */
-export async function reserveRole(platform: Platform, projectId: string, roleId: string, holder: RoleHolder, builtIns: readonly string[], context: CommandContext): Promise<string> {
+export async function reserveRole(ports: PortsOf<'events' | 'now'>, projectId: string, roleId: string, holder: RoleHolder, builtIns: readonly string[], context: CommandContext): Promise<string> {
   const grantId = uuidv7();
   try {
-    await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, { type: 'GrantRole', roleId, projectId, grantId, holder, now: platform.now() }, aside(context), { attempts: HOLD_ATTEMPTS });
+    await handleCommand(ports.events, customRolesStream(projectId), customRolesDecider, { type: 'GrantRole', roleId, projectId, grantId, holder, now: ports.now() }, aside(context), { attempts: HOLD_ATTEMPTS });
   } catch (err) {
     // Deleted since the caller looked it up.
     if (err instanceof DomainError && err.code === 'NOT_FOUND') throw unknownRole(builtIns);
@@ -55,10 +55,10 @@ export async function reserveRole(platform: Platform, projectId: string, roleId:
  * written, and a hold left behind (a crash, a failure here) costs nothing but a look at the holder's
  * stream when the role is deleted.
  */
-export async function releaseRole(platform: Platform, projectId: string, grantId: string | null | undefined, context: CommandContext): Promise<void> {
+export async function releaseRole(ports: PortsOf<'events' | 'logger' | 'now'>, projectId: string, grantId: string | null | undefined, context: CommandContext): Promise<void> {
   if (!grantId) return;
-  await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, { type: 'ReleaseRole', projectId, grantId, now: platform.now() }, aside(context), { attempts: HOLD_ATTEMPTS }).catch((err) =>
-    platform.logger.warn({ err: String(err), projectId, grantId }, 'could not record a custom role release; the role’s delete will find it'),
+  await handleCommand(ports.events, customRolesStream(projectId), customRolesDecider, { type: 'ReleaseRole', projectId, grantId, now: ports.now() }, aside(context), { attempts: HOLD_ATTEMPTS }).catch((err) =>
+    ports.logger.warn({ err: String(err), projectId, grantId }, 'could not record a custom role release; the role’s delete will find it'),
   );
 }
 
@@ -66,25 +66,25 @@ export async function releaseRole(platform: Platform, projectId: string, grantId
  * A request whose holder write failed gives its reservation back, unless the holder holds the role
  * after all (a write that committed though its answer was lost): then the hold stays, as it must.
  */
-export async function releaseUnheld(platform: Platform, projectId: string, roleId: string, grantId: string | undefined, holder: RoleHolder, context: CommandContext): Promise<void> {
+export async function releaseUnheld(ports: PortsOf<'events' | 'logger' | 'now'>, projectId: string, roleId: string, grantId: string | undefined, holder: RoleHolder, context: CommandContext): Promise<void> {
   if (!grantId) return;
-  const held = await holds(platform, projectId, roleId, grantId, holder, null).catch(() => true);
-  if (!held) await releaseRole(platform, projectId, grantId, context);
+  const held = await holds(ports, projectId, roleId, grantId, holder, null).catch(() => true);
+  if (!held) await releaseRole(ports, projectId, grantId, context);
 }
 
 /** Whether the holder, as its own stream says now, acts with `roleId`; `close`: when it does not, make sure it never will by this grant. */
-async function holds(platform: Platform, projectId: string, roleId: string, grantId: string, holder: RoleHolder, close: CommandContext | null): Promise<boolean> {
-  const now = platform.now();
+async function holds(ports: PortsOf<'events' | 'now'>, projectId: string, roleId: string, grantId: string, holder: RoleHolder, close: CommandContext | null): Promise<boolean> {
+  const now = ports.now();
   if (holder.kind === 'api-key') {
     const stream = apiKeyStream(holder.id);
-    if (close) return apiKeyHoldsRole((await handleCommand(platform.events, stream, apiKeyDecider, { type: 'VoidApiKeyGrant', keyId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, roleId);
-    return apiKeyHoldsRole((await aggregateStream(platform.events, stream, apiKeyDecider)).state, roleId);
+    if (close) return apiKeyHoldsRole((await handleCommand(ports.events, stream, apiKeyDecider, { type: 'VoidApiKeyGrant', keyId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, roleId);
+    return apiKeyHoldsRole((await aggregateStream(ports.events, stream, apiKeyDecider)).state, roleId);
   }
   // Custom roles are one project's: its members hold them in the project's registry (the workspace
   // registry of a founding project, whose members held its custom roles before workspaces, shares it).
   const stream = membershipStream(projectId);
-  if (close) return memberHoldsRole((await handleCommand(platform.events, stream, membershipDecider, { type: 'VoidMemberGrant', memberId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, holder.id, roleId);
-  return memberHoldsRole((await aggregateStream(platform.events, stream, membershipDecider)).state, holder.id, roleId);
+  if (close) return memberHoldsRole((await handleCommand(ports.events, stream, membershipDecider, { type: 'VoidMemberGrant', memberId: holder.id, projectId, roleId, grantId, now }, close, { attempts: HOLD_ATTEMPTS })).state, holder.id, roleId);
+  return memberHoldsRole((await aggregateStream(ports.events, stream, membershipDecider)).state, holder.id, roleId);
 }
 
 /**
@@ -93,11 +93,11 @@ async function holds(platform: Platform, projectId: string, roleId: string, gran
  * on its holder's stream (a key not issued yet can never be; a member's grant not made yet never
  * will be), which also catches a grant made between the look and the close.
  */
-export async function releasedHolds(platform: Platform, projectId: string, role: CustomRole, context: CommandContext): Promise<string[]> {
+export async function releasedHolds(ports: PortsOf<'events' | 'now'>, projectId: string, role: CustomRole, context: CommandContext): Promise<string[]> {
   const holds_ = Object.entries(role.holds);
-  for (const [grantId, holder] of holds_) if (await holds(platform, projectId, role.id, grantId, holder, null)) return [];
+  for (const [grantId, holder] of holds_) if (await holds(ports, projectId, role.id, grantId, holder, null)) return [];
   const released: string[] = [];
-  for (const [grantId, holder] of holds_) if (!(await holds(platform, projectId, role.id, grantId, holder, aside(context)))) released.push(grantId);
+  for (const [grantId, holder] of holds_) if (!(await holds(ports, projectId, role.id, grantId, holder, aside(context)))) released.push(grantId);
   return released;
 }
 
@@ -107,12 +107,12 @@ export async function releasedHolds(platform: Platform, projectId: string, role:
  * (every later grant is a hold in the fold), so the look cannot miss a racing grant. Holders the fold
  * knows are left to `releasedHolds`.
  */
-export async function unrecordedHolders(platform: Platform, projectId: string, role: CustomRole): Promise<number> {
+export async function unrecordedHolders(ports: PortsOf<'events' | 'projections' | 'waitForProjections'>, projectId: string, role: CustomRole): Promise<number> {
   if (!role.unrecordedHolds) return 0;
   // Not caught up in time: the look could miss a holder, so nothing is decided.
-  if (!(await platform.waitForProjections(await platform.events.headPosition(), [apiKeysProjection.name, membersProjection.name]))) throw unavailable('The role’s holders cannot be looked up yet; retry');
+  if (!(await ports.waitForProjections(await ports.events.headPosition(), [apiKeysProjection.name, membersProjection.name]))) throw unavailable('The role’s holders cannot be looked up yet; retry');
   const known = new Set(Object.values(role.holds).map((h) => `${h.kind}:${h.id}`));
-  const members = await (await platform.projections.collection(membersProjection)).find({ filter: { projectId, role: role.id, status: { $in: ['invited', 'active'] } }, limit: 1000, withTotal: false });
-  const keys = await (await platform.projections.collection(apiKeysProjection)).find({ filter: { projectId, customRoleId: role.id, revoked: false }, limit: 1000, withTotal: false });
+  const members = await (await ports.projections.collection(membersProjection)).find({ filter: { projectId, role: role.id, status: { $in: ['invited', 'active'] } }, limit: 1000, withTotal: false });
+  const keys = await (await ports.projections.collection(apiKeysProjection)).find({ filter: { projectId, customRoleId: role.id, revoked: false }, limit: 1000, withTotal: false });
   return members.items.filter((m) => !known.has(`member:${m.id}`)).length + keys.items.filter((k) => !known.has(`api-key:${k.id}`)).length;
 }

@@ -9,11 +9,11 @@ import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-strea
 import { forbidden, invalidState, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
 import { releasedHolds, unrecordedHolders } from './role-holds';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { requestEvent, type RecoveredWrite } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** A role as the routes show it: a built-in (immutable, its permissions expanded over the catalogue) or a custom one. */
 export interface RoleView {
@@ -68,54 +68,54 @@ function refuseBuiltIn(roleId: string, verb: string): void {
   if (isBuiltIn(roleId)) throw invalidState(`The built-in role ${roleId} cannot be ${verb}`);
 }
 
-async function customRoles(platform: Platform, projectId: string): Promise<RoleView[]> {
-  const { items } = await (await platform.projections.collection(customRolesProjection)).find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], limit: MAX_CUSTOM_ROLES, withTotal: false });
+async function customRoles(ports: PortsOf<'projections'>, projectId: string): Promise<RoleView[]> {
+  const { items } = await (await ports.projections.collection(customRolesProjection)).find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], limit: MAX_CUSTOM_ROLES, withTotal: false });
   return items.map((d) => ({ id: d.id, name: d.name, description: d.description, builtIn: false, permissions: d.permissions, createdAt: d.createdAt, updatedAt: d.updatedAt }));
 }
 
-async function roleView(platform: Platform, projectId: string, roleId: string, position: number | null = null): Promise<RoleView> {
+async function roleView(ports: PortsOf<'projections' | 'readBack'>, projectId: string, roleId: string, position: number | null = null): Promise<RoleView> {
   if (isBuiltIn(roleId)) return builtInView(roleId);
   const d =
     position === null
-      ? await (await platform.projections.collection(customRolesProjection)).get(roleId)
-      : await platform.readBack(customRolesProjection, customRolesStream(projectId), roleId, position);
+      ? await (await ports.projections.collection(customRolesProjection)).get(roleId)
+      : await ports.readBack(customRolesProjection, customRolesStream(projectId), roleId, position);
   if (!d || d.projectId !== projectId) throw notFound('Role not found');
   return { id: d.id, name: d.name, description: d.description, builtIn: false, permissions: d.permissions, createdAt: d.createdAt, updatedAt: d.updatedAt };
 }
 
-async function decideRole(platform: Platform, projectId: string, command: Parameters<typeof customRolesDecider.decide>[0], context: CommandContext): Promise<number | null> {
-  const { position } = await handleCommand(platform.events, customRolesStream(projectId), customRolesDecider, command, context);
-  await platform.waitForProjections(position, [customRolesProjection.name]);
+async function decideRole(ports: PortsOf<'events' | 'waitForProjections'>, projectId: string, command: Parameters<typeof customRolesDecider.decide>[0], context: CommandContext): Promise<number | null> {
+  const { position } = await handleCommand(ports.events, customRolesStream(projectId), customRolesDecider, command, context);
+  await ports.waitForProjections(position, [customRolesProjection.name]);
   return position;
 }
 
 @CommandHandler(CreateRole)
 export class CreateRoleHandler implements ICommandHandler<CreateRole> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fields, actor, context }: CreateRole): Promise<RoleView> {
     mustHold(actor, fields.permissions);
     const roleId = uuidv7();
-    const position = await decideRole(this.platform, projectId, { type: 'CreateRole', roleId, projectId, ...fields, now: this.platform.now() }, context);
-    return roleView(this.platform, projectId, roleId, position);
+    const position = await decideRole(this.ports, projectId, { type: 'CreateRole', roleId, projectId, ...fields, now: this.ports.now() }, context);
+    return roleView(this.ports, projectId, roleId, position);
   }
 }
 
 @CommandHandler(UpdateRole)
 export class UpdateRoleHandler implements ICommandHandler<UpdateRole> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, roleId, changes, actor, context }: UpdateRole): Promise<RoleView> {
     refuseBuiltIn(roleId, 'changed');
     mustHold(actor, changes.permissions);
-    const position = await decideRole(this.platform, projectId, { type: 'UpdateRole', roleId, projectId, ...changes, now: this.platform.now() }, context);
-    return roleView(this.platform, projectId, roleId, position);
+    const position = await decideRole(this.ports, projectId, { type: 'UpdateRole', roleId, projectId, ...changes, now: this.ports.now() }, context);
+    return roleView(this.ports, projectId, roleId, position);
   }
 }
 
 @CommandHandler(DeleteRole)
 export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, roleId, context }: DeleteRole): Promise<void> {
     refuseBuiltIn(roleId, 'deleted');
@@ -124,21 +124,21 @@ export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
     // delete is appended at the revision of the fold it was decided on: a grant recorded after this
     // read is not in `released`, so the retried decision finds the role in use.
     const stream = customRolesStream(projectId);
-    const role = (await aggregateStream(this.platform.events, stream, customRolesDecider)).state.roles[roleId];
-    const unrecorded = role ? await unrecordedHolders(this.platform, projectId, role) : 0;
-    const released = role && unrecorded === 0 ? await releasedHolds(this.platform, projectId, role, context) : [];
-    await decideRole(this.platform, projectId, { type: 'DeleteRole', roleId, projectId, released, unrecordedHolders: unrecorded, now: this.platform.now() }, context);
+    const role = (await aggregateStream(this.ports.events, stream, customRolesDecider)).state.roles[roleId];
+    const unrecorded = role ? await unrecordedHolders(this.ports, projectId, role) : 0;
+    const released = role && unrecorded === 0 ? await releasedHolds(this.ports, projectId, role, context) : [];
+    await decideRole(this.ports, projectId, { type: 'DeleteRole', roleId, projectId, released, unrecordedHolders: unrecorded, now: this.ports.now() }, context);
   }
 }
 
 @QueryHandler(ListRoles)
 export class ListRolesHandler implements IQueryHandler<ListRoles> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   /** Built-ins and the project's custom roles (at most 100) merged, sorted and paged here. */
   async execute({ projectId, list }: ListRoles) {
     const builtIn = list.filters.builtIn;
-    const all = [...(builtIn === 'false' ? [] : PROJECT_ROLES.map(builtInView)), ...(builtIn === 'true' ? [] : await customRoles(this.platform, projectId))];
+    const all = [...(builtIn === 'false' ? [] : PROJECT_ROLES.map(builtInView)), ...(builtIn === 'true' ? [] : await customRoles(this.ports, projectId))];
     const key = (r: RoleView, f: string) => String(r[f as 'name' | 'createdAt'] ?? '');
     all.sort((a, b) => {
       for (const { field, direction } of [...list.sort, { field: 'id', direction: 1 as const }]) {
@@ -153,10 +153,10 @@ export class ListRolesHandler implements IQueryHandler<ListRoles> {
 
 @QueryHandler(GetRole)
 export class GetRoleHandler implements IQueryHandler<GetRole> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections' | 'readBack'>) {}
 
   execute({ projectId, roleId }: GetRole): Promise<RoleView> {
-    return roleView(this.platform, projectId, roleId);
+    return roleView(this.ports, projectId, roleId);
   }
 }
 
@@ -169,12 +169,12 @@ export class WrittenRole extends Query<RoleView | null> {
 
 @QueryHandler(WrittenRole)
 export class WrittenRoleHandler implements IQueryHandler<WrittenRole> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections' | 'readBack'>) {}
 
   async execute({ write }: WrittenRole): Promise<RoleView | null> {
     if (write.streamId !== customRolesStream(write.projectId)) return null;
-    const roleId = (await requestEvent(this.platform, write))?.data.roleId;
-    return typeof roleId === 'string' ? roleView(this.platform, write.projectId, roleId, write.position).catch(() => null) : null;
+    const roleId = (await requestEvent(this.ports, write))?.data.roleId;
+    return typeof roleId === 'string' ? roleView(this.ports, write.projectId, roleId, write.position).catch(() => null) : null;
   }
 }
 

@@ -1,9 +1,9 @@
 import { projectStream } from '../../../../libs/domain/identity/events';
 import { projectDecider } from '../../../../libs/domain/identity/project.decider';
 import { membershipStream, type MemberScope } from '../../../../libs/domain/identity/membership';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { projectsProjection, workspaceOfProject } from '../../../../projections/projects/projects.projection';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /**
  * Workspaces (DECISIONS 15): a project belongs to one workspace for good (its ProjectCreated says
@@ -11,18 +11,18 @@ import { projectsProjection, workspaceOfProject } from '../../../../projections/
  * exists is kept (a project created a moment later is looked up again). The projects model answers;
  * a project it has not caught up with is folded from its stream.
  */
-const known = new WeakMap<Platform, Map<string, string>>();
+const known = new WeakMap<object, Map<string, string>>();
 
 /** The workspace of a project, or null when there is no such project. */
-export async function workspaceOf(platform: Platform, projectId: string): Promise<string | null> {
-  let byProject = known.get(platform);
-  if (!byProject) known.set(platform, (byProject = new Map()));
+export async function workspaceOf(ports: PortsOf<'events' | 'projections'>, projectId: string): Promise<string | null> {
+  let byProject = known.get(ports);
+  if (!byProject) known.set(ports, (byProject = new Map()));
   const hit = byProject.get(projectId);
   if (hit) return hit;
-  const doc = await (await platform.projections.collection(projectsProjection)).get(projectId);
+  const doc = await (await ports.projections.collection(projectsProjection)).get(projectId);
   let workspaceId: string | null = doc ? workspaceOfProject(doc) : null;
   if (!doc) {
-    const { state } = await aggregateStream(platform.events, projectStream(projectId), projectDecider);
+    const { state } = await aggregateStream(ports.events, projectStream(projectId), projectDecider);
     workspaceId = state.status === 'none' ? null : state.workspaceId;
   }
   if (workspaceId) {
@@ -37,11 +37,11 @@ export async function workspaceOf(platform: Platform, projectId: string): Promis
  * `projectId` of their events and documents): the project's own for its members, its workspace's for
  * workspace members.
  */
-export async function registryOf(platform: Platform, projectId: string, scope: MemberScope): Promise<string> {
-  return scope === 'workspace' ? ((await workspaceOf(platform, projectId)) ?? projectId) : projectId;
+export async function registryOf(ports: PortsOf<'events' | 'projections'>, projectId: string, scope: MemberScope): Promise<string> {
+  return scope === 'workspace' ? ((await workspaceOf(ports, projectId)) ?? projectId) : projectId;
 }
 
 /** The membership streams a project's writes may land in: its own registry's and its workspace's. */
-export async function membershipStreamsOf(platform: Platform, projectId: string): Promise<string[]> {
-  return [...new Set([membershipStream(projectId), membershipStream(await registryOf(platform, projectId, 'workspace'))])];
+export async function membershipStreamsOf(ports: PortsOf<'events' | 'projections'>, projectId: string): Promise<string[]> {
+  return [...new Set([membershipStream(projectId), membershipStream(await registryOf(ports, projectId, 'workspace'))])];
 }

@@ -11,7 +11,6 @@ import { badRequest } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/src/driver.port';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { instanceEventsProjection, type InstanceEventDoc } from '../../../../projections/instance-events/instance-events.projection';
@@ -20,10 +19,11 @@ import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.pro
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { ownDoc, settleJob, written } from '../jobs/job-writes';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
 import { instanceResource } from './instance-view';
 import { requestInstanceAction } from '../../../../usecases/compute/request-instance-action';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** What a GET after an instance write reads: the instance and its activity log. */
 const INSTANCE_MODELS = [instancesProjection.name, instanceEventsProjection.name];
@@ -83,64 +83,64 @@ export class InstanceMetrics extends Query<UtilizationSample[]> {
   }
 }
 
-const ownInstance = (platform: Platform, projectId: string, id: string) => ownDoc(platform, instancesProjection, projectId, id, 'Instance');
-const writtenInstance = (platform: Platform, projectId: string, id: string, position: number | null) => written(platform, instancesProjection, instanceStream(id), id, projectId, position, 'Instance');
+const ownInstance = (ports: PortsOf<'projections'>, projectId: string, id: string) => ownDoc(ports, instancesProjection, projectId, id, 'Instance');
+const writtenInstance = (ports: PortsOf<'readBack'>, projectId: string, id: string, position: number | null) => written(ports, instancesProjection, instanceStream(id), id, projectId, position, 'Instance');
 
 /** The active instances across the project's enabled providers. */
-async function activeFilter(platform: Platform, projectId: string): Promise<Filter> {
-  const providers = await (await platform.projections.collection(providersProjection)).find({ filter: { projectId, deletedAt: null, enabled: true } });
+async function activeFilter(ports: PortsOf<'projections'>, projectId: string): Promise<Filter> {
+  const providers = await (await ports.projections.collection(providersProjection)).find({ filter: { projectId, deletedAt: null, enabled: true } });
   return { projectId, status: 'active', providerId: { $in: providers.items.map((d) => d.id) } };
 }
 
 /** Looks up what the decision needs (the provider, the catalog entries, the SSH key); the decider derives the rest. */
 @CommandHandler(CreateInstance)
 export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateInstance): Promise<Accepted> {
     const { providerId, region: regionRef, instanceType, image: imageRef, ...request } = input;
-    const provider = await requireProjectProvider(this.platform, projectId, providerId, { requireEnabled: true });
+    const provider = await requireProjectProvider(this.ports, projectId, providerId, { requireEnabled: true });
     let sshKeyFingerprint: string | null = null;
     if (request.sshKeyId) {
-      const key = await (await this.platform.projections.collection(sshKeysProjection)).get(request.sshKeyId);
+      const key = await (await this.ports.projections.collection(sshKeysProjection)).get(request.sshKeyId);
       if (!key || key.projectId !== projectId || key.providerId !== provider.id) {
         throw badRequest([{ detail: `SSH key ${request.sshKeyId} not found for provider ${provider.id}`, source: { pointer: `${pointerPrefix}/sshKeyId` } }]);
       }
       sshKeyFingerprint = key.fingerprint;
     }
     const kind = provider.name as ProviderKind;
-    const catalog = await new CatalogValidation(this.platform).validateCompute({ providerKind: kind, region: regionRef, instanceType, image: imageRef ?? null });
+    const catalog = await new CatalogValidation(this.ports).validateCompute({ providerKind: kind, region: regionRef, instanceType, image: imageRef ?? null });
     const instanceId = uuidv7();
     const jobId = uuidv7();
-    const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.platform.now() };
-    const r = await handleCommand(this.platform.events, instanceStream(instanceId), instanceDecider, command, ctx, { newStream: true });
-    await settleJob(this.platform, r.position, jobId, INSTANCE_MODELS);
-    return { doc: await writtenInstance(this.platform, projectId, instanceId, r.position), jobId };
+    const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.ports.now() };
+    const r = await handleCommand(this.ports.events, instanceStream(instanceId), instanceDecider, command, ctx, { newStream: true });
+    await settleJob(this.ports, r.position, jobId, INSTANCE_MODELS);
+    return { doc: await writtenInstance(this.ports, projectId, instanceId, r.position), jobId };
   }
 }
 
 @CommandHandler(RequestInstanceAction)
 export class RequestInstanceActionHandler implements ICommandHandler<RequestInstanceAction> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'consistency' | 'events' | 'logger' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, action, ctx, viaDelete }: RequestInstanceAction): Promise<Accepted> {
     const jobId = uuidv7();
-    const r = await requestInstanceAction(this.platform, { projectId, instanceId: id, action, jobId, viaDelete }, ctx);
-    await settleJob(this.platform, r.position, jobId, INSTANCE_MODELS);
-    return { doc: await writtenInstance(this.platform, projectId, id, r.position), jobId };
+    const r = await requestInstanceAction(this.ports, { projectId, instanceId: id, action, jobId, viaDelete }, ctx);
+    await settleJob(this.ports, r.position, jobId, INSTANCE_MODELS);
+    return { doc: await writtenInstance(this.ports, projectId, id, r.position), jobId };
   }
 
 }
 
 @CommandHandler(UpdateInstance)
 export class UpdateInstanceHandler implements ICommandHandler<UpdateInstance> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, input, ctx }: UpdateInstance): Promise<InstanceDoc> {
-    await ownInstance(this.platform, projectId, id);
-    const r = await handleCommand(this.platform.events, instanceStream(id), instanceDecider, { type: 'UpdateInstance', ...input, now: this.platform.now() }, ctx);
-    await this.platform.waitForProjections(r.position, INSTANCE_MODELS);
-    return writtenInstance(this.platform, projectId, id, r.position);
+    await ownInstance(this.ports, projectId, id);
+    const r = await handleCommand(this.ports.events, instanceStream(id), instanceDecider, { type: 'UpdateInstance', ...input, now: this.ports.now() }, ctx);
+    await this.ports.waitForProjections(r.position, INSTANCE_MODELS);
+    return writtenInstance(this.ports, projectId, id, r.position);
   }
 }
 
@@ -150,12 +150,12 @@ export class UpdateInstanceHandler implements ICommandHandler<UpdateInstance> {
  */
 @CommandHandler(SyncInstanceStatuses)
 export class SyncInstanceStatusesHandler implements ICommandHandler<SyncInstanceStatuses> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'drivers' | 'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, ctx }: SyncInstanceStatuses) {
-    const { events, drivers, logger } = this.platform;
+    const { events, drivers, logger } = this.ports;
     // One unsorted, uncounted query: FerretDB decodes every match of a query anyway.
-    const { items } = await (await this.platform.projections.collection(instancesProjection)).find({ filter: await activeFilter(this.platform, projectId), withTotal: false });
+    const { items } = await (await this.ports.projections.collection(instancesProjection)).find({ filter: await activeFilter(this.ports, projectId), withTotal: false });
     const out = { checked: 0, changed: 0, unreachable: 0 };
     let last: number | null = null;
     const queue = items.filter((d) => d.externalId);
@@ -171,70 +171,70 @@ export class SyncInstanceStatusesHandler implements ICommandHandler<SyncInstance
         }
         out.checked++;
         if (observed === d.status) continue;
-        const r = await handleCommand(events, instanceStream(d.id), instanceDecider, { type: 'SyncInstanceStatus', observed, now: this.platform.now() }, ctx);
+        const r = await handleCommand(events, instanceStream(d.id), instanceDecider, { type: 'SyncInstanceStatus', observed, now: this.ports.now() }, ctx);
         if (r.position === null) continue;
         out.changed++;
         last = Math.max(last ?? 0, r.position);
       }
     };
     await Promise.all(Array.from({ length: SYNC_CONCURRENCY }, worker));
-    await this.platform.waitForProjections(last, INSTANCE_MODELS);
+    await this.ports.waitForProjections(last, INSTANCE_MODELS);
     return out;
   }
 }
 
 @QueryHandler(GetInstance)
 export class GetInstanceHandler implements IQueryHandler<GetInstance> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, id }: GetInstance): Promise<InstanceDoc> {
-    return ownInstance(this.platform, projectId, id);
+    return ownInstance(this.ports, projectId, id);
   }
 }
 
 @QueryHandler(ListInstances)
 export class ListInstancesHandler implements IQueryHandler<ListInstances> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, filters, page }: ListInstances): Promise<Found<InstanceDoc>> {
-    const filter: Filter = filters.active ? await activeFilter(this.platform, projectId) : { projectId, status: filters.status ?? { $ne: 'terminated' } };
+    const filter: Filter = filters.active ? await activeFilter(this.ports, projectId) : { projectId, status: filters.status ?? { $ne: 'terminated' } };
     if (filters.provider) filter.providerId = filters.provider;
     // A region by slug, id or site, as creates take it.
-    if (filters.region) filter.region = { $in: await new CatalogValidation(this.platform).regionSlugs(filters.region) };
-    return (await this.platform.projections.collection(instancesProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+    if (filters.region) filter.region = { $in: await new CatalogValidation(this.ports).regionSlugs(filters.region) };
+    return (await this.ports.projections.collection(instancesProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
   }
 }
 
 /** The activity log: the instance's events, from their read model (DECISIONS 12: lists never read the event store). */
 @QueryHandler(InstanceHistory)
 export class InstanceHistoryHandler implements IQueryHandler<InstanceHistory> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, id, page }: InstanceHistory): Promise<Found<InstanceEventDoc>> {
-    await ownInstance(this.platform, projectId, id);
+    await ownInstance(this.ports, projectId, id);
     // The log's order is the stream's: `createdAt` sorts by revision (events of one write share a time).
     const sort = page.sort.map((k) => (k.field === 'createdAt' ? { ...k, field: 'revision' } : k));
-    return (await this.platform.projections.collection(instanceEventsProjection)).find({ filter: { instanceId: id }, sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(instanceEventsProjection)).find({ filter: { instanceId: id }, sort, skip: page.skip, limit: page.limit });
   }
 }
 
 @QueryHandler(InstanceJobs)
 export class InstanceJobsHandler implements IQueryHandler<InstanceJobs> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, id, page }: InstanceJobs): Promise<Found<JobDoc>> {
-    await ownInstance(this.platform, projectId, id);
-    return (await this.platform.projections.collection(jobsProjection)).find({ filter: { instanceId: id }, sort: page.sort, skip: page.skip, limit: page.limit });
+    await ownInstance(this.ports, projectId, id);
+    return (await this.ports.projections.collection(jobsProjection)).find({ filter: { instanceId: id }, sort: page.sort, skip: page.skip, limit: page.limit });
   }
 }
 
 @QueryHandler(InstanceMetrics)
 export class InstanceMetricsHandler implements IQueryHandler<InstanceMetrics> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'drivers' | 'projections'>) {}
 
   async execute({ projectId, id, points }: InstanceMetrics): Promise<UtilizationSample[]> {
-    const doc = await ownInstance(this.platform, projectId, id);
-    return doc.externalId && doc.status === 'active' ? this.platform.drivers.get(doc.providerKind, modeOfScope(doc.projectId)).metrics(doc.externalId, new Date(this.platform.clock.now()), points) : [];
+    const doc = await ownInstance(this.ports, projectId, id);
+    return doc.externalId && doc.status === 'active' ? this.ports.drivers.get(doc.providerKind, modeOfScope(doc.projectId)).metrics(doc.externalId, new Date(this.ports.clock.now()), points) : [];
   }
 }
 
@@ -250,13 +250,13 @@ export class WrittenInstance extends Query<{ data: ReturnType<typeof instanceRes
 
 @QueryHandler(WrittenInstance)
 export class WrittenInstanceHandler implements IQueryHandler<WrittenInstance> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
 
   async execute({ write, expandPlan }: WrittenInstance) {
     const id = idInStream(instanceStream, write.streamId);
-    const jobId = id ? (await requestEvent(this.platform, write))?.data.jobId : undefined;
+    const jobId = id ? (await requestEvent(this.ports, write))?.data.jobId : undefined;
     if (!id || typeof jobId !== 'string') return null;
-    return { data: instanceResource(await writtenInstance(this.platform, write.projectId, id, write.position), { expandPlan }), jobId };
+    return { data: instanceResource(await writtenInstance(this.ports, write.projectId, id, write.position), { expandPlan }), jobId };
   }
 }
 

@@ -8,7 +8,6 @@ import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-strea
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import type { SortKey } from '../../../../libs/readstore/src/read-store.port';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { billingAccountsProjection } from '../../../../projections/billing-accounts/billing-accounts.projection';
 import { invoicesProjection, type InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
 import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
@@ -23,8 +22,9 @@ import { recordInvoicePayment } from '../../../../sagas/usage-invoicing/invoice-
 import { DebitWalletCommand } from '../billing/wallets.handlers';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { ownDoc, written } from '../jobs/job-writes';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { renderInvoicePdf } from './invoice-pdf';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** What a client's POST decides: the invoice but its id, project, number, source and time. */
 export type InvoiceInput = Pick<IssueInvoice, 'currency' | 'amountCents' | 'taxRate' | 'lineItems' | 'dueDate' | 'metadata'>;
@@ -109,19 +109,19 @@ export class GetBillingOverview extends Query<BillingOverview> {
 
 @CommandHandler(CreateInvoice)
 export class CreateInvoiceHandler implements ICommandHandler<CreateInvoice> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: CreateInvoice): Promise<InvoiceDoc> {
     const invoiceId = uuidv7();
-    const { position } = await issueInvoice(this.platform.events, { invoiceId, projectId, ...input, source: { kind: 'request' }, now: this.platform.now() }, context);
-    await this.platform.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
-    return written(this.platform, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
+    const { position } = await issueInvoice(this.ports.events, { invoiceId, projectId, ...input, source: { kind: 'request' }, now: this.ports.now() }, context);
+    await this.ports.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
+    return written(this.ports, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
   }
 }
 
 /** An invoice's state folded from its stream (the decision's source of truth, not the read model). */
-async function invoiceState(platform: Platform, invoiceId: string) {
-  const { state, position } = await aggregateStream(platform.events, invoiceStream(invoiceId), invoiceDecider);
+async function invoiceState(ports: PortsOf<'events'>, invoiceId: string) {
+  const { state, position } = await aggregateStream(ports.events, invoiceStream(invoiceId), invoiceDecider);
   return { state, position };
 }
 
@@ -135,21 +135,21 @@ async function invoiceState(platform: Platform, invoiceId: string) {
 @CommandHandler(PayInvoice)
 export class PayInvoiceHandler implements ICommandHandler<PayInvoice> {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>,
     @Inject(CommandBus) private readonly commands: CommandBus,
   ) {}
 
   async execute({ projectId, invoiceId, context }: PayInvoice): Promise<InvoiceDoc> {
-    const invoice = existingInvoice((await invoiceState(this.platform, invoiceId)).state, projectId);
+    const invoice = existingInvoice((await invoiceState(this.ports, invoiceId)).state, projectId);
     refuseUnpayable(invoice);
     const origin = { source: 'invoice' as const, reference: invoiceId, description: `Invoice ${invoice.invoiceNumber}` };
     const { movement } = await this.commands.execute(new DebitWalletCommand(projectId, invoice.currency, invoice.totalCents, origin, context));
     if (!movement.applied) throw new DomainError('INVALID_STATE', `Invoice ${invoice.invoiceNumber} is already paid (debit ${movement.id})`);
-    const debit = (await this.platform.events.readStream(walletStream(projectId, invoice.currency))).find((e) => (e.data as { debitId?: string }).debitId === movement.id);
-    if (debit) await recordInvoicePayment(this.platform.events, debit);
-    const { position } = await invoiceState(this.platform, invoiceId);
-    await this.platform.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
-    return written(this.platform, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
+    const debit = (await this.ports.events.readStream(walletStream(projectId, invoice.currency))).find((e) => (e.data as { debitId?: string }).debitId === movement.id);
+    if (debit) await recordInvoicePayment(this.ports.events, debit);
+    const { position } = await invoiceState(this.ports, invoiceId);
+    await this.ports.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
+    return written(this.ports, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
   }
 }
 
@@ -162,7 +162,7 @@ export class WrittenInvoice extends Query<InvoiceDoc | null> {
 
 @QueryHandler(WrittenInvoice)
 export class WrittenInvoiceHandler implements IQueryHandler<WrittenInvoice> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
 
   async execute({ write }: WrittenInvoice): Promise<InvoiceDoc | null> {
     // A create: the invoice as of its write (pending, however it went on).
@@ -170,45 +170,45 @@ export class WrittenInvoiceHandler implements IQueryHandler<WrittenInvoice> {
     let position: number | null = write.position;
     if (!invoiceId) {
       // A pay: its debit names the invoice, answered as it stands now (paid by the pay or by the process manager).
-      const debit = (await this.platform.events.readStream(write.streamId)).find((e) => e.position === write.position && e.type === 'billing.WalletDebited.v1');
+      const debit = (await this.ports.events.readStream(write.streamId)).find((e) => e.position === write.position && e.type === 'billing.WalletDebited.v1');
       const data = debit?.data as { source?: string; reference?: string } | undefined;
       invoiceId = data?.source === 'invoice' && data.reference ? data.reference : null;
-      if (invoiceId) position = (await invoiceState(this.platform, invoiceId)).position;
+      if (invoiceId) position = (await invoiceState(this.ports, invoiceId)).position;
     }
     if (!invoiceId || position === null) return null;
-    const doc = await this.platform.readBack(invoicesProjection, invoiceStream(invoiceId), invoiceId, position);
+    const doc = await this.ports.readBack(invoicesProjection, invoiceStream(invoiceId), invoiceId, position);
     return doc && doc.projectId === write.projectId ? doc : null;
   }
 }
 
 @QueryHandler(GetInvoice)
 export class GetInvoiceHandler implements IQueryHandler<GetInvoice> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, invoiceId }: GetInvoice): Promise<InvoiceDoc> {
-    return ownDoc(this.platform, invoicesProjection, projectId, invoiceId, 'Invoice');
+    return ownDoc(this.ports, invoicesProjection, projectId, invoiceId, 'Invoice');
   }
 }
 
 @QueryHandler(GetInvoicePdf)
 export class GetInvoicePdfHandler implements IQueryHandler<GetInvoicePdf> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, invoiceId }: GetInvoicePdf): Promise<{ invoice: InvoiceDoc; pdf: Buffer }> {
-    const invoice = await ownDoc(this.platform, invoicesProjection, projectId, invoiceId, 'Invoice');
+    const invoice = await ownDoc(this.ports, invoicesProjection, projectId, invoiceId, 'Invoice');
     return { invoice, pdf: await renderInvoicePdf(invoice) };
   }
 }
 
 @QueryHandler(ListInvoices)
 export class ListInvoicesHandler implements IQueryHandler<ListInvoices> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toItem }: ListInvoices): Promise<ListResult<object>> {
     const filter: Record<string, string> = { projectId };
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.currency) filter.currency = list.filters.currency;
-    const { items, total } = await (await this.platform.projections.collection(invoicesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(invoicesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
     return listResult(items.map(toItem) as never[], total);
   }
 }
@@ -236,13 +236,13 @@ function compareBy(sort: SortKey[]) {
  */
 @QueryHandler(GetUsage)
 export class GetUsageHandler implements IQueryHandler<GetUsage> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'now' | 'projections'>) {}
 
   async execute({ projectId, window, list, toItem }: GetUsage): Promise<ListResult<object>> {
-    const now = Date.parse(this.platform.now());
+    const now = Date.parse(this.ports.now());
     const end = window.end ?? now;
     const start = window.start ?? startOfMonthOf(end === now ? now : end - 1);
-    const meters = await projectMeters(await this.platform.projections.collection(usageMetersProjection), projectId, end);
+    const meters = await projectMeters(await this.ports.projections.collection(usageMetersProjection), projectId, end);
     const usage = usageOf(meters, start, end, now).sort(compareBy(list.sort));
     const totals = usage.reduce((t, u) => ({ hours: t.hours + u.hours, costCents: t.costCents + u.costCents }), { hours: 0, costCents: 0 });
     const page = usage.slice(list.skip, list.skip + list.limit).map(toItem);
@@ -264,14 +264,14 @@ export class GetUsageHandler implements IQueryHandler<GetUsage> {
  */
 @QueryHandler(GetBillingOverview)
 export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOverview> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'now' | 'projections'>) {}
 
   async execute({ projectId }: GetBillingOverview): Promise<BillingOverview> {
-    const now = Date.parse(this.platform.now());
-    const account = await (await this.platform.projections.collection(billingAccountsProjection)).get(projectId);
-    const meters = await projectMeters(await this.platform.projections.collection(usageMetersProjection), projectId, now + 1);
-    const wallets = (await (await this.platform.projections.collection(billingWalletsProjection)).find({ filter: { projectId }, sort: [{ field: 'currency', direction: 1 }], limit: 10, withTotal: false })).items;
-    const credits = await this.platform.projections.collection(billingCreditsProjection);
+    const now = Date.parse(this.ports.now());
+    const account = await (await this.ports.projections.collection(billingAccountsProjection)).get(projectId);
+    const meters = await projectMeters(await this.ports.projections.collection(usageMetersProjection), projectId, now + 1);
+    const wallets = (await (await this.ports.projections.collection(billingWalletsProjection)).find({ filter: { projectId }, sort: [{ field: 'currency', direction: 1 }], limit: 10, withTotal: false })).items;
+    const credits = await this.ports.projections.collection(billingCreditsProjection);
     const providerPayments = (await credits.find({ filter: { projectId, source: { $in: ['payment', 'checkout'] } }, limit: 1 })).total;
     return {
       projectId: projectOfScope(projectId),

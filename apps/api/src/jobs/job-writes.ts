@@ -3,16 +3,16 @@ import { jobStream } from '../../../../libs/domain/jobs/events';
 import { notFound } from '../../../../libs/application/src/errors';
 import type { ReadDoc } from '../../../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import type { Platform } from '../../../../libs/runtime/src/platform';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const DISPATCHER = 'saga:job-dispatcher';
 
 /** Read-your-writes for a request that starts a job: the resource's read models, then the job the dispatcher creates from its event. */
-export async function settleJob(platform: Platform, position: number | null, jobId: string, readModels: string | string[]): Promise<void> {
+export async function settleJob(ports: PortsOf<'consistency' | 'logger' | 'waitForProjections'>, position: number | null, jobId: string, readModels: string | string[]): Promise<void> {
   if (position === null) return;
-  const ok = await platform.waitForProjections(position, typeof readModels === 'string' ? [readModels] : readModels);
-  const jobReady = ok && (await platform.consistency.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
-  if (!jobReady) platform.logger.warn({ jobId, position }, 'read models did not catch up within the consistency wait');
+  const ok = await ports.waitForProjections(position, typeof readModels === 'string' ? [readModels] : readModels);
+  const jobReady = ok && (await ports.consistency.waitForSaga(DISPATCHER, position, jobStream(jobId), ['jobs']));
+  if (!jobReady) ports.logger.warn({ jobId, position }, 'read models did not catch up within the consistency wait');
 }
 
 /**
@@ -20,7 +20,7 @@ export async function settleJob(platform: Platform, position: number | null, job
  * folded from its own stream, so an accepted write never answers 404 or stale data.
  */
 export async function written<D extends ReadDoc & { projectId: string | null }>(
-  platform: Platform,
+  ports: PortsOf<'readBack'>,
   projection: DocumentProjection<D>,
   stream: string,
   id: string,
@@ -28,14 +28,14 @@ export async function written<D extends ReadDoc & { projectId: string | null }>(
   position: number | null,
   label: string,
 ): Promise<D> {
-  const doc = await platform.readBack(projection, stream, id, position);
+  const doc = await ports.readBack(projection, stream, id, position);
   if (!doc || doc.projectId !== projectId) throw notFound(`${label} not found`);
   return doc;
 }
 
 /** A project's document by id from a read model, else 404 (another project's ids included). */
-export async function ownDoc<D extends ReadDoc & { projectId: string | null }>(platform: Platform, projection: DocumentProjection<D>, projectId: string, id: string, label: string): Promise<D> {
-  const doc = await (await platform.projections.collection(projection)).get(id);
+export async function ownDoc<D extends ReadDoc & { projectId: string | null }>(ports: PortsOf<'projections'>, projection: DocumentProjection<D>, projectId: string, id: string, label: string): Promise<D> {
+  const doc = await (await ports.projections.collection(projection)).get(id);
   if (!doc || doc.projectId !== projectId) throw notFound(`${label} not found`);
   return doc;
 }

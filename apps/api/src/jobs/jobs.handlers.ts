@@ -7,14 +7,14 @@ import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-strea
 import { AppError, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { batchesProjection } from '../../../../projections/batches/batches.projection';
 import { batchJobResource } from '../batches/batch-view';
 import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
 import { JOB_RESOURCES } from '../../../../contexts/registrations';
 import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** A failed job re-opened with a fresh budget of attempts (DECISIONS 7). */
 export class RetryJob extends Command<JobDoc> {
@@ -34,8 +34,8 @@ export class GetJob extends Query<{ job: JobDoc } | { batchJob: Awaited<ReturnTy
   }
 }
 
-const ownBatch = async (platform: Platform, projectId: string, id: string) => {
-  const batch = await (await platform.projections.collection(batchesProjection)).get(id);
+const ownBatch = async (ports: PortsOf<'projections'>, projectId: string, id: string) => {
+  const batch = await (await ports.projections.collection(batchesProjection)).get(id);
   return batch && batch.projectId === projectId ? batch : null;
 };
 
@@ -47,45 +47,45 @@ const ownBatch = async (platform: Platform, projectId: string, id: string) => {
  */
 @CommandHandler(RetryJob)
 export class RetryJobHandler implements ICommandHandler<RetryJob> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, jobId, ctx }: RetryJob): Promise<JobDoc> {
-    const { events } = this.platform;
-    if (await ownBatch(this.platform, projectId, jobId)) throw new AppError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
-    const job = await (await this.platform.projections.collection(jobsProjection)).get(jobId);
+    const { events } = this.ports;
+    if (await ownBatch(this.ports, projectId, jobId)) throw new AppError('RETRY_FAILED', 'A batch is retried item by item: retry the failed jobs listed by GET /v1/batch/batch/status');
+    const job = await (await this.ports.projections.collection(jobsProjection)).get(jobId);
     if (!job || job.projectId !== projectId) throw notFound('Job not found');
     const { state } = await aggregateStream(events, jobStream(jobId), jobDecider);
     // The decider refuses anything but a failed job (400 RETRY_FAILED); asked here first so a refused retry resets nothing.
-    jobDecider.decide({ type: 'RetryJob', now: this.platform.now() }, state);
+    jobDecider.decide({ type: 'RetryJob', now: this.ports.now() }, state);
     const resource = JOB_RESOURCES[job.resourceType];
-    const resetAt = resource ? await resetForRetry(events, resource, job, this.platform.now(), ctx) : null;
-    const retried = await handleCommand(events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: this.platform.now() }, ctx);
-    await this.platform.waitForProjections(Math.max(retried.position ?? 0, resetAt ?? 0) || null, resource ? [resource.readModel, 'jobs'] : ['jobs']);
-    return (await this.platform.readBack(jobsProjection, jobStream(jobId), jobId, retried.position))!;
+    const resetAt = resource ? await resetForRetry(events, resource, job, this.ports.now(), ctx) : null;
+    const retried = await handleCommand(events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: this.ports.now() }, ctx);
+    await this.ports.waitForProjections(Math.max(retried.position ?? 0, resetAt ?? 0) || null, resource ? [resource.readModel, 'jobs'] : ['jobs']);
+    return (await this.ports.readBack(jobsProjection, jobStream(jobId), jobId, retried.position))!;
   }
 }
 
 @QueryHandler(ListJobs)
 export class ListJobsHandler implements IQueryHandler<ListJobs> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, filters, page }: ListJobs) {
     const filter: Filter = { projectId };
     if (filters.status) filter.status = filters.status;
     if (filters.instanceId) filter.instanceId = filters.instanceId;
-    return (await this.platform.projections.collection(jobsProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(jobsProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
   }
 }
 
 @QueryHandler(GetJob)
 export class GetJobHandler implements IQueryHandler<GetJob> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, id }: GetJob) {
-    const job = await (await this.platform.projections.collection(jobsProjection)).get(id);
+    const job = await (await this.ports.projections.collection(jobsProjection)).get(id);
     if (job && job.projectId === projectId) return { job };
-    const batch = job ? null : await ownBatch(this.platform, projectId, id);
-    if (batch) return { batchJob: await batchJobResource(this.platform, batch) };
+    const batch = job ? null : await ownBatch(this.ports, projectId, id);
+    if (batch) return { batchJob: await batchJobResource(this.ports, batch) };
     throw notFound('Job not found');
   }
 }
@@ -102,12 +102,12 @@ export class WrittenJobRetry extends Query<JobDoc | null> {
 
 @QueryHandler(WrittenJobRetry)
 export class WrittenJobRetryHandler implements IQueryHandler<WrittenJobRetry> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
 
   async execute({ write }: WrittenJobRetry): Promise<JobDoc | null> {
-    const named = idInStream(jobStream, write.streamId) ?? (await requestEvent(this.platform, write))?.data.jobId;
+    const named = idInStream(jobStream, write.streamId) ?? (await requestEvent(this.ports, write))?.data.jobId;
     if (typeof named !== 'string') return null;
-    const doc = await this.platform.readBack(jobsProjection, jobStream(named), named, write.position);
+    const doc = await this.ports.readBack(jobsProjection, jobStream(named), named, write.position);
     return doc && doc.projectId === write.projectId ? doc : null;
   }
 }

@@ -10,13 +10,13 @@ import { collectionSchema, toResource } from '../../../../libs/http/src/envelope
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { ownDoc } from '../jobs/job-writes';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that offers Kubernetes') });
 
@@ -29,12 +29,12 @@ export class GetKubeconfig extends Query<string> {
 
 @QueryHandler(GetKubeconfig)
 export class GetKubeconfigHandler implements IQueryHandler<GetKubeconfig> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections' | 'vault'>) {}
 
   async execute({ call }: GetKubeconfig): Promise<string> {
-    const doc = await ownDoc(this.platform, clustersProjection, dataScopeOf(call.principal), call.id, clusters.label);
+    const doc = await ownDoc(this.ports, clustersProjection, dataScopeOf(call.principal), call.id, clusters.label);
     requireSameProvider(doc.providerId, call.providerId, clusters.label);
-    const secret = doc.status === 'active' && doc.credentialRef ? await this.platform.vault.get(doc.credentialRef) : null;
+    const secret = doc.status === 'active' && doc.credentialRef ? await this.ports.vault.get(doc.credentialRef) : null;
     return clusterKubeconfig(doc, secret?.token ?? null);
   }
 }
@@ -48,13 +48,13 @@ export class ListKubernetesVersions extends Query<ListResult<object>> {
 
 @QueryHandler(ListKubernetesVersions)
 export class ListKubernetesVersionsHandler implements IQueryHandler<ListKubernetesVersions> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'drivers' | 'events' | 'projections'>) {}
 
   async execute({ call }: ListKubernetesVersions): Promise<ListResult<object>> {
     const { providerId, region } = call.list.filters;
-    const provider = await resolveProvider(this.platform, dataScopeOf(call.principal), providerId, 'kubernetes');
-    if (region) await new CatalogValidation(this.platform).resolveRegion(provider.name, region);
-    const versions = kubernetesVersionList((await this.platform.drivers.get(provider.name, modeOfScope(provider.projectId)).kubernetesVersions?.()) ?? []);
+    const provider = await resolveProvider(this.ports, dataScopeOf(call.principal), providerId, 'kubernetes');
+    if (region) await new CatalogValidation(this.ports).resolveRegion(provider.name, region);
+    const versions = kubernetesVersionList((await this.ports.drivers.get(provider.name, modeOfScope(provider.projectId)).kubernetesVersions?.()) ?? []);
     const ordered = call.list.sort[0]?.direction === 1 ? [...versions].reverse() : versions;
     const page = ordered.slice(call.list.skip, call.list.skip + call.list.limit);
     return listResult(page.map((v) => toResource('kubernetes-versions', v.version, v)), versions.length);

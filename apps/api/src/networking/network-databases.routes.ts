@@ -10,7 +10,6 @@ import { collectionSchema, resourceSchema } from '../../../../libs/http/src/enve
 import { AppError, badRequest } from '../../../../libs/application/src/errors';
 import type { ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { databasesProjection } from '../../../../projections/databases/databases.projection';
 import { networkDatabasesProjection } from '../../../../projections/network-databases/network-databases.projection';
@@ -21,8 +20,9 @@ import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { ownDoc } from '../jobs/job-writes';
 import { requireSameProvider } from '../providers/resolve-provider';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { BusController } from '../common/bus-controller';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const NETWORK = 'Private network';
 /** Networks that take attachments: live, and not waiting for their create. */
@@ -63,8 +63,8 @@ const attachments: JobResourceRoutes<typeof networkDatabases.schema> = {
 };
 
 /** The network of a request: the project's (404 otherwise), on the provider named, if one is. */
-async function networkOf(platform: Platform, principal: Principal | null, networkId: string, providerId: string | undefined): Promise<PrivateNetworkDoc> {
-  const network = await ownDoc(platform, privateNetworksProjection, dataScopeOf(principal), networkId, NETWORK);
+async function networkOf(ports: PortsOf<'projections'>, principal: Principal | null, networkId: string, providerId: string | undefined): Promise<PrivateNetworkDoc> {
+  const network = await ownDoc(ports, privateNetworksProjection, dataScopeOf(principal), networkId, NETWORK);
   requireSameProvider(network.providerId, providerId, NETWORK);
   return network;
 }
@@ -81,12 +81,12 @@ export class AttachNetworkDatabase extends Command<Accepted> {
 @CommandHandler(AttachNetworkDatabase)
 export class AttachNetworkDatabaseHandler implements ICommandHandler<AttachNetworkDatabase> {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(PORTS) private readonly ports: PortsOf<'projections'>,
     @Inject(CommandBus) private readonly commands: CommandBus,
   ) {}
 
   async execute({ call }: AttachNetworkDatabase): Promise<Accepted> {
-    const network = await networkOf(this.platform, call.principal, call.networkId, call.providerId);
+    const network = await networkOf(this.ports, call.principal, call.networkId, call.providerId);
     // The network's provider runs the attachment.
     return this.commands.execute(new CreateJobResource(attachments as unknown as JobResourceRoutes, { ...call, providerId: network.providerId, body: { ...call.body, networkId: network.id } }));
   }
@@ -101,12 +101,12 @@ export class ListNetworkDatabases extends Query<ListResult<object>> {
 @QueryHandler(ListNetworkDatabases)
 export class ListNetworkDatabasesHandler implements IQueryHandler<ListNetworkDatabases> {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(PORTS) private readonly ports: PortsOf<'projections'>,
     @Inject(QueryBus) private readonly queries: QueryBus,
   ) {}
 
   async execute({ call }: ListNetworkDatabases): Promise<ListResult<object>> {
-    const network = await networkOf(this.platform, call.principal, call.networkId, call.providerId);
+    const network = await networkOf(this.ports, call.principal, call.networkId, call.providerId);
     return this.queries.execute(new ListJobResources(attachments as unknown as JobResourceRoutes, { principal: call.principal, list: call.list, scope: { networkId: network.id } }));
   }
 }

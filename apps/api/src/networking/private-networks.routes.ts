@@ -4,12 +4,12 @@ import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { handleCommand, withoutIdempotencyKey } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { AppError } from '../../../../libs/application/src/errors';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
 import { jobResourceController } from '../common/job-resource.routes';
 import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
 import { createFields } from './create-fields';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Private networks (spec 4.8, DECISIONS 14): a private range per region, attached to instances and servers; each a job. */
 export const PrivateNetworksController = jobResourceController({
@@ -59,16 +59,16 @@ const ABANDONED_AFTER_MS = 30_000;
 const isConflict = (err: unknown) => err instanceof DomainError && err.code === 'CONFLICT';
 
 /** The reservations overlapping `cidr` (other than `networkId`'s) whose network holds its range no more. */
-async function freeOverlaps(platform: Platform, stream: string, cidr: string, networkId: string): Promise<string[]> {
-  const { state: ledger } = await aggregateStream(platform.events, stream, privateNetworkRangesDecider);
+async function freeOverlaps(ports: PortsOf<'events' | 'now'>, stream: string, cidr: string, networkId: string): Promise<string[]> {
+  const { state: ledger } = await aggregateStream(ports.events, stream, privateNetworkRangesDecider);
   const free: string[] = [];
-  for (const [id, r] of overlappingReservations(ledger, cidr, networkId)) if (await rangeIsFree(platform, id, r.reservedAt)) free.push(id);
+  for (const [id, r] of overlappingReservations(ledger, cidr, networkId)) if (await rangeIsFree(ports, id, r.reservedAt)) free.push(id);
   return free;
 }
 
 /** Whether a reserved network holds its range no more: deleted, or never created. */
-async function rangeIsFree(platform: Platform, networkId: string, reservedAt: string): Promise<boolean> {
-  const events = await platform.events.readStream(privateNetworkStream(networkId));
-  if (events.length === 0) return Date.parse(platform.now()) - Date.parse(reservedAt) > ABANDONED_AFTER_MS;
+async function rangeIsFree(ports: PortsOf<'events' | 'now'>, networkId: string, reservedAt: string): Promise<boolean> {
+  const events = await ports.events.readStream(privateNetworkStream(networkId));
+  if (events.length === 0) return Date.parse(ports.now()) - Date.parse(reservedAt) > ABANDONED_AFTER_MS;
   return foldDocument(privateNetworksProjection, events, networkId) === null;
 }

@@ -11,14 +11,14 @@ import { addressRefusal, checkWebhookUrl } from '../../../../libs/domain/notific
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { EVENT_NAMES } from '../../../../contexts/registrations';
 import { notificationDeliveriesProjection, type DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
 import { notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
 import { notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
 import { EndpointSender, type SendResult } from '../../../../sagas/notification-delivery/endpoint-sender';
 import { ownDoc, written } from '../jobs/job-writes';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 type Found<D> = { items: D[]; total: number };
 
@@ -55,41 +55,41 @@ export class ListNotifications extends Query<Found<NotificationDoc>> {
   }
 }
 
-const decideNotification = (platform: Platform, id: string, command: Parameters<typeof notificationDecider.decide>[0], context: CommandContext) =>
-  handleCommand(platform.events, notificationStream(id), notificationDecider, command, context);
+const decideNotification = (ports: PortsOf<'events'>, id: string, command: Parameters<typeof notificationDecider.decide>[0], context: CommandContext) =>
+  handleCommand(ports.events, notificationStream(id), notificationDecider, command, context);
 
 @CommandHandler(CreateNotification)
 export class CreateNotificationHandler implements ICommandHandler<CreateNotification> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fields, context }: CreateNotification): Promise<NotificationDoc> {
     const id = uuidv7();
-    const { position } = await decideNotification(this.platform, id, { type: 'CreateNotification', notificationId: id, projectId, fields, now: this.platform.now() }, context);
-    await this.platform.waitForProjections(position, [notificationsProjection.name]);
-    return written(this.platform, notificationsProjection, notificationStream(id), id, projectId, position, 'Notification');
+    const { position } = await decideNotification(this.ports, id, { type: 'CreateNotification', notificationId: id, projectId, fields, now: this.ports.now() }, context);
+    await this.ports.waitForProjections(position, [notificationsProjection.name]);
+    return written(this.ports, notificationsProjection, notificationStream(id), id, projectId, position, 'Notification');
   }
 }
 
 @CommandHandler(MarkNotificationRead)
 export class MarkNotificationReadHandler implements ICommandHandler<MarkNotificationRead> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, notificationId, read, context }: MarkNotificationRead): Promise<NotificationDoc> {
-    await ownDoc(this.platform, notificationsProjection, projectId, notificationId, 'Notification');
-    const { position } = await decideNotification(this.platform, notificationId, { type: 'MarkNotificationRead', notificationId, projectId, read, now: this.platform.now() }, context);
-    await this.platform.waitForProjections(position, [notificationsProjection.name]);
-    return written(this.platform, notificationsProjection, notificationStream(notificationId), notificationId, projectId, position, 'Notification');
+    await ownDoc(this.ports, notificationsProjection, projectId, notificationId, 'Notification');
+    const { position } = await decideNotification(this.ports, notificationId, { type: 'MarkNotificationRead', notificationId, projectId, read, now: this.ports.now() }, context);
+    await this.ports.waitForProjections(position, [notificationsProjection.name]);
+    return written(this.ports, notificationsProjection, notificationStream(notificationId), notificationId, projectId, position, 'Notification');
   }
 }
 
 @CommandHandler(DeleteNotification)
 export class DeleteNotificationHandler implements ICommandHandler<DeleteNotification> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, notificationId, context }: DeleteNotification): Promise<void> {
-    await ownDoc(this.platform, notificationsProjection, projectId, notificationId, 'Notification');
-    const { position } = await decideNotification(this.platform, notificationId, { type: 'DeleteNotification', notificationId, projectId, now: this.platform.now() }, context);
-    await this.platform.waitForProjections(position, [notificationsProjection.name]);
+    await ownDoc(this.ports, notificationsProjection, projectId, notificationId, 'Notification');
+    const { position } = await decideNotification(this.ports, notificationId, { type: 'DeleteNotification', notificationId, projectId, now: this.ports.now() }, context);
+    await this.ports.waitForProjections(position, [notificationsProjection.name]);
   }
 }
 
@@ -99,10 +99,10 @@ export class DeleteNotificationHandler implements ICommandHandler<DeleteNotifica
  */
 @CommandHandler(ForAllNotifications)
 export class ForAllNotificationsHandler implements ICommandHandler<ForAllNotifications> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, action, context }: ForAllNotifications): Promise<number> {
-    const collection = await this.platform.projections.collection(notificationsProjection);
+    const collection = await this.ports.projections.collection(notificationsProjection);
     const filter: Record<string, string | boolean> = action === 'read' ? { projectId, read: false } : { projectId };
     const done = new Set<string>();
     let last: number | null = null;
@@ -113,14 +113,14 @@ export class ForAllNotificationsHandler implements ICommandHandler<ForAllNotific
         const results = await Promise.all(
           page.slice(i, i + 16).map((d) => {
             done.add(d.id);
-            const now = this.platform.now();
+            const now = this.ports.now();
             const command = action === 'read' ? { type: 'MarkNotificationRead' as const, notificationId: d.id, projectId, read: true, now } : { type: 'DeleteNotification' as const, notificationId: d.id, projectId, now };
-            return decideNotification(this.platform, d.id, command, context).catch((err) => (err?.code === 'NOT_FOUND' ? { position: null } : Promise.reject(err)));
+            return decideNotification(this.ports, d.id, command, context).catch((err) => (err?.code === 'NOT_FOUND' ? { position: null } : Promise.reject(err)));
           }),
         );
         for (const r of results) if (r.position !== null) last = Math.max(last ?? 0, r.position);
       }
-      await this.platform.waitForProjections(last, [notificationsProjection.name]);
+      await this.ports.waitForProjections(last, [notificationsProjection.name]);
     }
     return done.size;
   }
@@ -128,21 +128,21 @@ export class ForAllNotificationsHandler implements ICommandHandler<ForAllNotific
 
 @QueryHandler(GetNotification)
 export class GetNotificationHandler implements IQueryHandler<GetNotification> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, notificationId }: GetNotification): Promise<NotificationDoc> {
-    return ownDoc(this.platform, notificationsProjection, projectId, notificationId, 'Notification');
+    return ownDoc(this.ports, notificationsProjection, projectId, notificationId, 'Notification');
   }
 }
 
 @QueryHandler(ListNotifications)
 export class ListNotificationsHandler implements IQueryHandler<ListNotifications> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list }: ListNotifications): Promise<Found<NotificationDoc>> {
     const { read, type } = list.filters;
     const filter = { projectId, ...(read === undefined ? {} : { read: read === 'true' }), ...(type ? { type } : {}) };
-    return (await this.platform.projections.collection(notificationsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(notificationsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
   }
 }
 
@@ -218,7 +218,7 @@ async function targetRefusal(raw: string, allowPrivate: boolean): Promise<string
 
 @CommandHandler(CreateEndpoint)
 export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'now' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, pointerPrefix, context }: CreateEndpoint): Promise<{ doc: EndpointDoc; secret: string | null }> {
     const problems: { detail: string; source: { pointer: string } }[] = [];
@@ -226,7 +226,7 @@ export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
       if (!EVENT_NAMES.isPublished(name)) problems.push({ detail: `events[${i}]: unknown event name "${name}" (the names are listed at GET /v1/notifications/events; "*" subscribes to all)`, source: { pointer: `${pointerPrefix}/events/${i}` } });
     });
     if (input.type === 'webhook') {
-      const refusal = await targetRefusal(input.url!, this.platform.config.webhooks.allowPrivateTargets);
+      const refusal = await targetRefusal(input.url!, this.ports.config.webhooks.allowPrivateTargets);
       if (refusal) problems.push({ detail: `url: ${refusal}`, source: { pointer: `${pointerPrefix}/url` } });
       if (input.secret !== undefined) {
         const m = SECRET.exec(input.secret);
@@ -241,14 +241,14 @@ export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
     const endpointId = uuidv7();
     const secret = input.type === 'webhook' ? input.secret ?? newSigningSecret() : null;
     // The secret goes to the vault; the event holds its reference (DECISIONS 11).
-    const secretRef = secret ? await this.platform.vault.put(projectId, { secret }) : null;
+    const secretRef = secret ? await this.ports.vault.put(projectId, { secret }) : null;
     const fields: EndpointFields = { type: input.type, url: input.url ?? null, email: input.email ?? null, events: [...new Set(input.events)], enabled: input.enabled, secretRef };
     try {
-      const { position } = await handleCommand(this.platform.events, endpointStream(endpointId), endpointDecider, { type: 'CreateEndpoint', endpointId, projectId, fields, now: this.platform.now() }, context);
-      await this.platform.waitForProjections(position, [notificationEndpointsProjection.name]);
-      return { doc: await written(this.platform, notificationEndpointsProjection, endpointStream(endpointId), endpointId, projectId, position, 'Notification endpoint'), secret };
+      const { position } = await handleCommand(this.ports.events, endpointStream(endpointId), endpointDecider, { type: 'CreateEndpoint', endpointId, projectId, fields, now: this.ports.now() }, context);
+      await this.ports.waitForProjections(position, [notificationEndpointsProjection.name]);
+      return { doc: await written(this.ports, notificationEndpointsProjection, endpointStream(endpointId), endpointId, projectId, position, 'Notification endpoint'), secret };
     } catch (err) {
-      if (secretRef) await this.platform.vault.delete(secretRef).catch(() => undefined);
+      if (secretRef) await this.ports.vault.delete(secretRef).catch(() => undefined);
       throw err;
     }
   }
@@ -256,58 +256,58 @@ export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
 
 @CommandHandler(DeleteEndpoint)
 export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, endpointId, context }: DeleteEndpoint): Promise<void> {
-    const doc = await ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
-    const { position } = await handleCommand(this.platform.events, endpointStream(endpointId), endpointDecider, { type: 'DeleteEndpoint', endpointId, projectId, now: this.platform.now() }, context);
+    const doc = await ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+    const { position } = await handleCommand(this.ports.events, endpointStream(endpointId), endpointDecider, { type: 'DeleteEndpoint', endpointId, projectId, now: this.ports.now() }, context);
     // Crypto-shredding: the secret is forgotten with the endpoint.
-    if (doc.secretRef) await this.platform.vault.delete(doc.secretRef);
-    await this.platform.waitForProjections(position, [notificationEndpointsProjection.name]);
+    if (doc.secretRef) await this.ports.vault.delete(doc.secretRef);
+    await this.ports.waitForProjections(position, [notificationEndpointsProjection.name]);
   }
 }
 
 @QueryHandler(GetEndpoint)
 export class GetEndpointHandler implements IQueryHandler<GetEndpoint> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, endpointId }: GetEndpoint): Promise<EndpointDoc> {
-    return ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+    return ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
   }
 }
 
 @QueryHandler(ListEndpoints)
 export class ListEndpointsHandler implements IQueryHandler<ListEndpoints> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list }: ListEndpoints): Promise<Found<EndpointDoc>> {
     const { type, enabled } = list.filters;
     const filter = { projectId, ...(type ? { type } : {}), ...(enabled === undefined ? {} : { enabled: enabled === 'true' }) };
-    return (await this.platform.projections.collection(notificationEndpointsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(notificationEndpointsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
   }
 }
 
 @QueryHandler(ListDeliveries)
 export class ListDeliveriesHandler implements IQueryHandler<ListDeliveries> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, endpointId, list }: ListDeliveries): Promise<Found<DeliveryDoc>> {
-    await ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+    await ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
     const filter = { endpointId, ...(list.filters.status ? { status: list.filters.status } : {}) };
-    return (await this.platform.projections.collection(notificationDeliveriesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(notificationDeliveriesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
   }
 }
 
 @CommandHandler(ResendDelivery)
 export class ResendDeliveryHandler implements ICommandHandler<ResendDelivery> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, endpointId, deliveryId, context }: ResendDelivery): Promise<DeliveryDoc> {
-    await ownDoc(this.platform, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
+    await ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
     const stream = deliveryStream(deliveryId);
-    const { position } = await handleCommand(this.platform.events, stream, deliveryDecider, { type: 'ResendDelivery', deliveryId, projectId, endpointId, now: this.platform.now() }, context);
-    await this.platform.waitForProjections(position, [notificationDeliveriesProjection.name]);
-    const doc = await this.platform.readBack(notificationDeliveriesProjection, stream, deliveryId, position);
+    const { position } = await handleCommand(this.ports.events, stream, deliveryDecider, { type: 'ResendDelivery', deliveryId, projectId, endpointId, now: this.ports.now() }, context);
+    await this.ports.waitForProjections(position, [notificationDeliveriesProjection.name]);
+    const doc = await this.ports.readBack(notificationDeliveriesProjection, stream, deliveryId, position);
     if (!doc) throw notFound('Delivery not found');
     return doc;
   }
@@ -321,11 +321,11 @@ export class ResendDeliveryHandler implements ICommandHandler<ResendDelivery> {
 export class TestEndpointsHandler implements ICommandHandler<TestEndpoints> {
   private sender: EndpointSender | null = null;
 
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'config' | 'mailer' | 'now' | 'projections' | 'vault'>) {}
 
   async execute({ projectId }: TestEndpoints): Promise<TestResult[]> {
-    this.sender ??= new EndpointSender(this.platform.mailer, this.platform.config.webhooks.allowPrivateTargets, () => this.platform.clock.now(), 32);
-    const endpoints = (await (await this.platform.projections.collection(notificationEndpointsProjection)).find({ filter: { projectId, enabled: true }, sort: [{ field: 'createdAt', direction: 1 }], limit: 1000, withTotal: false })).items;
+    this.sender ??= new EndpointSender(this.ports.mailer, this.ports.config.webhooks.allowPrivateTargets, () => this.ports.clock.now(), 32);
+    const endpoints = (await (await this.ports.projections.collection(notificationEndpointsProjection)).find({ filter: { projectId, enabled: true }, sort: [{ field: 'createdAt', direction: 1 }], limit: 1000, withTotal: false })).items;
     const results: TestResult[] = [];
     for (let i = 0; i < endpoints.length; i += 16) {
       results.push(...(await Promise.all(endpoints.slice(i, i + 16).map((ep) => this.test(projectId, ep)))));
@@ -334,9 +334,9 @@ export class TestEndpointsHandler implements ICommandHandler<TestEndpoints> {
   }
 
   private async test(projectId: string, ep: EndpointDoc): Promise<TestResult> {
-    const secret = ep.secretRef ? ((await this.platform.vault.get(ep.secretRef))?.secret ?? null) : null;
+    const secret = ep.secretRef ? ((await this.ports.vault.get(ep.secretRef))?.secret ?? null) : null;
     const webhookId = `msg_test_${uuidv7()}`;
-    const body = JSON.stringify({ type: 'notification.test', timestamp: this.platform.now(), data: { projectId, endpointId: ep.id, message: 'A test notification: this endpoint receives deliveries.' } });
+    const body = JSON.stringify({ type: 'notification.test', timestamp: this.ports.now(), data: { projectId, endpointId: ep.id, message: 'A test notification: this endpoint receives deliveries.' } });
     const r: SendResult = await this.sender!.send({ type: ep.type, url: ep.url, email: ep.email, secret }, { webhookId, name: 'notification.test', body });
     return { endpointId: ep.id, type: ep.type, success: r.success, statusCode: r.statusCode, error: r.error };
   }

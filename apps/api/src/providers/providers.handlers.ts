@@ -8,10 +8,10 @@ import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import type { Credentials } from '../../../../libs/providers/src/credential-vault';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { findProjectProvider } from './find-provider';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export class RegisterProvider extends Command<ProviderDoc> {
   constructor(
@@ -63,86 +63,86 @@ export class ListProviders extends Query<ListResult<object>> {
   }
 }
 
-async function ownProvider(platform: Platform, projectId: string, providerId: string): Promise<ProviderDoc> {
-  const doc = await findProjectProvider(platform, projectId, providerId);
+async function ownProvider(ports: PortsOf<'events' | 'projections'>, projectId: string, providerId: string): Promise<ProviderDoc> {
+  const doc = await findProjectProvider(ports, projectId, providerId);
   if (!doc) throw notFound('Provider not found');
   return doc;
 }
 
-async function written(platform: Platform, providerId: string, position: number | null): Promise<ProviderDoc> {
-  await platform.waitForProjections(position, [providersProjection.name]);
-  return (await platform.readBack(providersProjection, providerStream(providerId), providerId, position))!;
+async function written(ports: PortsOf<'readBack' | 'waitForProjections'>, providerId: string, position: number | null): Promise<ProviderDoc> {
+  await ports.waitForProjections(position, [providersProjection.name]);
+  return (await ports.readBack(providersProjection, providerStream(providerId), providerId, position))!;
 }
 
 /** Secrets go to the vault first; the event carries only the reference (DECISIONS 11). */
 @CommandHandler(RegisterProvider)
 export class RegisterProviderHandler implements ICommandHandler<RegisterProvider> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: RegisterProvider): Promise<ProviderDoc> {
     const providerId = uuidv7();
-    const { vault } = this.platform;
+    const { vault } = this.ports;
     const credentialsRef = input.credentials ? await vault.put(projectId, input.credentials) : null;
-    const command = { type: 'RegisterProvider' as const, providerId, projectId, name: input.name, enabled: input.enabled, region: input.region, credentialsRef, now: this.platform.now() };
-    const result = await handleCommand(this.platform.events, providerStream(providerId), providerDecider, command, context).catch(async (err) => {
+    const command = { type: 'RegisterProvider' as const, providerId, projectId, name: input.name, enabled: input.enabled, region: input.region, credentialsRef, now: this.ports.now() };
+    const result = await handleCommand(this.ports.events, providerStream(providerId), providerDecider, command, context).catch(async (err) => {
       if (credentialsRef) await vault.delete(credentialsRef).catch(() => undefined);
       throw err;
     });
-    return written(this.platform, providerId, result.position);
+    return written(this.ports, providerId, result.position);
   }
 }
 
 @CommandHandler(UpdateProvider)
 export class UpdateProviderHandler implements ICommandHandler<UpdateProvider> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, providerId, input, context }: UpdateProvider): Promise<ProviderDoc> {
-    const previous = await ownProvider(this.platform, projectId, providerId);
-    const { vault } = this.platform;
+    const previous = await ownProvider(this.ports, projectId, providerId);
+    const { vault } = this.ports;
     const changes: ProviderChanges = { name: input.name, enabled: input.enabled, region: input.region };
     if (input.credentials) changes.credentialsRef = await vault.put(projectId, input.credentials);
-    const command = { type: 'UpdateProvider' as const, providerId, projectId, changes, now: this.platform.now() };
-    const { position } = await handleCommand(this.platform.events, providerStream(providerId), providerDecider, command, context).catch(async (err) => {
+    const command = { type: 'UpdateProvider' as const, providerId, projectId, changes, now: this.ports.now() };
+    const { position } = await handleCommand(this.ports.events, providerStream(providerId), providerDecider, command, context).catch(async (err) => {
       if (changes.credentialsRef) await vault.delete(changes.credentialsRef).catch(() => undefined);
       throw err;
     });
     // The replaced secret is no longer referenced by the provider's current state.
     if (changes.credentialsRef && previous.credentialsRef) await vault.delete(previous.credentialsRef).catch(() => undefined);
-    return written(this.platform, providerId, position);
+    return written(this.ports, providerId, position);
   }
 }
 
 @CommandHandler(DeleteProvider)
 export class DeleteProviderHandler implements ICommandHandler<DeleteProvider> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, providerId, context }: DeleteProvider): Promise<void> {
-    const previous = await ownProvider(this.platform, projectId, providerId);
-    const command = { type: 'DeleteProvider' as const, providerId, projectId, now: this.platform.now() };
-    const { position } = await handleCommand(this.platform.events, providerStream(providerId), providerDecider, command, context);
-    await this.platform.waitForProjections(position, [providersProjection.name]);
-    if (previous.credentialsRef) await this.platform.vault.delete(previous.credentialsRef).catch(() => undefined);
+    const previous = await ownProvider(this.ports, projectId, providerId);
+    const command = { type: 'DeleteProvider' as const, providerId, projectId, now: this.ports.now() };
+    const { position } = await handleCommand(this.ports.events, providerStream(providerId), providerDecider, command, context);
+    await this.ports.waitForProjections(position, [providersProjection.name]);
+    if (previous.credentialsRef) await this.ports.vault.delete(previous.credentialsRef).catch(() => undefined);
   }
 }
 
 @QueryHandler(GetProvider)
 export class GetProviderHandler implements IQueryHandler<GetProvider> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections'>) {}
 
   execute({ projectId, providerId }: GetProvider): Promise<ProviderDoc> {
-    return ownProvider(this.platform, projectId, providerId);
+    return ownProvider(this.ports, projectId, providerId);
   }
 }
 
 @QueryHandler(ListProviders)
 export class ListProvidersHandler implements IQueryHandler<ListProviders> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toResource }: ListProviders): Promise<ListResult<object>> {
     const filter: Record<string, string | boolean | null> = { projectId, deletedAt: null };
     if (list.filters.enabled) filter.enabled = list.filters.enabled === 'true';
     if (list.filters.name) filter.name = list.filters.name;
-    const { items, total } = await (await this.platform.projections.collection(providersProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(providersProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
     return listResult(items.map(toResource), total);
   }
 }

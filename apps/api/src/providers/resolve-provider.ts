@@ -1,9 +1,9 @@
 import { PROVIDER_CAPABILITIES, supportsCapability, type Capability } from '../../../../libs/domain/providers/capabilities';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { AppError, badRequest, notFound } from '../../../../libs/application/src/errors';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { findProjectProvider } from './find-provider';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const kindsSupporting = (capability: Capability): string[] => PROVIDER_KINDS.filter((k) => PROVIDER_CAPABILITIES[k].includes(capability));
 
@@ -13,16 +13,16 @@ const kindsSupporting = (capability: Capability): string[] => PROVIDER_KINDS.fil
  * `capability` (else 400 UNSUPPORTED_PROVIDER). Without: the project's only enabled provider that
  * supports it; none is 404 PROVIDER_NOT_FOUND, several is 400 naming the `providerId` parameter.
  */
-export async function resolveProvider(platform: Platform, projectId: string, providerId: string | undefined, capability: Capability): Promise<ProviderDoc> {
+export async function resolveProvider(ports: PortsOf<'events' | 'projections'>, projectId: string, providerId: string | undefined, capability: Capability): Promise<ProviderDoc> {
   if (providerId !== undefined) {
-    const provider = await findProjectProvider(platform, projectId, providerId, { requireEnabled: true });
+    const provider = await findProjectProvider(ports, projectId, providerId, { requireEnabled: true });
     if (!provider) throw new AppError('PROVIDER_NOT_FOUND', `Provider ${providerId} not found or disabled`);
     if (!supportsCapability(provider.name, capability)) {
       throw new AppError('UNSUPPORTED_PROVIDER', `Provider ${providerId} (${provider.name}) does not support ${capability}`, { source: { parameter: 'providerId' } });
     }
     return provider;
   }
-  const providers = await platform.projections.collection(providersProjection);
+  const providers = await ports.projections.collection(providersProjection);
   const { items } = await providers.find({
     filter: { projectId, deletedAt: null, enabled: true, name: { $in: kindsSupporting(capability) } },
     sort: [{ field: 'createdAt', direction: 1 }],

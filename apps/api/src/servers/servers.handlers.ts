@@ -9,7 +9,6 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { badRequest, invalidState, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { backupsProjection, type BackupDoc } from '../../../../projections/backups/backups.projection';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
 import { serversProjection, type ServerDoc } from '../../../../projections/servers/servers.projection';
@@ -17,9 +16,10 @@ import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.pro
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
 import { backupResource, serverResource } from './server-view';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
 type Found<D> = { items: D[]; total: number };
@@ -85,23 +85,23 @@ export class ListBackups extends Query<Found<BackupDoc>> {
   }
 }
 
-const ownServer = (platform: Platform, projectId: string, id: string) => ownDoc(platform, serversProjection, projectId, id, 'Server');
-const writtenServer = (platform: Platform, projectId: string, id: string, position: number | null) => written(platform, serversProjection, serverStream(id), id, projectId, position, 'Server');
+const ownServer = (ports: PortsOf<'projections'>, projectId: string, id: string) => ownDoc(ports, serversProjection, projectId, id, 'Server');
+const writtenServer = (ports: PortsOf<'readBack'>, projectId: string, id: string, position: number | null) => written(ports, serversProjection, serverStream(id), id, projectId, position, 'Server');
 
-async function ownBackup(platform: Platform, projectId: string, id: string): Promise<BackupDoc> {
-  const doc = await (await platform.projections.collection(backupsProjection)).get(id);
+async function ownBackup(ports: PortsOf<'projections'>, projectId: string, id: string): Promise<BackupDoc> {
+  const doc = await (await ports.projections.collection(backupsProjection)).get(id);
   if (!doc || doc.projectId !== projectId || doc.status !== 'available') throw notFound('Backup not found');
   return doc;
 }
 
 /** The machine a backup route names: a server, or an instance through the instance aliases. */
-async function backupSource(platform: Platform, projectId: string, source: BackupSource, id: string): Promise<{ spec: ServerSpecData; status: string }> {
+async function backupSource(ports: PortsOf<'projections'>, projectId: string, source: BackupSource, id: string): Promise<{ spec: ServerSpecData; status: string }> {
   if (source === 'server') {
-    const s = await ownServer(platform, projectId, id);
+    const s = await ownServer(ports, projectId, id);
     const { id: _i, _position, status, locked: _l, jobId: _j, externalId: _e, ipv4: _v, errorMessage: _m, restoredFromBackup: _r, createdAt: _c, updatedAt: _u, deletedAt: _d, ...spec } = s;
     return { spec, status };
   }
-  const inst = await ownDoc(platform, instancesProjection, projectId, id, 'Instance');
+  const inst = await ownDoc(ports, instancesProjection, projectId, id, 'Instance');
   const spec: ServerSpecData = {
     projectId,
     providerId: inst.providerId,
@@ -128,32 +128,32 @@ async function backupSource(platform: Platform, projectId: string, source: Backu
 /** Looks up the plan, the named provider, the site and the OS; the decider checks they fit together. */
 @CommandHandler(CreateServer)
 export class CreateServerHandler implements ICommandHandler<CreateServer> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateServer): Promise<Accepted> {
     const { site, plan: planRef, operatingSystem, provider: providerRef, ...request } = input;
-    const catalogs = new CatalogValidation(this.platform);
+    const catalogs = new CatalogValidation(this.ports);
     const plan = await catalogs.resolvePlan(planRef);
     // A VM plan makes a VirtualMachine even without a role, so it needs a provider as well.
     if (!providerRef && (request.role ?? planRole(plan)) === 'VirtualMachine') {
       throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: `${pointerPrefix}/provider` } }]);
     }
-    const provider = providerRef ? await requireProjectProvider(this.platform, projectId, providerRef, { requireEnabled: true }) : null;
+    const provider = providerRef ? await requireProjectProvider(this.ports, projectId, providerRef, { requireEnabled: true }) : null;
     const region = await catalogs.resolveSite(site, plan.providerKind);
     const os = await catalogs.resolveOs(operatingSystem, plan);
-    await requireSshKeys(this.platform, projectId, provider?.id ?? null, request.sshKeys ?? [], pointerPrefix);
+    await requireSshKeys(this.ports, projectId, provider?.id ?? null, request.sshKeys ?? [], pointerPrefix);
     const [serverId, jobId] = [uuidv7(), uuidv7()];
     const catalog = { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os };
-    const r = await handleCommand(this.platform.events, serverStream(serverId), serverDecider, { type: 'RequestServer', serverId, jobId, projectId, request, catalog, now: this.platform.now() }, ctx, { newStream: true });
-    await settleJob(this.platform, r.position, jobId, 'servers');
-    return { doc: await writtenServer(this.platform, projectId, serverId, r.position), jobId };
+    const r = await handleCommand(this.ports.events, serverStream(serverId), serverDecider, { type: 'RequestServer', serverId, jobId, projectId, request, catalog, now: this.ports.now() }, ctx, { newStream: true });
+    await settleJob(this.ports, r.position, jobId, 'servers');
+    return { doc: await writtenServer(this.ports, projectId, serverId, r.position), jobId };
   }
 }
 
 /** Keys must be this project's, and the named provider's when there is one (spec 4.7); 400 with a pointer to each unknown entry. */
-async function requireSshKeys(platform: Platform, projectId: string, providerId: string | null, ids: string[], pointerPrefix: string): Promise<void> {
+async function requireSshKeys(ports: PortsOf<'projections'>, projectId: string, providerId: string | null, ids: string[], pointerPrefix: string): Promise<void> {
   if (ids.length === 0) return;
-  const found = new Map((await (await platform.projections.collection(sshKeysProjection)).getMany(ids)).map((k) => [k.id, k]));
+  const found = new Map((await (await ports.projections.collection(sshKeysProjection)).getMany(ids)).map((k) => [k.id, k]));
   const errors = ids.flatMap((id, i) => {
     const key = found.get(id);
     if (key && key.projectId === projectId && (providerId === null || key.providerId === providerId)) return [];
@@ -164,86 +164,86 @@ async function requireSshKeys(platform: Platform, projectId: string, providerId:
 
 @CommandHandler(RequestServerPowerAction)
 export class RequestServerPowerActionHandler implements ICommandHandler<RequestServerPowerAction> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, action, ctx }: RequestServerPowerAction): Promise<Accepted> {
-    await ownServer(this.platform, projectId, id);
+    await ownServer(this.ports, projectId, id);
     const jobId = uuidv7();
-    const r = await handleCommand(this.platform.events, serverStream(id), serverDecider, { type: 'RequestServerPowerAction', jobId, action, now: this.platform.now(), requestedBy: requestedBy(ctx) }, ctx);
-    await settleJob(this.platform, r.position, jobId, 'servers');
-    return { doc: await writtenServer(this.platform, projectId, id, r.position), jobId };
+    const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, { type: 'RequestServerPowerAction', jobId, action, now: this.ports.now(), requestedBy: requestedBy(ctx) }, ctx);
+    await settleJob(this.ports, r.position, jobId, 'servers');
+    return { doc: await writtenServer(this.ports, projectId, id, r.position), jobId };
   }
 }
 
 @CommandHandler(UpdateServer)
 export class UpdateServerHandler implements ICommandHandler<UpdateServer> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, input, ctx }: UpdateServer) {
-    await ownServer(this.platform, projectId, id);
-    const plan = input.plan === undefined ? undefined : await new CatalogValidation(this.platform).resolvePlan(input.plan);
+    await ownServer(this.ports, projectId, id);
+    const plan = input.plan === undefined ? undefined : await new CatalogValidation(this.ports).resolvePlan(input.plan);
     const jobId = uuidv7();
-    const command = { type: 'UpdateServer' as const, jobId, label: input.label, locked: input.locked, tags: input.tags, plan, now: this.platform.now(), requestedBy: requestedBy(ctx) };
-    const r = await handleCommand(this.platform.events, serverStream(id), serverDecider, command, ctx);
+    const command = { type: 'UpdateServer' as const, jobId, label: input.label, locked: input.locked, tags: input.tags, plan, now: this.ports.now(), requestedBy: requestedBy(ctx) };
+    const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, command, ctx);
     const migrating = r.events.some((e) => e.type === 'compute.ServerMigrationRequested.v1');
-    if (migrating) await settleJob(this.platform, r.position, jobId, 'servers');
-    else await this.platform.waitForProjections(r.position, ['servers']);
-    return { doc: await writtenServer(this.platform, projectId, id, r.position), jobId: migrating ? jobId : null };
+    if (migrating) await settleJob(this.ports, r.position, jobId, 'servers');
+    else await this.ports.waitForProjections(r.position, ['servers']);
+    return { doc: await writtenServer(this.ports, projectId, id, r.position), jobId: migrating ? jobId : null };
   }
 }
 
 @CommandHandler(DeleteServer)
 export class DeleteServerHandler implements ICommandHandler<DeleteServer> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: DeleteServer): Promise<void> {
-    await ownServer(this.platform, projectId, id);
+    await ownServer(this.ports, projectId, id);
     const jobId = uuidv7();
-    const r = await handleCommand(this.platform.events, serverStream(id), serverDecider, { type: 'RequestServerDeletion', jobId, now: this.platform.now(), requestedBy: requestedBy(ctx) }, ctx);
-    await settleJob(this.platform, r.position, jobId, 'servers');
+    const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, { type: 'RequestServerDeletion', jobId, now: this.ports.now(), requestedBy: requestedBy(ctx) }, ctx);
+    await settleJob(this.ports, r.position, jobId, 'servers');
   }
 }
 
 @CommandHandler(CreateBackup)
 export class CreateBackupHandler implements ICommandHandler<CreateBackup> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, source, resourceId, name, ctx }: CreateBackup): Promise<BackupDoc> {
-    const { spec, status } = await backupSource(this.platform, projectId, source, resourceId);
+    const { spec, status } = await backupSource(this.ports, projectId, source, resourceId);
     if (['deleting', 'terminating', 'terminated'].includes(status)) throw invalidState(`Cannot back up a ${source} in status ${status}`);
     const backupId = uuidv7();
-    const backup = { backupId, projectId, name, source, resourceId, serverSpec: spec, createdAt: this.platform.now() };
-    const r = await handleCommand(this.platform.events, backupStream(backupId), backupDecider, { type: 'CreateBackup', backup }, ctx);
-    await this.platform.waitForProjections(r.position, ['backups']);
-    return (await this.platform.readBack(backupsProjection, backupStream(backupId), backupId, r.position))!;
+    const backup = { backupId, projectId, name, source, resourceId, serverSpec: spec, createdAt: this.ports.now() };
+    const r = await handleCommand(this.ports.events, backupStream(backupId), backupDecider, { type: 'CreateBackup', backup }, ctx);
+    await this.ports.waitForProjections(r.position, ['backups']);
+    return (await this.ports.readBack(backupsProjection, backupStream(backupId), backupId, r.position))!;
   }
 }
 
 @CommandHandler(DeleteBackup)
 export class DeleteBackupHandler implements ICommandHandler<DeleteBackup> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: DeleteBackup): Promise<void> {
-    await ownBackup(this.platform, projectId, id);
-    const r = await handleCommand(this.platform.events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'deleted', now: this.platform.now() }, ctx);
-    await this.platform.waitForProjections(r.position, ['backups']);
+    await ownBackup(this.ports, projectId, id);
+    const r = await handleCommand(this.ports.events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'deleted', now: this.ports.now() }, ctx);
+    await this.ports.waitForProjections(r.position, ['backups']);
   }
 }
 
 @CommandHandler(RestoreBackup)
 export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: RestoreBackup): Promise<Accepted> {
-    const backup = await ownBackup(this.platform, projectId, id);
+    const backup = await ownBackup(this.ports, projectId, id);
     const [serverId, jobId] = [uuidv7(), uuidv7()];
-    const { events } = this.platform;
-    const archived = await handleCommand(events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'restored', restoredServerId: serverId, now: this.platform.now() }, ctx);
+    const { events } = this.ports;
+    const archived = await handleCommand(events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'restored', restoredServerId: serverId, now: this.ports.now() }, ctx);
     const spec = { ...backup.serverSpec, projectId };
-    const r = await handleCommand(events, serverStream(serverId), serverDecider, { type: 'RestoreServer', serverId, jobId, spec, backupId: id, now: this.platform.now() }, ctx, { newStream: true });
-    await settleJob(this.platform, r.position, jobId, 'servers');
-    const doc = await writtenServer(this.platform, projectId, serverId, r.position);
-    await this.platform.waitForProjections(archived.position, ['backups']);
+    const r = await handleCommand(events, serverStream(serverId), serverDecider, { type: 'RestoreServer', serverId, jobId, spec, backupId: id, now: this.ports.now() }, ctx, { newStream: true });
+    await settleJob(this.ports, r.position, jobId, 'servers');
+    const doc = await writtenServer(this.ports, projectId, serverId, r.position);
+    await this.ports.waitForProjections(archived.position, ['backups']);
     return { doc, jobId };
   }
 }
@@ -261,64 +261,64 @@ export class WrittenServer extends Query<{ data: ReturnType<typeof serverResourc
 
 @QueryHandler(WrittenServer)
 export class WrittenServerHandler implements IQueryHandler<WrittenServer> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
 
   async execute({ write }: WrittenServer) {
     const backupId = idInStream(backupStream, write.streamId);
     if (backupId) {
-      const archived = await requestEvent(this.platform, write, 'compute.BackupArchived.v1');
+      const archived = await requestEvent(this.ports, write, 'compute.BackupArchived.v1');
       const restored = archived?.data.restoredServerId;
       if (typeof restored === 'string') return this.server({ ...write, streamId: serverStream(restored) }, restored);
-      return { data: backupResource(await written(this.platform, backupsProjection, write.streamId, backupId, write.projectId, write.position, 'Backup')) };
+      return { data: backupResource(await written(this.ports, backupsProjection, write.streamId, backupId, write.projectId, write.position, 'Backup')) };
     }
     const serverId = idInStream(serverStream, write.streamId);
     return serverId ? this.server(write, serverId) : null;
   }
 
   private async server(write: RecoveredWrite, serverId: string) {
-    const jobId = (await requestEvent(this.platform, write))?.data.jobId;
+    const jobId = (await requestEvent(this.ports, write))?.data.jobId;
     if (typeof jobId !== 'string') return null;
-    return { data: serverResource(await writtenServer(this.platform, write.projectId, serverId, write.position)), jobId };
+    return { data: serverResource(await writtenServer(this.ports, write.projectId, serverId, write.position)), jobId };
   }
 }
 
 @QueryHandler(GetServer)
 export class GetServerHandler implements IQueryHandler<GetServer> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, id }: GetServer): Promise<ServerDoc> {
-    return ownServer(this.platform, projectId, id);
+    return ownServer(this.ports, projectId, id);
   }
 }
 
 @QueryHandler(ListServers)
 export class ListServersHandler implements IQueryHandler<ListServers> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, filters, page }: ListServers): Promise<Found<ServerDoc>> {
     const filter: Filter = { projectId, status: filters.status ?? { $ne: 'terminated' } };
     if (filters.site) filter.site = filters.site;
     if (filters.role) filter.role = filters.role;
-    return (await this.platform.projections.collection(serversProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(serversProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
   }
 }
 
 @QueryHandler(GetBackup)
 export class GetBackupHandler implements IQueryHandler<GetBackup> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, id }: GetBackup): Promise<BackupDoc> {
-    return ownBackup(this.platform, projectId, id);
+    return ownBackup(this.ports, projectId, id);
   }
 }
 
 @QueryHandler(ListBackups)
 export class ListBackupsHandler implements IQueryHandler<ListBackups> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, source, resourceId, page }: ListBackups): Promise<Found<BackupDoc>> {
-    await backupSource(this.platform, projectId, source, resourceId);
-    return (await this.platform.projections.collection(backupsProjection)).find({ filter: { projectId, source, resourceId, status: 'available' }, sort: page.sort, skip: page.skip, limit: page.limit });
+    await backupSource(this.ports, projectId, source, resourceId);
+    return (await this.ports.projections.collection(backupsProjection)).find({ filter: { projectId, source, resourceId, status: 'available' }, sort: page.sort, skip: page.skip, limit: page.limit });
   }
 }
 

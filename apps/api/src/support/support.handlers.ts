@@ -9,13 +9,13 @@ import { assignNumber } from '../../../../libs/eventstore/src/assign-number';
 import type { Principal } from '../../../../libs/http/src/auth';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
 import { supportMessagesProjection, type SupportMessageDoc } from '../../../../projections/support-messages/support-messages.projection';
 import { supportTicketsProjection, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { ownDoc, written } from '../jobs/job-writes';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** A ticket as its single answers show it: the ticket and its thread, in order. */
 export interface TicketView {
@@ -80,32 +80,32 @@ export class ListSupportTickets extends Query<ListResult<object>> {
 }
 
 /** Requests through these routes come from the customer: an API key by its name, a member by its id (the JWT carries no address yet). */
-async function customer(platform: Platform, principal: Principal): Promise<TicketAuthor> {
+async function customer(ports: PortsOf<'projections'>, principal: Principal): Promise<TicketAuthor> {
   if (principal.kind === 'project-member') return { name: principal.memberId, email: null, isSupport: false };
   if (principal.kind !== 'project-key') return { name: `admin:${principal.keyId}`, email: null, isSupport: false };
-  const key = await (await platform.projections.collection(apiKeysProjection)).get(principal.keyId);
+  const key = await (await ports.projections.collection(apiKeysProjection)).get(principal.keyId);
   return { name: key?.name ?? `API key ${principal.keyId}`, email: null, isSupport: false };
 }
 
-async function thread(platform: Platform, ticketId: string): Promise<SupportMessageDoc[]> {
-  const messages = await platform.projections.collection(supportMessagesProjection);
+async function thread(ports: PortsOf<'projections'>, ticketId: string): Promise<SupportMessageDoc[]> {
+  const messages = await ports.projections.collection(supportMessagesProjection);
   return (await messages.find({ filter: { ticketId }, sort: [{ field: 'revision', direction: 1 }], limit: THREAD_LIMIT, withTotal: false })).items;
 }
 
 /** Read-your-writes: the ticket as of this write, and its thread; if the thread's model lags past the wait, the thread is folded from the ticket's stream. */
-async function writtenView(platform: Platform, projectId: string, ticketId: string, position: number | null): Promise<TicketView> {
-  await platform.waitForProjections(position, [supportTicketsProjection.name, supportMessagesProjection.name]);
-  const ticket = await written(platform, supportTicketsProjection, ticketStream(ticketId), ticketId, projectId, position, 'Ticket');
-  let messages = await thread(platform, ticketId);
+async function writtenView(ports: PortsOf<'events' | 'projections' | 'readBack' | 'waitForProjections'>, projectId: string, ticketId: string, position: number | null): Promise<TicketView> {
+  await ports.waitForProjections(position, [supportTicketsProjection.name, supportMessagesProjection.name]);
+  const ticket = await written(ports, supportTicketsProjection, ticketStream(ticketId), ticketId, projectId, position, 'Ticket');
+  let messages = await thread(ports, ticketId);
   if (messages.length < Math.min(ticket.replies, THREAD_LIMIT)) {
-    const added = (await platform.events.readStream(ticketStream(ticketId))).filter((e) => supportMessagesProjection.eventTypes.includes(e.type) && (position === null || e.position <= position));
+    const added = (await ports.events.readStream(ticketStream(ticketId))).filter((e) => supportMessagesProjection.eventTypes.includes(e.type) && (position === null || e.position <= position));
     messages = added.slice(0, THREAD_LIMIT).map((e) => supportMessagesProjection.evolve(null, e)!);
   }
   return { ticket, messages };
 }
 
-async function decideTicket(platform: Platform, ticketId: string, command: TicketCommand, context: CommandContext, newStream = false) {
-  return handleCommand(platform.events, ticketStream(ticketId), ticketDecider, command, context, { newStream });
+async function decideTicket(ports: PortsOf<'events'>, ticketId: string, command: TicketCommand, context: CommandContext, newStream = false) {
+  return handleCommand(ports.events, ticketStream(ticketId), ticketDecider, command, context, { newStream });
 }
 
 /**
@@ -115,59 +115,59 @@ async function decideTicket(platform: Platform, ticketId: string, command: Ticke
  */
 @CommandHandler(OpenSupportTicket)
 export class OpenSupportTicketHandler implements ICommandHandler<OpenSupportTicket> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, principal, context }: OpenSupportTicket): Promise<TicketView> {
     const ticketId = uuidv7();
-    const author = await customer(this.platform, principal);
-    const now = this.platform.now();
-    const { number } = await assignNumber(this.platform.events, ticketNumbersStream(projectId), ticketNumberDecider, { projectId, ownerId: ticketId, now }, context);
-    const { position } = await decideTicket(this.platform, ticketId, { type: 'OpenTicket', ticketId, projectId, number, ...input, author, now }, context, true);
-    return writtenView(this.platform, projectId, ticketId, position);
+    const author = await customer(this.ports, principal);
+    const now = this.ports.now();
+    const { number } = await assignNumber(this.ports.events, ticketNumbersStream(projectId), ticketNumberDecider, { projectId, ownerId: ticketId, now }, context);
+    const { position } = await decideTicket(this.ports, ticketId, { type: 'OpenTicket', ticketId, projectId, number, ...input, author, now }, context, true);
+    return writtenView(this.ports, projectId, ticketId, position);
   }
 }
 
 @CommandHandler(AddSupportMessage)
 export class AddSupportMessageHandler implements ICommandHandler<AddSupportMessage> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, ticketId, content, principal, context }: AddSupportMessage): Promise<TicketView> {
-    const author = await customer(this.platform, principal);
-    const command = { type: 'AddTicketMessage' as const, ticketId, projectId, messageId: uuidv7(), content, author, now: this.platform.now() };
-    const { position } = await decideTicket(this.platform, ticketId, command, context);
-    return writtenView(this.platform, projectId, ticketId, position);
+    const author = await customer(this.ports, principal);
+    const command = { type: 'AddTicketMessage' as const, ticketId, projectId, messageId: uuidv7(), content, author, now: this.ports.now() };
+    const { position } = await decideTicket(this.ports, ticketId, command, context);
+    return writtenView(this.ports, projectId, ticketId, position);
   }
 }
 
 @CommandHandler(UpdateSupportTicket)
 export class UpdateSupportTicketHandler implements ICommandHandler<UpdateSupportTicket> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, ticketId, changes, context }: UpdateSupportTicket): Promise<TicketView> {
-    const { position } = await decideTicket(this.platform, ticketId, { type: 'UpdateTicket', ticketId, projectId, ...changes, now: this.platform.now() }, context);
-    return writtenView(this.platform, projectId, ticketId, position);
+    const { position } = await decideTicket(this.ports, ticketId, { type: 'UpdateTicket', ticketId, projectId, ...changes, now: this.ports.now() }, context);
+    return writtenView(this.ports, projectId, ticketId, position);
   }
 }
 
 @QueryHandler(GetSupportTicket)
 export class GetSupportTicketHandler implements IQueryHandler<GetSupportTicket> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, ticketId }: GetSupportTicket): Promise<TicketView> {
-    const ticket = await ownDoc(this.platform, supportTicketsProjection, projectId, ticketId, 'Ticket');
-    return { ticket, messages: ticket.replies === 0 ? [] : await thread(this.platform, ticketId) };
+    const ticket = await ownDoc(this.ports, supportTicketsProjection, projectId, ticketId, 'Ticket');
+    return { ticket, messages: ticket.replies === 0 ? [] : await thread(this.ports, ticketId) };
   }
 }
 
 @QueryHandler(ListSupportTickets)
 export class ListSupportTicketsHandler implements IQueryHandler<ListSupportTickets> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toResource }: ListSupportTickets): Promise<ListResult<object>> {
     const filter: Record<string, string> = { projectId };
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.priority) filter.priority = list.filters.priority;
-    const { items, total } = await (await this.platform.projections.collection(supportTicketsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(supportTicketsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
     return listResult(items.map(toResource), total);
   }
 }
@@ -185,15 +185,15 @@ export class WrittenTicket extends Query<TicketView | null> {
 
 @QueryHandler(WrittenTicket)
 export class WrittenTicketHandler implements IQueryHandler<WrittenTicket> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ write }: WrittenTicket): Promise<TicketView | null> {
     const ticketId = idInStream(ticketStream, write.streamId);
     if (!ticketId) return null;
-    await this.platform.waitForProjections(write.position, [supportTicketsProjection.name]);
-    const ticket = await this.platform.readBack(supportTicketsProjection, write.streamId, ticketId, write.position);
+    await this.ports.waitForProjections(write.position, [supportTicketsProjection.name]);
+    const ticket = await this.ports.readBack(supportTicketsProjection, write.streamId, ticketId, write.position);
     if (!ticket || ticket.projectId !== write.projectId) return null;
-    const added = (await this.platform.events.readStream(write.streamId)).filter((e) => supportMessagesProjection.eventTypes.includes(e.type) && e.position <= write.position);
+    const added = (await this.ports.events.readStream(write.streamId)).filter((e) => supportMessagesProjection.eventTypes.includes(e.type) && e.position <= write.position);
     return { ticket, messages: added.slice(0, THREAD_LIMIT).map((e) => supportMessagesProjection.evolve(null, e)!) };
   }
 }

@@ -8,11 +8,11 @@ import { AppError, notFound } from '../../../../libs/application/src/errors';
 import { SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { rawBodyOf } from '../../../../libs/http/src/json-body';
 import { ApiRoute, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Platform } from '../../../../libs/runtime/src/platform';
 import { INBOUND_WEBHOOKS } from '../../../../sagas/inbound-webhooks/inbound-webhooks';
 import { BusController } from '../common/bus-controller';
-import { PLATFORM } from '../tokens';
+import { PORTS } from '../tokens';
 import { storedHeaders, verifyDelivery } from './webhook-signatures';
+import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export interface WebhookReceipt {
   received: boolean;
@@ -37,20 +37,20 @@ export class ReceiveInboundWebhook extends Command<WebhookReceipt> {
  */
 @CommandHandler(ReceiveInboundWebhook)
 export class ReceiveInboundWebhookHandler implements ICommandHandler<ReceiveInboundWebhook> {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'config' | 'consistency' | 'events' | 'logger' | 'now'>) {}
 
   async execute({ source, rawBody, headers, requestId }: ReceiveInboundWebhook): Promise<WebhookReceipt> {
-    const verified = verifyDelivery(source, rawBody, headers, this.platform.config, this.platform.clock.now());
+    const verified = verifyDelivery(source, rawBody, headers, this.ports.config, this.ports.clock.now());
     if (!verified.ok) {
-      this.platform.logger.info({ source, reason: verified.reason }, 'inbound webhook refused');
+      this.ports.logger.info({ source, reason: verified.reason }, 'inbound webhook refused');
       throw new AppError('UNAUTHORIZED', 'Invalid webhook signature');
     }
     const stream = inboundWebhookStream(source, verified.deliveryId);
-    const command = { type: 'ReceiveWebhook' as const, source, deliveryId: verified.deliveryId, headers: storedHeaders(headers), body: rawBody, receivedAt: this.platform.now() };
-    const { position } = await handleCommand(this.platform.events, stream, inboundWebhookDecider, command, { metadata: { actor: `webhook:${source}`, requestId, correlationId: requestId } });
-    const last = (await this.platform.events.readStream(stream)).at(-1)!;
-    if (position !== null || last.type !== 'webhooks.InboundWebhookProcessed.v1') await this.platform.consistency.waitForSaga(INBOUND_WEBHOOKS, position ?? last.position, stream, []);
-    const processed = (await this.platform.events.readStream(stream)).some((e) => e.type === 'webhooks.InboundWebhookProcessed.v1');
+    const command = { type: 'ReceiveWebhook' as const, source, deliveryId: verified.deliveryId, headers: storedHeaders(headers), body: rawBody, receivedAt: this.ports.now() };
+    const { position } = await handleCommand(this.ports.events, stream, inboundWebhookDecider, command, { metadata: { actor: `webhook:${source}`, requestId, correlationId: requestId } });
+    const last = (await this.ports.events.readStream(stream)).at(-1)!;
+    if (position !== null || last.type !== 'webhooks.InboundWebhookProcessed.v1') await this.ports.consistency.waitForSaga(INBOUND_WEBHOOKS, position ?? last.position, stream, []);
+    const processed = (await this.ports.events.readStream(stream)).some((e) => e.type === 'webhooks.InboundWebhookProcessed.v1');
     return { received: true, processed };
   }
 }
