@@ -24,7 +24,8 @@ export interface ApiKeyDoc extends ReadDoc {
 type KeyEvent = ApiKeyIssued | ApiKeyUsed | ApiKeyRevoked;
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
-const LISTS: ListShape[] = [{ query: 'GET /v1/api-keys', equal: ['projectId', 'scope'], residual: ['revoked'], sortable: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] }];
+export const API_KEYS_LIST: ListShape = { query: 'GET /v1/api-keys', equal: ['projectId', 'scope'], residual: ['revoked'], sortable: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] };
+const LISTS: ListShape[] = [API_KEYS_LIST];
 
 /** Serves GET /v1/api-keys and authentication (lookup by keyed hash). */
 export const apiKeysProjection: DocumentProjection<ApiKeyDoc> = {

@@ -20,9 +20,8 @@ export interface BackupDoc extends ReadDoc {
 }
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
-const LISTS: ListShape[] = [
-  { query: 'GET /v1/servers/{id}/backups, GET /v1/instances/{id}/backups', equal: ['resourceId', 'status'], residual: ['projectId', 'source'], sortable: ['createdAt', 'name', 'status'] },
-];
+export const BACKUPS_LIST: ListShape = { query: 'GET /v1/servers/{id}/backups, GET /v1/instances/{id}/backups', equal: ['resourceId', 'status'], residual: ['projectId', 'source'], sortable: ['createdAt', 'name', 'status'] };
+const LISTS: ListShape[] = [BACKUPS_LIST];
 
 /** Serves the backup routes of servers and of instances (by the machine's id). */
 export const backupsProjection: DocumentProjection<BackupDoc> = {

@@ -17,7 +17,8 @@ export interface CreditDoc extends ReadDoc {
   createdAt: string;
 }
 
-const LISTS: ListShape[] = [{ query: 'GET /v1/billing/credits', equal: ['projectId'], residual: ['currency', 'source'], sortable: ['createdAt', 'amountCents'] }];
+export const CREDITS_LIST: ListShape = { query: 'GET /v1/billing/credits', equal: ['projectId'], residual: ['currency', 'source'], sortable: ['createdAt', 'amountCents'] };
+const LISTS: ListShape[] = [CREDITS_LIST];
 
 export const billingCreditsProjection: DocumentProjection<CreditDoc> = {
   name: 'billing_credits',

@@ -18,7 +18,8 @@ export interface FileVersionDoc extends ReadDoc {
   createdAt: string;
 }
 
-const LISTS: ListShape[] = [{ query: 'GET /v1/files/{id}/versions', equal: ['fileId'], sortable: ['version', 'createdAt'], defaultSort: [{ field: 'version', direction: 1 }] }];
+export const FILE_VERSIONS_LIST: ListShape = { query: 'GET /v1/files/{id}/versions', equal: ['fileId'], sortable: ['version', 'createdAt'], defaultSort: [{ field: 'version', direction: 1 }] };
+const LISTS: ListShape[] = [FILE_VERSIONS_LIST];
 
 /** The id of a version's document: its file and number, so a version is read by number without a query. */
 export const fileVersionDocId = (fileId: string, version: number) => `${fileId}/${version}`;

@@ -20,7 +20,8 @@ export interface FileDoc extends ReadDoc {
   deletedAt: string | null;
 }
 
-const LISTS: ListShape[] = [{ query: 'GET /v1/files', equal: ['projectId', 'deletedAt'], sortable: ['createdAt', 'updatedAt', 'name', 'path', 'status'] }];
+export const FILES_LIST: ListShape = { query: 'GET /v1/files', equal: ['projectId', 'deletedAt'], sortable: ['createdAt', 'updatedAt', 'name', 'path', 'status'] };
+const LISTS: ListShape[] = [FILES_LIST];
 
 /** Serves GET /v1/files and file lookups; a create counts the files of its path and name (deleted included) here. */
 export const filesProjection: DocumentProjection<FileDoc> & { lists: ListShape[] } = {

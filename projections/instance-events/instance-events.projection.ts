@@ -15,7 +15,7 @@ export interface InstanceEventDoc extends ReadDoc {
   createdAt: string;
 }
 
-const list: ListShape = { query: 'GET /v1/instances/{id}/events', equal: ['instanceId'], sortable: ['revision'], defaultSort: [{ field: 'revision', direction: -1 }] };
+export const INSTANCE_EVENTS_LIST: ListShape = { query: 'GET /v1/instances/{id}/events', equal: ['instanceId'], sortable: ['revision'], defaultSort: [{ field: 'revision', direction: -1 }] };
 
 /**
  * Serves GET /v1/instances/{id}/events (DECISIONS 12: lists never read the event store): each event
@@ -26,8 +26,8 @@ export const instanceEventsProjection: DocumentProjection<InstanceEventDoc> & { 
   version: 1,
   eventTypes: INSTANCE_EVENT_TYPES,
   creates: INSTANCE_EVENT_TYPES,
-  lists: [list],
-  indexes: indexesFor([list]),
+  lists: [INSTANCE_EVENTS_LIST],
+  indexes: indexesFor([INSTANCE_EVENTS_LIST]),
   documentId: (event: RecordedEvent) => event.id,
   evolve: (_current, e: RecordedEvent) => ({
     id: e.id,

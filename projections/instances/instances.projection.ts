@@ -37,9 +37,11 @@ export interface InstanceDoc extends ReadDoc, Omit<InstanceSpecData, 'tags'> {
 const plusMinutes = (iso: string, minutes: number | null) => (minutes && minutes > 0 ? new Date(Date.parse(iso) + minutes * 60_000).toISOString() : null);
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+export const INSTANCES_LIST: ListShape = { query: 'GET /v1/instances', equal: ['projectId'], residual: ['status', 'providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] };
+export const INSTANCES_BY_STATUS_LIST: ListShape = { query: 'GET /v1/instances?status=, GET /v1/instances/all', equal: ['projectId', 'status'], residual: ['providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] };
 const LISTS: ListShape[] = [
-  { query: 'GET /v1/instances', equal: ['projectId'], residual: ['status', 'providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
-  { query: 'GET /v1/instances?status=, GET /v1/instances/all', equal: ['projectId', 'status'], residual: ['providerId', 'region'], sortable: ['name', 'status', 'createdAt', 'region'] },
+  INSTANCES_LIST,
+  INSTANCES_BY_STATUS_LIST,
   { query: 'GET /v1/admin/analytics: counts by mode and status', equal: ['mode', 'status'] },
   { query: 'auto-stop poll (sagas/auto-stop)', equal: ['autoStopArmed'], residual: ['autoStopAt'], sorts: [[{ field: 'autoStopAt', direction: 1 }]] },
 ];

@@ -14,8 +14,8 @@ export type InvoiceDoc = ReadDoc &
     updatedAt: string;
   };
 
-export const INVOICE_SORT_FIELDS = ['createdAt', 'dueDate', 'status', 'invoiceNumber', 'totalCents'];
-const LISTS: ListShape[] = [{ query: 'GET /v1/invoices', equal: ['projectId'], residual: ['status', 'currency'], sortable: INVOICE_SORT_FIELDS }];
+export const INVOICES_LIST: ListShape = { query: 'GET /v1/invoices', equal: ['projectId'], residual: ['status', 'currency'], sortable: ['createdAt', 'dueDate', 'status', 'invoiceNumber', 'totalCents'] };
+const LISTS: ListShape[] = [INVOICES_LIST];
 
 /** Serves GET /v1/invoices, /v1/iam/invoices and every invoice answer. */
 export const invoicesProjection: DocumentProjection<InvoiceDoc> = {

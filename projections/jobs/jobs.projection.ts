@@ -35,10 +35,13 @@ export interface JobDoc extends ReadDoc {
 }
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+export const JOBS_LIST: ListShape = { query: 'GET /v1/jobs', equal: ['projectId'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] };
+export const JOBS_BY_STATUS_LIST: ListShape = { query: 'GET /v1/jobs?status=, GET /v1/jobs/failed', equal: ['projectId', 'status'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] };
+export const INSTANCE_JOBS_LIST: ListShape = { query: 'GET /v1/instances/{id}/jobs', equal: ['instanceId'], sortable: ['createdAt', 'status'] };
 const LISTS: ListShape[] = [
-  { query: 'GET /v1/jobs', equal: ['projectId'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
-  { query: 'GET /v1/jobs?status=, GET /v1/jobs/failed', equal: ['projectId', 'status'], residual: ['instanceId'], sortable: ['createdAt', 'status', 'updatedAt'] },
-  { query: 'GET /v1/instances/{id}/jobs', equal: ['instanceId'], sortable: ['createdAt', 'status'] },
+  JOBS_LIST,
+  JOBS_BY_STATUS_LIST,
+  INSTANCE_JOBS_LIST,
   { query: 'executor: pending jobs by due time', equal: ['status'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
   { query: 'executor: jobs cut off in processing', equal: ['status'], sorts: [[{ field: 'updatedAt', direction: 1 }]] },
   { query: 'GET /v1/admin/analytics: counts by mode and status', equal: ['mode', 'status'] },

@@ -15,7 +15,8 @@ export interface KycRequestDoc extends ReadDoc {
   updatedAt: string;
 }
 
-const LISTS: ListShape[] = [{ query: 'GET /v1/admin/kyc?status=', equal: ['status'], sortable: ['createdAt', 'updatedAt', 'status'] }];
+export const KYC_LIST: ListShape = { query: 'GET /v1/admin/kyc?status=', equal: ['status'], sortable: ['createdAt', 'updatedAt', 'status'] };
+const LISTS: ListShape[] = [KYC_LIST];
 
 /** KYC requests (DECISIONS 18): the admin's queue (`GET /v1/admin/kyc`, pending by default) and the customer's latest request. */
 export const kycRequestsProjection: DocumentProjection<KycRequestDoc> = {

@@ -26,9 +26,9 @@ export interface MemberDoc extends ReadDoc {
  * Every member list is one shape: `status` is an equality (`$in` of invited and active for the member
  * views, `invited` for invitations), since removed members stay as documents (see `removed`).
  */
-const LISTS: ListShape[] = [
-  { query: 'GET /v1/iam/members, /v1/iam/team/members, /v1/projects/{projectId}/members and /invites, /v1/workspaces/members', equal: ['projectId', 'scope', 'status'], sortable: ['createdAt', 'email', 'role', 'expiresAt', 'status'] },
-];
+export const MEMBERS_LIST: ListShape = { query: 'GET /v1/iam/members, /v1/iam/team/members, /v1/projects/{projectId}/members, /v1/workspaces/members', equal: ['projectId', 'scope', 'status'], sortable: ['createdAt', 'email', 'role', 'status'] };
+export const INVITES_LIST: ListShape = { query: 'GET /v1/projects/{projectId}/invites', equal: ['projectId', 'scope', 'status'], sortable: ['createdAt', 'email', 'expiresAt', 'status'] };
+const LISTS: ListShape[] = [MEMBERS_LIST, INVITES_LIST];
 
 /** Members and invitations of every project (an invitation is a member in status `invited`). */
 export const membersProjection: DocumentProjection<MemberDoc> = {

@@ -30,8 +30,9 @@ export interface DeliveryDoc extends ReadDoc {
   updatedAt: string;
 }
 
+export const DELIVERIES_LIST: ListShape = { query: 'GET /v1/notifications/endpoints/{id}/deliveries', equal: ['endpointId'], residual: ['status'], sortable: ['createdAt', 'updatedAt', 'status'] };
 const LISTS: ListShape[] = [
-  { query: 'GET /v1/notifications/endpoints/{id}/deliveries', equal: ['endpointId'], residual: ['status'], sortable: ['createdAt', 'updatedAt', 'status'] },
+  DELIVERIES_LIST,
   { query: 'deliverer: pending deliveries by due time', equal: ['due'], sorts: [[{ field: 'dueAt', direction: 1 }]] },
 ];
 

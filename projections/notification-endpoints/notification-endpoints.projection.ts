@@ -18,8 +18,9 @@ export interface EndpointDoc extends ReadDoc, EndpointFields {
   failingSince: string | null;
 }
 
+export const ENDPOINTS_LIST: ListShape = { query: 'GET /v1/notifications/endpoints', equal: ['projectId'], residual: ['type', 'enabled'], sortable: ['createdAt'] };
 const LISTS: ListShape[] = [
-  { query: 'GET /v1/notifications/endpoints', equal: ['projectId'], residual: ['type', 'enabled'], sortable: ['createdAt'] },
+  ENDPOINTS_LIST,
   { query: 'fan-out and POST /v1/notifications/test: the enabled endpoints of a project', equal: ['projectId', 'enabled'], sortable: ['createdAt'] },
 ];
 

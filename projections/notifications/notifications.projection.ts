@@ -14,10 +14,9 @@ export interface NotificationDoc extends ReadDoc {
   createdAt: string;
 }
 
-const LISTS: ListShape[] = [
-  { query: 'GET /v1/notifications', equal: ['projectId'], residual: ['type'], sortable: ['createdAt'] },
-  { query: 'GET /v1/notifications?read=, PATCH /v1/notifications (the unread ones)', equal: ['projectId', 'read'], residual: ['type'], sortable: ['createdAt'] },
-];
+export const NOTIFICATIONS_LIST: ListShape = { query: 'GET /v1/notifications', equal: ['projectId'], residual: ['type'], sortable: ['createdAt'] };
+export const NOTIFICATIONS_BY_READ_LIST: ListShape = { query: 'GET /v1/notifications?read=, PATCH /v1/notifications (the unread ones)', equal: ['projectId', 'read'], residual: ['type'], sortable: ['createdAt'] };
+const LISTS: ListShape[] = [NOTIFICATIONS_LIST, NOTIFICATIONS_BY_READ_LIST];
 
 /** A project's notifications (spec 4.15): a deleted one leaves the model. */
 export const notificationsProjection: DocumentProjection<NotificationDoc> & { lists: ListShape[] } = {

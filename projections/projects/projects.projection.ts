@@ -31,11 +31,10 @@ export interface ProjectDoc extends ReadDoc {
 export const workspaceOfProject = (doc: ProjectDoc): string => doc.workspaceId ?? doc.id;
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
-const LISTS: ListShape[] = [
-  { query: 'GET /v1/admin/projects', equal: [], sortable: ['createdAt', 'name'] },
-  // Filters are checked while walking (projects are few next to instances; an index per filter and sort is not worth it).
-  { query: 'GET /v1/admin/customers', equal: [], residual: ['status', 'kycStatus'], sortable: ['createdAt', 'name', 'updatedAt', 'status'] },
-];
+export const ADMIN_PROJECTS_LIST: ListShape = { query: 'GET /v1/admin/projects', equal: [], sortable: ['createdAt', 'name'] };
+// Filters are checked while walking (projects are few next to instances; an index per filter and sort is not worth it).
+export const CUSTOMERS_LIST: ListShape = { query: 'GET /v1/admin/customers', equal: [], residual: ['status', 'kycStatus'], sortable: ['createdAt', 'name', 'updatedAt', 'status'] };
+const LISTS: ListShape[] = [ADMIN_PROJECTS_LIST, CUSTOMERS_LIST];
 
 /** Projects with their standing and verification: `/v1/admin/projects`, `/v1/admin/customers` and the auth pipeline. */
 export const projectsProjection: DocumentProjection<ProjectDoc> = {

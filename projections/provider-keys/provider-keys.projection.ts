@@ -16,7 +16,8 @@ export interface ProviderKeyDoc extends ReadDoc {
   lastUsedAt: string | null;
 }
 
-const LISTS: ListShape[] = [{ query: 'GET /v1/iam/api-keys', equal: ['projectId'], residual: ['providerId'], sortable: ['createdAt', 'name', 'rotatedAt'] }];
+export const PROVIDER_KEYS_LIST: ListShape = { query: 'GET /v1/iam/api-keys', equal: ['projectId'], residual: ['providerId'], sortable: ['createdAt', 'name', 'rotatedAt'] };
+const LISTS: ListShape[] = [PROVIDER_KEYS_LIST];
 
 /** Provider API keys; a deleted key is removed (its DELETE is 204, then 404). */
 export const providerKeysProjection: DocumentProjection<ProviderKeyDoc> = {

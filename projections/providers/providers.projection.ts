@@ -22,7 +22,8 @@ export interface ProviderDoc extends ReadDoc {
 }
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
-const LISTS: ListShape[] = [{ query: 'GET /v1/providers', equal: ['projectId', 'deletedAt'], residual: ['enabled', 'name'], sortable: ['createdAt', 'updatedAt', 'name'] }];
+export const PROVIDERS_LIST: ListShape = { query: 'GET /v1/providers', equal: ['projectId', 'deletedAt'], residual: ['enabled', 'name'], sortable: ['createdAt', 'updatedAt', 'name'] };
+const LISTS: ListShape[] = [PROVIDERS_LIST];
 
 /** Serves GET /v1/providers and provider lookups of other features (see findProjectProvider). */
 export const providersProjection: DocumentProjection<ProviderDoc> = {

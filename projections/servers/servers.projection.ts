@@ -24,9 +24,11 @@ export interface ServerDoc extends ReadDoc, ServerSpecData {
 }
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
+export const SERVERS_LIST: ListShape = { query: 'GET /v1/servers', equal: ['projectId'], residual: ['status', 'site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] };
+export const SERVERS_BY_STATUS_LIST: ListShape = { query: 'GET /v1/servers?status=', equal: ['projectId', 'status'], residual: ['site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] };
 const LISTS: ListShape[] = [
-  { query: 'GET /v1/servers', equal: ['projectId'], residual: ['status', 'site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
-  { query: 'GET /v1/servers?status=', equal: ['projectId', 'status'], residual: ['site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] },
+  SERVERS_LIST,
+  SERVERS_BY_STATUS_LIST,
   { query: 'GET /v1/admin/analytics: counts by mode and status', equal: ['mode', 'status'] },
 ];
 

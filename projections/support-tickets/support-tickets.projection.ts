@@ -23,7 +23,8 @@ export interface SupportTicketDoc extends ReadDoc {
  * `status` and `priority` filters are checked while walking the project's index in the asked order
  * (a project's tickets are few; an index per filter and sort would triple the indexes).
  */
-const LISTS: ListShape[] = [{ query: 'GET /v1/support', equal: ['projectId'], residual: ['status', 'priority'], sortable: ['createdAt', 'updatedAt', 'status'] }];
+export const TICKETS_LIST: ListShape = { query: 'GET /v1/support', equal: ['projectId'], residual: ['status', 'priority'], sortable: ['createdAt', 'updatedAt', 'status'] };
+const LISTS: ListShape[] = [TICKETS_LIST];
 
 /** Serves GET /v1/support and the ticket part of every ticket answer (its messages: support_messages). */
 export const supportTicketsProjection: DocumentProjection<SupportTicketDoc> = {

@@ -112,10 +112,12 @@ export class ProjectClosure {
   private async live(model: DocumentProjection, projectId: string, skip: ReadonlySet<string>): Promise<ReadDoc[]> {
     const collection = await this.deps.projections.collection(model);
     const out: ReadDoc[] = [];
-    for (let from = 0; ; from += 500) {
-      const page = await collection.find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], skip: from, limit: 500, withTotal: false });
+    // Each page seeks past the last one on the model's [projectId, -createdAt, id] index (no skip over the pages before).
+    for (let after: ReadDoc | undefined; ; ) {
+      const page = await collection.find({ filter: { projectId }, sort: [{ field: 'createdAt', direction: -1 }], limit: 500, withTotal: false, ...(after ? { after } : {}) });
       out.push(...page.items.filter((d) => !skip.has(String((d as { status?: unknown }).status))));
       if (page.items.length < 500) return out;
+      after = page.items[page.items.length - 1];
     }
   }
 }

@@ -10,10 +10,12 @@ export async function projectMeters(meters: ReadCollection<UsageMeterDoc>, proje
   const filter: Filter = { projectId };
   if (before !== undefined) filter.firstRunAt = { $lt: new Date(before).toISOString() };
   const out: UsageMeterDoc[] = [];
-  for (let skip = 0; ; skip += PAGE) {
-    const { items } = await meters.find({ filter, sort: [{ field: 'createdAt', direction: 1 }], skip, limit: PAGE, withTotal: false });
+  // Each page seeks past the last one on the [projectId, createdAt, id] index (no skip over the pages before).
+  for (let after: UsageMeterDoc | undefined; ; ) {
+    const { items } = await meters.find({ filter, sort: [{ field: 'createdAt', direction: 1 }], limit: PAGE, withTotal: false, ...(after ? { after } : {}) });
     out.push(...items);
     if (items.length < PAGE) return out;
+    after = items[items.length - 1];
   }
 }
 

@@ -3,16 +3,89 @@ import { z } from 'zod';
 import { ApiErrorItem, invalidQuery } from './errors';
 import { CollectionDocument, Resource, SparseFields, sparse } from './envelope';
 import { parameterErrors, QUERY_PARSE } from './validation';
+import { DEFAULT_LIST_SORT, type ListShape } from '../../readstore/src/list-shapes';
+
+/**
+ * What orders a list route's pages: the read-model list shapes (`DocumentProjection.lists`) the
+ * route's query runs as, whose declared indexes serve each sort field (projections/list-indexes.spec.ts),
+ * or, for a list built and sorted in memory on purpose (a small derived view), the reason.
+ */
+export type ListOrder =
+  | {
+      /** Every shape the route's query may run as (e.g. with and without `?status=`): each serves every sort field. */
+      shapes: readonly ListShape[];
+      /** Public sort field → stored field, where they differ (`createdAt` → `revision`); the parsed `sort` holds stored fields. */
+      rename?: Readonly<Record<string, string>>;
+    }
+  | { inMemory: string };
 
 export interface ListSpec {
   /** JSON:API resource type of the items. */
   type: string;
-  /** Fields accepted by `sort` (e.g. ['createdAt', 'name', 'status']). */
+  /** Fields accepted by `sort` (e.g. ['createdAt', 'name', 'status']): from `order`'s shapes, see `listOf`. */
   sortFields: string[];
   /** Default `sort` value; default '-createdAt' (newest first). */
   defaultSort?: string;
   /** Default page size, 20. */
   defaultLimit?: number;
+  /** Where the order comes from; `listOf` and `inMemoryList` build specs that say it. */
+  order: ListOrder;
+}
+
+const showSort = (sort: readonly SortKey[], name: (field: string) => string = (f) => f) => sort.map((k) => `${k.direction === -1 ? '-' : ''}${name(k.field)}`).join(',');
+
+/**
+ * The list settings of a route whose query runs as `shapes` (declared next to the model's indexes):
+ * the sort fields are the shapes' `sortable` (all must declare the same), the default sort is
+ * their `defaultSort` (or `-createdAt`). `rename` maps a public sort field to the stored one.
+ * Throws when the shapes disagree: a route may not offer a sort one of its queries cannot serve.
+ */
+export function listOf(type: string, shapes: ListShape | readonly ListShape[], options: { rename?: Record<string, string>; defaultLimit?: number } = {}): ListSpec {
+  const all: readonly ListShape[] = Array.isArray(shapes) ? shapes : [shapes as ListShape];
+  const [first] = all;
+  if (!first) throw new Error(`listOf(${type}): no list shape`);
+  const rename = options.rename ?? {};
+  const publicName = (stored: string) => Object.keys(rename).find((k) => rename[k] === stored) ?? stored;
+  const sortable = first.sortable ?? [];
+  if (!sortable.length) throw new Error(`listOf(${type}): ${first.query} declares no sortable field`);
+  const defaultSort = showSort(first.defaultSort ?? DEFAULT_LIST_SORT);
+  for (const shape of all.slice(1)) {
+    const same = (shape.sortable ?? []).length === sortable.length && sortable.every((f) => shape.sortable!.includes(f));
+    if (!same) throw new Error(`listOf(${type}): ${shape.query} sorts by [${shape.sortable ?? []}], ${first.query} by [${sortable}]`);
+    if (showSort(shape.defaultSort ?? DEFAULT_LIST_SORT) !== defaultSort) throw new Error(`listOf(${type}): ${shape.query} and ${first.query} differ in their default sort`);
+  }
+  const spec: ListSpec = {
+    type,
+    sortFields: sortable.map(publicName),
+    defaultSort: showSort(first.defaultSort ?? DEFAULT_LIST_SORT, publicName),
+    order: { shapes: all, ...(options.rename ? { rename: options.rename } : {}) },
+  };
+  if (options.defaultLimit !== undefined) spec.defaultLimit = options.defaultLimit;
+  return spec;
+}
+
+/** The list settings of a list built and sorted in memory on purpose; `reason` says why no index serves it. */
+export function inMemoryList(type: string, sortFields: string[], reason: string, defaultSort = '-createdAt'): ListSpec {
+  if (!reason.trim()) throw new Error(`inMemoryList(${type}): say why no index serves it`);
+  return { type, sortFields, defaultSort, order: { inMemory: reason } };
+}
+
+/**
+ * The accepted sorts (`field` and `-field`, and the default) that `spec`'s shapes do not serve,
+ * described; empty for an in-memory list. ApiRoute refuses a route for which it is not empty.
+ */
+export function unservedSorts(spec: ListSpec): string[] {
+  if ('inMemory' in spec.order) return [];
+  const { shapes, rename = {} } = spec.order;
+  const stored = (f: string) => rename[f] ?? f;
+  const out: string[] = [];
+  for (const shape of shapes) {
+    for (const field of spec.sortFields) if (!(shape.sortable ?? []).includes(stored(field))) out.push(`${spec.type}: sort ${field} is not sortable in ${shape.query}`);
+    const def = showSort(shape.defaultSort ?? DEFAULT_LIST_SORT);
+    const asked = (spec.defaultSort ?? '-createdAt').split(',').map((p) => (p.startsWith('-') ? `-${stored(p.slice(1))}` : stored(p))).join(',');
+    if (asked !== def) out.push(`${spec.type}: default sort ${spec.defaultSort ?? '-createdAt'} is not ${shape.query}'s ${def}`);
+  }
+  return out;
 }
 
 export interface SortKey { field: string; direction: 1 | -1 }
@@ -73,7 +146,8 @@ function parseSort(raw: string, spec: ListSpec, errors: ApiErrorItem[]): SortKey
       errors.push({ detail: `Unknown sort field '${field}'; allowed: ${spec.sortFields.join(', ')}`, source: { parameter: 'sort' } });
       return [];
     }
-    if (!keys.some((k) => k.field === field)) keys.push({ field, direction: desc ? -1 : 1 });
+    const stored = 'shapes' in spec.order ? spec.order.rename?.[field] ?? field : field;
+    if (!keys.some((k) => k.field === stored)) keys.push({ field: stored, direction: desc ? -1 : 1 });
   }
   return keys;
 }

@@ -1,7 +1,7 @@
 /** `@ApiRoute(...)`: declarative route (Nest mapping + auth + zod validation + OpenAPI registry). */
 import { Delete, Get, HttpCode, Patch, Post, Put, applyDecorators, createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { z } from 'zod';
-import type { ListQuery, ListSpec } from './list-query';
+import { unservedSorts, type ListQuery, type ListSpec } from './list-query';
 import type { Principal } from './auth';
 import type { CommittedWrite } from './idempotency';
 import { PERMISSION_PATTERN, PROJECT_ROLES, roleAllows } from '../../domain/identity/roles';
@@ -122,6 +122,9 @@ const MAPPERS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete }
 
 export function ApiRoute(options: ApiRouteOptions): MethodDecorator {
   const routePath = toRoutePath(options.path);
+  // A route offers no sort its read model's declared list shapes (hence their indexes) do not serve.
+  const unserved = options.list ? unservedSorts(options.list) : [];
+  if (unserved.length) throw new Error(`${options.method} ${options.path}: ${unserved.join('; ')}`);
   const statuses = Object.keys(options.responses).map(Number).filter((s) => s >= 200 && s < 300).sort();
   const nest = applyDecorators(MAPPERS[options.method](routePath), ...(statuses.length ? [HttpCode(statuses[0])] : []));
   return (target, propertyKey, descriptor) => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { z } from 'zod';
+import { inMemoryList, listOf } from '../src/list-query';
 import { invalidState, notFound } from '../../application/src/errors';
 import { simpleResourceDecider } from '../../domain/shared/simple-resource';
 import { sshKeys } from '../../domain/ssh-keys';
@@ -81,7 +82,7 @@ export class SampleController {
   @ApiRoute({
     method: 'GET', path: '/v1/widgets', summary: 'List widgets', tag: 'Widgets', auth: 'project', permission: 'widgets:read',
     query: z.object({ color: z.enum(['red', 'blue']).optional() }),
-    list: { type: 'widgets', sortFields: ['createdAt', 'name', 'size'] },
+    list: listOf('widgets', { query: 'GET /v1/widgets', equal: ['projectId'], residual: ['color'], sortable: ['createdAt', 'name', 'size'] }),
     responses: { 200: collectionSchema('widgets', WidgetAttrs) },
   })
   list(@ListParams() q: ListQuery<{ color?: string }>) {
@@ -95,7 +96,7 @@ export class SampleController {
 
   @ApiRoute({
     method: 'GET', path: '/v1/empty-things', summary: 'Empty list', tag: 'Widgets', auth: 'project', permission: 'widgets:read',
-    list: { type: 'things', sortFields: ['createdAt'] }, responses: { 200: collectionSchema('things', z.object({})) },
+    list: inMemoryList('things', ['createdAt'], 'always empty'), responses: { 200: collectionSchema('things', z.object({})) },
   })
   empty() {
     return listResult([], 0);

@@ -131,16 +131,31 @@ export interface NormalizedQuery {
   skip: number;
   /** undefined = no limit; 0 = return no items (total only). */
   limit: number | undefined;
+  /** FindQuery.after's value under each key of `sort`: only documents after them (withTotal false, skip 0). */
+  after?: Array<string | number | boolean>;
 }
 
 export function normalizeQuery(query: FindQuery | undefined): NormalizedQuery {
   const q = query ?? {};
-  return {
-    filter: validateFilter(q.filter),
-    sort: withIdTieBreaker(validateSort(q.sort)),
-    skip: validateCount(q.skip, 'skip') ?? 0,
-    limit: validateCount(q.limit, 'limit'),
-  };
+  const sort = withIdTieBreaker(validateSort(q.sort));
+  const skip = validateCount(q.skip, 'skip') ?? 0;
+  const out: NormalizedQuery = { filter: validateFilter(q.filter), sort, skip, limit: validateCount(q.limit, 'limit') };
+  if (q.after !== undefined) out.after = validateAfter(q, sort, skip);
+  return out;
+}
+
+/** The values of `query.after` under each sort key (id included), checked (see FindQuery.after). */
+function validateAfter(query: FindQuery, sort: SortKey[], skip: number): Array<string | number | boolean> {
+  const after = query.after;
+  if (after === null || typeof after !== 'object' || Array.isArray(after)) throw new InvalidQueryError('after must be a document (the previous page\'s last item)');
+  if (query.withTotal !== false) throw new InvalidQueryError('after needs withTotal: false (a keyset seek counts nothing)');
+  if (skip !== 0) throw new InvalidQueryError('after and skip exclude each other');
+  return sort.map((k) => {
+    const found = resolvePath(after, k.field);
+    const v = found.length === 1 ? found[0] : undefined;
+    if (typeof v !== 'string' && typeof v !== 'boolean' && !(typeof v === 'number' && Number.isFinite(v))) throw new InvalidQueryError(`after.${k.field} must be a string, number or boolean`);
+    return v;
+  });
 }
 
 // ------------------------------------------------------------------ documents and indexes

@@ -327,6 +327,19 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
 
     const end = q.limit === undefined ? Infinity : q.skip + q.limit;
     const items: T[] = [];
+    if (q.after) {
+      // Keyset seek (withTotal false, skip 0): walk the index in order, past the entries up to `after`.
+      const pred = compileFilter(q.filter);
+      const seek = afterPredicate<T>(q.sort, q.after);
+      if (q.limit !== 0)
+        for (const id of this.walk(plan, 0, Infinity)) {
+          const doc = this.docs.get(id)!;
+          if (!seek(doc) || !pred(doc)) continue;
+          items.push(clone(doc));
+          if (items.length >= end) break;
+        }
+      return { items, total: items.length };
+    }
     if (plan.residual.length === 0) {
       // Every entry of the ranges matches: the page is positions [skip, skip + limit).
       if (q.limit !== 0) for (const id of this.walk(plan, q.skip, end)) items.push(clone(this.docs.get(id)!));
@@ -484,7 +497,9 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
 
   /** Filters the source (an indexed range, or every document) and sorts the matches. */
   private scan(q: NormalizedQuery, source: RangeSource | null, wantTotal: boolean): FindResult<T> {
-    const pred = compileFilter(q.filter);
+    const filter = compileFilter(q.filter);
+    const seek = q.after ? afterPredicate<T>(q.sort, q.after) : null;
+    const pred = seek ? (d: T) => seek(d) && filter(d) : filter;
     const matched: T[] = [];
     if (source) {
       const idAt = source.index.key.findIndex((k) => k.field === 'id');
@@ -612,4 +627,18 @@ export class MemoryReadStore implements ReadStore {
   async ping(): Promise<void> {}
 
   async close(): Promise<void> {}
+}
+
+/** Whether a document comes after `values` (the keyset seek's position) in the order of `sort`. */
+function afterPredicate<D extends { id: string }>(sort: SortKey[], values: ReadonlyArray<string | number | boolean>): (doc: D) => boolean {
+  const order = compileSort<D>(sort);
+  const position: Record<string, unknown> = {};
+  sort.forEach((k, i) => {
+    const segments = k.field.split('.');
+    let at = position;
+    for (const seg of segments.slice(0, -1)) at = (at[seg] ??= {}) as Record<string, unknown>;
+    at[segments[segments.length - 1]!] = values[i];
+  });
+  const key = order.keys(position as D);
+  return (doc) => order.compare(order.keys(doc), key) > 0;
 }

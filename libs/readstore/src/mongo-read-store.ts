@@ -25,6 +25,21 @@ export function toMongoFilter(filter: Filter | undefined): Document {
   return out;
 }
 
+/**
+ * Documents after `values` in the order of `sort` (id last): `k1 > v1 OR (k1 = v1 AND k2 > v2) OR …`
+ * (`<` for descending keys). MongoDB turns each branch into bounds on the index that serves the
+ * sort, so the walk starts at the key instead of passing over the pages before it.
+ */
+export function seekFilter(sort: SortKey[], values: ReadonlyArray<string | number | boolean>): Document {
+  const branches: Document[] = sort.map((k, i) => {
+    const branch: Document = {};
+    for (let j = 0; j < i; j++) branch[toMongoPath(sort[j]!.field)] = values[j];
+    branch[toMongoPath(k.field)] = { [k.direction === 1 ? '$gt' : '$lt']: values[i] };
+    return branch;
+  });
+  return branches.length === 1 ? branches[0]! : { $or: branches };
+}
+
 export function toMongoSort(sort: SortKey[]): [string, 1 | -1][] {
   return sort.map((k) => [toMongoPath(k.field), k.direction]);
 }
@@ -151,7 +166,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
 
   async find(query: FindQuery): Promise<FindResult<T>> {
     const q = normalizeQuery(query);
-    const filter = toMongoFilter(q.filter);
+    const filter = q.after ? { $and: [toMongoFilter(q.filter), seekFilter(q.sort, q.after)] } : toMongoFilter(q.filter);
     if (query.withTotal === false) {
       if (q.limit === 0) return { items: [], total: q.skip };
       let cursor = this.coll.find(filter, { sort: toMongoSort(q.sort) });

@@ -42,6 +42,15 @@ export interface FindQuery {
    * `skip + items.length`. Counting costs a second pass over the matches on FerretDB.
    */
   withTotal?: boolean;
+  /**
+   * Keyset seek for walks over many pages (internal polls, runs and exports): only documents after
+   * this one in the query's order (its sort fields and `id`; pass the previous page's last item).
+   * Each of its sort fields must hold a string, number or boolean, the type every matched document
+   * has there (MongoDB compares within a type). Needs `withTotal: false` and no `skip`: a seek
+   * counts nothing and skips nothing, so a page costs its own entries on an index, not the pages
+   * before it. The public page/limit lists keep `skip` (their links are page numbers).
+   */
+  after?: Record<string, unknown>;
 }
 
 export interface FindResult<T> {

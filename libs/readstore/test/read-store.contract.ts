@@ -588,6 +588,63 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
       });
     });
 
+    describe('keyset seek (after)', () => {
+      type Row = Doc & { projectId: string; status: string; createdAt: string; meta: { rank: number } };
+      const rows: Row[] = Array.from({ length: 40 }, (_, i) => ({
+        id: `k${String((i * 17) % 40).padStart(2, '0')}`,
+        _position: i + 1,
+        projectId: i % 4 === 0 ? 'p2' : 'p1',
+        status: ['active', 'stopped', 'terminated'][i % 3]!,
+        createdAt: `2026-01-0${1 + (i % 5)}T00:00:00.000Z`, // ties: the id decides
+        meta: { rank: (i * 7) % 6 },
+      }));
+      const by = (field: string, direction: 1 | -1): SortKey => ({ field, direction });
+      const sorts: SortKey[][] = [[by('createdAt', -1)], [by('createdAt', 1)], [by('status', 1), by('createdAt', -1)], [by('createdAt', 1), by('id', -1)], [by('meta.rank', -1)], [by('id', 1)]];
+      const filters: Filter[] = [{ projectId: 'p1' }, { projectId: 'p1', status: { $ne: 'terminated' } }, { projectId: 'p1', status: { $in: ['stopped', 'active'] } }, {}];
+
+      it('walks page after page from the last item, as a whole-match sort orders them', async () => {
+        const c = fresh<Row>();
+        await c.ensureIndexes([{ fields: [by('projectId', 1), by('createdAt', -1), by('id', 1)] }, { fields: [by('projectId', 1), by('createdAt', 1), by('id', 1)] }]);
+        await c.write(rows.map((doc) => ({ kind: 'put' as const, doc })));
+        for (const filter of filters)
+          for (const sort of sorts) {
+            const want = (await c.find({ filter, sort })).items.map((d) => d.id);
+            const walked: string[] = [];
+            let after: Row | undefined;
+            for (let n = 0; n < 20; n++) {
+              const page = await c.find({ filter, sort, limit: 6, withTotal: false, ...(after ? { after } : {}) });
+              expect(page.total).toBe(page.items.length);
+              walked.push(...page.items.map((d) => d.id));
+              if (page.items.length < 6) break;
+              after = page.items[page.items.length - 1];
+            }
+            expect({ filter, sort, walked }).toEqual({ filter, sort, walked: want });
+            expect(want.length).toBeGreaterThan(5);
+          }
+      });
+
+      it('starts after a position that is not a stored document, and answers nothing past the end', async () => {
+        const c = fresh<Row>();
+        await c.write(rows.map((doc) => ({ kind: 'put' as const, doc })));
+        const sort = [by('createdAt', 1)];
+        const all = (await c.find({ filter: { projectId: 'p1' }, sort })).items;
+        const from = await c.find({ filter: { projectId: 'p1' }, sort, withTotal: false, after: { createdAt: '2026-01-03T00:00:00.000Z', id: 'k20' } });
+        expect(from.items.map((d) => d.id)).toEqual(all.filter((d) => d.createdAt > '2026-01-03T00:00:00.000Z' || (d.createdAt === '2026-01-03T00:00:00.000Z' && d.id > 'k20')).map((d) => d.id));
+        expect(await c.find({ filter: { projectId: 'p1' }, sort, withTotal: false, after: all[all.length - 1]! })).toEqual({ items: [], total: 0 });
+      });
+
+      it('needs withTotal false, no skip, and a value of each sort field', async () => {
+        const c = fresh<Row>();
+        const sort = [by('createdAt', 1)];
+        const after = { id: 'k01', createdAt: '2026-01-01T00:00:00.000Z' };
+        await expect(c.find({ sort, after })).rejects.toThrow(InvalidQueryError);
+        await expect(c.find({ sort, after, withTotal: false, skip: 6 })).rejects.toThrow(InvalidQueryError);
+        await expect(c.find({ sort, after: { id: 'k01' }, withTotal: false })).rejects.toThrow(/after.createdAt/);
+        await expect(c.find({ sort, after: { id: 'k01', createdAt: null }, withTotal: false })).rejects.toThrow(InvalidQueryError);
+        await expect(c.find({ sort, after: { createdAt: 'x' }, withTotal: false })).rejects.toThrow(/after.id/);
+      });
+    });
+
     describe('meta', () => {
       it('gets and sets objects, numbers and strings; absent keys are null', async () => {
         const s = store();

@@ -20,6 +20,7 @@ import { PORTS } from '../tokens';
 import { loadSettings } from './platform-settings';
 import { ChangeSetting } from './settings';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 const TYPE = 'catalog-entries';
 const ENTRY_TYPES = ['plan', 'instance-type', 'region', 'image', 'operating-system'] as const;
@@ -87,7 +88,7 @@ const listRoute = route({
   method: 'GET',
   path: '/v1/admin/catalog/resources',
   summary: "Every catalog entry (plans, instance types, regions, images, operating systems) with the provider's prices and the admin's edits (platform admin)",
-  list: { type: TYPE, sortFields: ['createdAt', 'name', 'slug', 'resourceType'] },
+  list: inMemoryList(TYPE, ['createdAt', 'name', 'slug', 'resourceType'], 'derived from the catalog documents (one per provider kind) and the admin\'s edits'),
   query: z.object({ resourceType: z.enum(ENTRY_TYPES).optional(), providerKind: z.enum(PROVIDER_KINDS).optional(), enabled: z.enum(['true', 'false']).optional() }),
   responses: { 200: collectionSchema(TYPE, entryAttributes) },
 });

@@ -8,10 +8,10 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listOf, type ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
+import { CUSTOMERS_LIST, projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
 import { membersProjection } from '../../../../projections/members/members.projection';
 import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
@@ -151,7 +151,7 @@ const listRoute = route({
   method: 'GET',
   path: '/v1/admin/customers',
   summary: 'List customers (projects) with status, KYC status and balances (platform admin)',
-  list: { type: TYPE, sortFields: ['createdAt', 'name', 'updatedAt', 'status'] },
+  list: listOf(TYPE, CUSTOMERS_LIST),
   query: z.object({ status: z.enum(STATUSES).optional(), kycStatus: z.enum(KYC_STATUSES).optional() }),
   responses: { 200: collectionSchema(TYPE, customerAttributes) },
 });

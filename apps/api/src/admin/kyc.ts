@@ -8,10 +8,10 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import { principalActor, type Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listOf, type ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { kycRequestsProjection, type KycRequestDoc } from '../../../../projections/kyc-requests/kyc-requests.projection';
+import { KYC_LIST, kycRequestsProjection, type KycRequestDoc } from '../../../../projections/kyc-requests/kyc-requests.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { BusController } from '../common/bus-controller';
 import { recoverInProject, requestEvent, type RecoveredWrite } from '../common/recovery';
@@ -172,7 +172,7 @@ const listRoute = route({
   method: 'GET',
   path: '/v1/admin/kyc',
   summary: 'KYC requests, pending ones by default (platform admin)',
-  list: { type: TYPE, sortFields: ['createdAt', 'updatedAt', 'status'] },
+  list: listOf(TYPE, KYC_LIST),
   query: z.object({ status: z.enum(REQUEST_STATUSES).default('pending') }),
   responses: { 200: collectionSchema(TYPE, requestAttributes) },
 });

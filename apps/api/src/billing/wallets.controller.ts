@@ -7,13 +7,14 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
+import { CREDITS_LIST, type CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
 import type { WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
 import { recoverBy } from '../common/recovery';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, WrittenConversion, WrittenWalletMovement, type ConversionView, type RateView, type WalletMovement } from './wallets.handlers';
+import { inMemoryList, listOf } from '../../../../libs/http/src/list-query';
 
 const WALLETS = 'wallets';
 const CREDITS = 'credits';
@@ -82,7 +83,7 @@ const listWalletsRoute = route({
   path: '/v1/billing/wallets',
   summary: 'The project\'s wallets, one per currency (zero until first credited)',
   permission: 'wallets:read',
-  list: { type: WALLETS, sortFields: ['currency', 'balanceCents'], defaultSort: 'currency' },
+  list: inMemoryList(WALLETS, ['currency', 'balanceCents'], 'one wallet per currency, those never credited included', 'currency'),
   responses: { 200: collectionSchema(WALLETS, walletAttributes) },
 });
 const getWalletRoute = route({
@@ -146,7 +147,7 @@ const listCreditsRoute = route({
   path: '/v1/billing/credits',
   summary: 'Every credit of the project\'s wallets, with its source and reference',
   permission: 'billing:read',
-  list: { type: CREDITS, sortFields: ['createdAt', 'amountCents'] },
+  list: listOf(CREDITS, CREDITS_LIST),
   query: z.object({ currency: currency.optional(), source: z.enum(CREDIT_SOURCES).optional() }),
   responses: { 200: collectionSchema(CREDITS, creditAttributes) },
 });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
-import type { ListSpec } from '../../../../libs/http/src/list-query';
+import { inMemoryList, type ListSpec } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { pathId } from '../common/resource-lifecycle';
 import { CatalogQuery } from './catalog.queries';
@@ -14,7 +14,7 @@ const attrs = z.record(z.string(), z.unknown());
 const idParams = z.object({ id: pathId });
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional() });
 /** Every catalog list sorts by createdAt too, newest first by default (DECISIONS 2). */
-const list = (type: string, sortFields = ['name', 'createdAt']): ListSpec => ({ type, sortFields: [...new Set([...sortFields, 'createdAt'])], defaultSort: '-createdAt' });
+const list = (type: string, sortFields = ['name', 'createdAt']): ListSpec => inMemoryList(type, [...new Set([...sortFields, 'createdAt'])], 'small views derived from the catalog documents (one per provider kind), paged in memory');
 const common = { tag: 'Catalog', auth: 'project' as const, permission: 'catalog:read' };
 
 /** Catalog routes (spec 4.5): each maps HTTP to a CatalogQuery of the same name. */

@@ -27,6 +27,7 @@ import { PORTS } from '../tokens';
 import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
 import { idInStream, recoverBy, requestEvent, type RecoveredWrite } from './recovery';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 type AnyObject = z.ZodObject;
 type Doc = JobResourceDoc<AnyObject>;
@@ -385,14 +386,14 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
     args.forEach((a, i) => (a === 'req' ? Req() : a === 'principal' ? CurrentPrincipal() : Parsed())(proto, method, i));
     ApiRoute(options)(proto, method, descriptor);
   };
-  declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
+  declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: listOf(decl.type, list), responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, recover: recoverAccepted, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, recover: recoverAccepted, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.records) {
     const recordAttributes = attributes.extend({ externalId: z.string().nullable() });
     const importBody = (decl.body ?? routes.resource.schema).extend({ externalId: z.string().min(1).max(255).describe("The provider's id of the resource") });
-    declare('listRecords', { ...common, method: 'GET', path: `${decl.path}/db`, summary: decl.records.list, permission: read, query: listQuery, list: { type: decl.type, sortFields: list.sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, recordAttributes) } }, ['principal', 'parsed']);
+    declare('listRecords', { ...common, method: 'GET', path: `${decl.path}/db`, summary: decl.records.list, permission: read, query: listQuery, list: listOf(decl.type, list), responses: { 200: collectionSchema(decl.type, recordAttributes) } }, ['principal', 'parsed']);
     declare('importRecord', { ...common, method: 'POST', path: `${decl.path}/db`, summary: decl.records.create, permission: write, type: decl.type, query: providerQuery, body: importBody, idempotent: true, recover: recoverBy((w) => new WrittenJobResource(routes, w, 'record')), responses: { 201: resourceSchema(decl.type, recordAttributes) } }, ['req', 'principal', 'parsed']);
   }
   if (decl.update) {

@@ -22,6 +22,7 @@ import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
 import { idInStream, recoverBy, type RecoveredWrite } from './recovery';
 import { written } from '../jobs/job-writes';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 type Op = 'list' | 'get' | 'create' | 'delete';
 type AnyObject = z.ZodObject;
@@ -246,7 +247,7 @@ export function simpleResourceController<S extends AnyObject, B extends z.ZodTyp
   };
   const read = `${decl.permission}:read`;
   const write = `${decl.permission}:write`;
-  declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.routes.list!, permission: read, list: { type: decl.type, sortFields: decl.projection.lists[0].sortable ?? ['createdAt'] }, responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
+  declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.routes.list!, permission: read, list: listOf(decl.type, decl.projection.lists[0]!), responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, summary: decl.routes.get!, permission: read, params, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.routes.create!, permission: write, type: decl.type, body: decl.body ?? decl.resource.schema, idempotent: true, recover: recoverBy((w) => new WrittenSimpleResource(routes, w)), responses: { 201: resourceSchema(decl.type, attributes) } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.routes.delete!, permission: write, params, responses: { 204: null } }, ['req', 'principal', 'parsed']);

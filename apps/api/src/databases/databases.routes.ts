@@ -18,6 +18,7 @@ import { dataScopeOf } from '../common/resource-lifecycle';
 import { resolveProvider } from '../providers/resolve-provider';
 import { PORTS } from '../tokens';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 /**
  * Managed databases (DECISIONS 14): create (202, a database.create job) with a generated password
@@ -92,7 +93,7 @@ const versionsRoute = route({
     providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that offers databases'),
     engine: z.enum(DATABASE_ENGINES).optional(),
   }),
-  list: { type: 'database-versions', sortFields: ['engine'], defaultSort: 'engine' },
+  list: inMemoryList('database-versions', ['engine'], 'the provider\'s answer', 'engine'),
   responses: { 200: collectionSchema('database-versions', z.object({ engine: z.enum(DATABASE_ENGINES), version: z.string() })) },
 });
 

@@ -7,13 +7,14 @@ import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { listLinksSchema, listMetaSchema, SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
-import type { FileDoc } from '../../../../projections/files/files.projection';
+import { FILE_VERSIONS_LIST, type FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
+import { FILES_LIST, type FileDoc } from '../../../../projections/files/files.projection';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent, WrittenFile } from './files.handlers';
 import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 export { FILE_HANDLERS } from './files.handlers';
 
@@ -89,7 +90,7 @@ const listRoute = route({
   path: '/v1/files',
   summary: "List the project's files (deleted ones excluded)",
   permission: 'files:read',
-  list: { type: 'files', sortFields: ['createdAt', 'updatedAt', 'name', 'path', 'status'] },
+  list: listOf('files', FILES_LIST),
   responses: { 200: many(fileRecord) },
 });
 const getRoute = route({ ...common, method: 'GET', path: '/v1/files/{id}', summary: 'Get a file (a deleted one is 404)', permission: 'files:read', params: idParams, responses: { 200: one(fileRecord) } });
@@ -100,7 +101,7 @@ const versionsRoute = route({
   summary: "List a file's versions in version order, each with its content and checksum",
   permission: 'files:read',
   params: idParams,
-  list: { type: 'file-versions', sortFields: ['version', 'createdAt'], defaultSort: 'version' },
+  list: listOf('file-versions', FILE_VERSIONS_LIST),
   responses: { 200: many(versionRecord) },
 });
 const versionRoute = route({ ...common, method: 'GET', path: '/v1/files/{id}/versions/{version}', summary: 'Get one version of a file by its number', permission: 'files:read', params: versionParams, responses: { 200: one(versionRecord) } });

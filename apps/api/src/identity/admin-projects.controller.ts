@@ -11,7 +11,8 @@ import { CreateProject, ListProjects, WrittenProject } from './identity.handlers
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
 import { BusController } from '../common/bus-controller';
-import { workspaceOfProject, type ProjectDoc } from '../../../../projections/projects/projects.projection';
+import { ADMIN_PROJECTS_LIST, workspaceOfProject, type ProjectDoc } from '../../../../projections/projects/projects.projection';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 const projectAttributes = z.object({ name: z.string(), workspaceId: z.string().describe('The workspace the project belongs to (DECISIONS 15); a project that started one has its own id'), createdAt: z.string() });
 const createBody = z.object({
@@ -59,7 +60,7 @@ const listRoute = route({
   summary: 'List projects (platform admin only)',
   tag: 'Admin',
   auth: 'admin',
-  list: { type: 'projects', sortFields: ['createdAt', 'name'] },
+  list: listOf('projects', ADMIN_PROJECTS_LIST),
   responses: { 200: collectionSchema('projects', projectAttributes) },
 });
 

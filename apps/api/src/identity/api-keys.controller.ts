@@ -5,12 +5,13 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import { modeOfKey, principalMode, principalProjectId, type Principal } from '../../../../libs/http/src/auth';
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import type { ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
+import { API_KEYS_LIST, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { IssueApiKey, ListApiKeys, RevokeApiKey, WrittenApiKey } from './identity.handlers';
 import { recoverInProject } from '../common/recovery';
 import { commandContext, granteeOf } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { BusController } from '../common/bus-controller';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 const roles = ['owner', 'admin', 'developer', 'viewer'] as const;
 
@@ -62,7 +63,7 @@ const listRoute = route({
   tag: 'Identity',
   auth: 'project',
   permission: 'api-keys:read',
-  list: { type: 'api-keys', sortFields: ['createdAt', 'name', 'lastUsedAt', 'expiresAt'] },
+  list: listOf('api-keys', API_KEYS_LIST),
   query: z.object({ revoked: z.enum(['true', 'false']).optional() }),
   responses: { 200: collectionSchema('api-keys', apiKeyAttributes) },
 });

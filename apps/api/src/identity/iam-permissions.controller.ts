@@ -6,6 +6,7 @@ import { collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, Parsed, route, type CataloguedPermission, type RouteInput } from '../../../../libs/http/src/route';
 import { ListPermissions } from './identity.handlers';
+import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 export const permissionAttributes = z.object({
   resource: z.string(),
@@ -22,7 +23,7 @@ const listRoute = route({
   tag: 'Identity',
   auth: 'project',
   permission: 'roles:read',
-  list: { type: 'permissions', sortFields: ['permission', 'resource', 'action'], defaultSort: 'permission' },
+  list: inMemoryList('permissions', ['permission', 'resource', 'action'], 'generated from the route declarations at start-up', 'permission'),
   query: z.object({ resource: z.string().min(1).max(64).optional(), role: z.enum(PROJECT_ROLES).optional() }),
   responses: { 200: collectionSchema('permissions', permissionAttributes) },
 });

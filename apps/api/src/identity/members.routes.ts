@@ -7,12 +7,13 @@ import { collectionSchema, resource, resourceSchema } from '../../../../libs/htt
 import { notFound } from '../../../../libs/application/src/errors';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type ApiRouteOptions, type ParsedRequest } from '../../../../libs/http/src/route';
-import type { MemberDoc } from '../../../../projections/members/members.projection';
+import { INVITES_LIST, MEMBERS_LIST, type MemberDoc } from '../../../../projections/members/members.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, WrittenMember, type MembershipChange } from './members.handlers';
 import { recoverInProject } from '../common/recovery';
 import { commandContext, granteeOf } from './request-context';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 const TYPE = 'members';
 const INVITES = 'invitations';
@@ -118,7 +119,7 @@ function memberViewController(view: MemberView): Type<unknown> {
   const [read, write] = [`${view.resource}:read`, `${view.resource}:write`];
   const one = resourceSchema(TYPE, memberAttributes);
   const roleRule = 'Never above the caller’s own role (403); the only owner cannot be demoted (409 INVALID_STATE).';
-  declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: { type: TYPE, sortFields: ['createdAt', 'email', 'role', 'status'] }, responses: { 200: collectionSchema(TYPE, memberAttributes) } }, ['principal', 'parsed']);
+  declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: listOf(TYPE, MEMBERS_LIST), responses: { 200: collectionSchema(TYPE, memberAttributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, params, summary: `Get one of ${view.summary}`, permission: read, responses: { 200: one } }, ['principal', 'parsed']);
   declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, recover: recoverInProject((w) => new WrittenMember(w), memberDocument), body: z.object({ email, role: roleField().default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
   declare('update', { ...common, method: 'PATCH', path: item, params, summary: `Change the role of one of ${view.summary}`, description: roleRule, permission: write, type: TYPE, body: z.object({ role: roleField() }), responses: { 200: one } }, ['req', 'principal', 'parsed']);
@@ -144,7 +145,7 @@ const listInvites = route({
   path: invitesPath,
   summary: "List the project's pending invitations",
   permission: 'invitations:read',
-  list: { type: INVITES, sortFields: ['createdAt', 'email', 'expiresAt', 'status'] },
+  list: listOf(INVITES, INVITES_LIST),
   responses: { 200: collectionSchema(INVITES, invitationAttributes) },
 });
 /** An invite's or a resend's answer a crash lost (DECISIONS 5): the invitation its request's own event names, as of the write. */

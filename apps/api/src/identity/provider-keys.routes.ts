@@ -8,10 +8,10 @@ import { handleCommand, type CommandContext } from '../../../../libs/eventstore/
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
+import { listOf, type ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { providerKeysProjection, type ProviderKeyDoc } from '../../../../projections/provider-keys/provider-keys.projection';
+import { PROVIDER_KEYS_LIST, providerKeysProjection, type ProviderKeyDoc } from '../../../../projections/provider-keys/provider-keys.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { ownDoc } from '../jobs/job-writes';
@@ -130,7 +130,7 @@ const withSecret = attributes.extend({ secret: z.string().describe('Shown in thi
 const keyParams = z.object({ keyId: pathId });
 const common = { tag: 'Identity', auth: 'project' } as const;
 
-const listRoute = route({ ...common, method: 'GET', path: '/v1/iam/api-keys', summary: 'List the provider API keys (never their secrets)', permission: 'provider-keys:read', list: { type: TYPE, sortFields: ['createdAt', 'name', 'rotatedAt'] }, query: z.object({ providerId: z.string().min(1).max(1024).optional() }), responses: { 200: collectionSchema(TYPE, attributes) } });
+const listRoute = route({ ...common, method: 'GET', path: '/v1/iam/api-keys', summary: 'List the provider API keys (never their secrets)', permission: 'provider-keys:read', list: listOf(TYPE, PROVIDER_KEYS_LIST), query: z.object({ providerId: z.string().min(1).max(1024).optional() }), responses: { 200: collectionSchema(TYPE, attributes) } });
 const createRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys', summary: 'Create a provider API key; its secret is in this response only', permission: 'provider-keys:write', type: TYPE, idempotent: true, recover: recoverDocument(providerKeysProjection, providerKeyStream, (d) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried it was lost in an outage. Rotate the key for a new one.' } })), body: z.object({ name: z.string().trim().min(1).max(64), providerId: z.string().min(1).max(1024) }), responses: { 201: resourceSchema(TYPE, withSecret) } });
 const rotateRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys/{keyId}/rotate', summary: 'Replace the secret (the old one stops working); the new one is in this response only', permission: 'provider-keys:write', params: keyParams, idempotent: true, recover: recoverDocument(providerKeysProjection, providerKeyStream, (d) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried the new secret was lost in an outage. Rotate the key again for another one.' } })), responses: { 200: resourceSchema(TYPE, withSecret) } });
 const deleteRoute = route({ ...common, method: 'DELETE', path: '/v1/iam/api-keys/{keyId}', summary: 'Revoke and delete a provider API key (204, then 404)', permission: 'provider-keys:write', params: keyParams, responses: { 204: null } });

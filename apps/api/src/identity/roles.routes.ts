@@ -11,6 +11,7 @@ import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext, granteeOf } from './request-context';
 import { CreateRole, DeleteRole, GetRole, ListRoles, UpdateRole, WrittenRole, type RoleView } from './roles.handlers';
 import { recoverInProject } from '../common/recovery';
+import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 const TYPE = 'roles';
 
@@ -42,7 +43,7 @@ const one = resourceSchema(TYPE, roleAttributes);
 const idParams = z.object({ id: pathId });
 const common = { tag: 'Identity', auth: 'project' } as const;
 
-const listRoute = route({ ...common, method: 'GET', path: '/v1/iam/roles', summary: 'List the built-in roles and the project’s custom roles, with their permissions', permission: 'roles:read', list: { type: TYPE, sortFields: ['name', 'createdAt'], defaultSort: 'name' }, query: z.object({ builtIn: z.enum(['true', 'false']).optional() }), responses: { 200: collectionSchema(TYPE, roleAttributes) } });
+const listRoute = route({ ...common, method: 'GET', path: '/v1/iam/roles', summary: 'List the built-in roles and the project’s custom roles, with their permissions', permission: 'roles:read', list: inMemoryList(TYPE, ['name', 'createdAt'], 'the built-in roles merged with the project\'s custom roles (at most 100, read by the [projectId, -createdAt, id] index)', 'name'), query: z.object({ builtIn: z.enum(['true', 'false']).optional() }), responses: { 200: collectionSchema(TYPE, roleAttributes) } });
 const createRoute = route({
   ...common,
   method: 'POST',

@@ -8,12 +8,16 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { dataScopeOf, pathId } from '../common/resource-lifecycle';
-import { INSTANCE_SORT_FIELDS, instanceAttributes, instanceResource } from './instance-view';
+import { instanceAttributes, instanceResource } from './instance-view';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { recoverBy } from '../common/recovery';
 import { WrittenInstance, CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
 import { BusController } from '../common/bus-controller';
+import { listOf } from '../../../../libs/http/src/list-query';
+import { INSTANCES_BY_STATUS_LIST, INSTANCES_LIST } from '../../../../projections/instances/instances.projection';
+import { INSTANCE_EVENTS_LIST } from '../../../../projections/instance-events/instance-events.projection';
+import { INSTANCE_JOBS_LIST } from '../../../../projections/jobs/jobs.projection';
 
 const createBody = z.object({
   name: z.string().min(1).max(64),
@@ -73,7 +77,7 @@ const listRoute = route({
   auth: 'project',
   permission: 'instances:read',
   query: listFilters,
-  list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
+  list: listOf('instances', [INSTANCES_LIST, INSTANCES_BY_STATUS_LIST]),
   responses: { 200: collectionSchema('instances', instanceAttributes) },
 });
 const allRoute = route({
@@ -84,7 +88,7 @@ const allRoute = route({
   auth: 'project',
   permission: 'instances:read',
   query: allFilters,
-  list: { type: 'instances', sortFields: INSTANCE_SORT_FIELDS },
+  list: listOf('instances', [INSTANCES_LIST, INSTANCES_BY_STATUS_LIST]),
   responses: { 200: allSchema },
 });
 const getRoute = route({ method: 'GET', path: '/v1/instances/{id}', summary: 'Get an instance', tag: 'Instances', auth: 'project', permission: 'instances:read', params: idParams, responses: { 200: resourceSchema('instances', instanceAttributes) } });
@@ -134,7 +138,7 @@ const eventsRoute = route({
   auth: 'project',
   permission: 'instances:read',
   params: idParams,
-  list: { type: 'instance-events', sortFields: ['createdAt'] },
+  list: listOf('instance-events', INSTANCE_EVENTS_LIST, { rename: { createdAt: 'revision' } }),
   responses: { 200: collectionSchema('instance-events', z.object({ event: z.string(), revision: z.number(), data: z.record(z.string(), z.unknown()), actor: z.string().nullable(), createdAt: z.string() })) },
 });
 const jobsRoute = route({
@@ -145,7 +149,7 @@ const jobsRoute = route({
   auth: 'project',
   permission: 'instances:read',
   params: idParams,
-  list: { type: 'jobs', sortFields: ['createdAt', 'status'] },
+  list: listOf('jobs', INSTANCE_JOBS_LIST),
   responses: { 200: collectionSchema('jobs', jobAttributes) },
 });
 const sshRoute = route({

@@ -212,9 +212,8 @@ export class InstanceHistoryHandler implements IQueryHandler<InstanceHistory> {
 
   async execute({ projectId, id, page }: InstanceHistory): Promise<Found<InstanceEventDoc>> {
     await ownInstance(this.ports, projectId, id);
-    // The log's order is the stream's: `createdAt` sorts by revision (events of one write share a time).
-    const sort = page.sort.map((k) => (k.field === 'createdAt' ? { ...k, field: 'revision' } : k));
-    return (await this.ports.projections.collection(instanceEventsProjection)).find({ filter: { instanceId: id }, sort, skip: page.skip, limit: page.limit });
+    // The log's order is the stream's: the route's `createdAt` arrives as `revision` (its listOf rename; events of one write share a time).
+    return (await this.ports.projections.collection(instanceEventsProjection)).find({ filter: { instanceId: id }, sort: page.sort, skip: page.skip, limit: page.limit });
   }
 }
 

@@ -7,12 +7,13 @@ import { projectOfScope } from '../../../../libs/domain/shared/scope';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { listLinksSchema, listMetaSchema, SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { INVOICE_SORT_FIELDS, type InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
+import { INVOICES_LIST, type InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { recoverBy } from '../common/recovery';
 import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice, WrittenInvoice } from './invoices.handlers';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 // ---------------------------------------------------------------- records (spec 2.9: flat)
 const lineItem = z.object({
@@ -90,7 +91,7 @@ const common = { tag: 'Billing', auth: 'project' as const };
 /** A keyed create or pay that committed unanswered (a crash) is answered with the invoice it wrote. */
 const recoverInvoice = recoverBy((w) => new WrittenInvoice(w), (doc) => ({ data: invoiceItem(doc) }));
 
-const listSpec = { type: 'invoices', sortFields: INVOICE_SORT_FIELDS };
+const listSpec = listOf('invoices', INVOICES_LIST);
 const listRoute = route({ ...common, method: 'GET', path: '/v1/invoices', summary: "List the project's invoices", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });
 const iamListRoute = route({ ...common, method: 'GET', path: '/v1/iam/invoices', summary: "The project's invoices (the same list as GET /v1/invoices)", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });
 const createRoute = route({

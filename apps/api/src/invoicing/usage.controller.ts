@@ -8,6 +8,7 @@ import type { ResourceUsage } from '../../../../sagas/usage-invoicing/project-us
 import { BusController } from '../common/bus-controller';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { GetBillingOverview, GetUsage } from './invoices.handlers';
+import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 /** The longest usage window (DECISIONS 15). */
 const MAX_WINDOW_DAYS = 366;
@@ -76,7 +77,7 @@ const usageMeta = {
 };
 
 const common = { tag: 'Billing', auth: 'project' as const, permission: 'billing:read' };
-const usageList = { type: USAGE, sortFields: ['costCents', 'hours', 'name', 'createdAt'], defaultSort: '-costCents' };
+const usageList = inMemoryList(USAGE, ['costCents', 'hours', 'name', 'createdAt'], 'computed per resource and day from the usage meters of the window, then sorted', '-costCents');
 const usageDescription =
   'Per resource (instances and servers) and per UTC day: the hours started while running in [startDate, endDate) at the plan price, computed from the event history. `meta` carries the window, currency, totalHours and totalCostCents. An end before the start, or a window over 366 days: 400 INVALID_QUERY.';
 const usageRoute = route({ ...common, method: 'GET', path: '/v1/billing/usage', summary: 'Compute usage and its cost per resource and day', description: usageDescription, list: usageList, query: windowQuery, responses: { 200: collectionSchema(USAGE, usageAttributes, usageMeta) } });

@@ -11,6 +11,8 @@ import { jobAttributes, jobResource } from './job-view';
 import { GetJob, ListJobs, RetryJob, WrittenJobRetry } from './jobs.handlers';
 import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
+import { listOf } from '../../../../libs/http/src/list-query';
+import { JOBS_BY_STATUS_LIST, JOBS_LIST } from '../../../../projections/jobs/jobs.projection';
 
 const idParams = z.object({ id: pathId });
 const filters = z.object({ status: z.enum(['pending', 'processing', 'completed', 'failed']).optional(), instanceId: z.string().max(64).optional() });
@@ -24,7 +26,7 @@ const listRoute = route({
   auth: 'project',
   permission: 'jobs:read',
   query: filters,
-  list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
+  list: listOf('jobs', [JOBS_LIST, JOBS_BY_STATUS_LIST]),
   responses: { 200: collectionSchema('jobs', jobAttributes) },
 });
 const failedRoute = route({
@@ -34,7 +36,7 @@ const failedRoute = route({
   tag: 'Jobs',
   auth: 'project',
   permission: 'jobs:read',
-  list: { type: 'jobs', sortFields: ['createdAt', 'status', 'updatedAt'] },
+  list: listOf('jobs', [JOBS_LIST, JOBS_BY_STATUS_LIST]),
   responses: { 200: collectionSchema('jobs', jobAttributes) },
 });
 const getRoute = route({ method: 'GET', path: '/v1/jobs/{id}', summary: 'Get a job', tag: 'Jobs', auth: 'project', permission: 'jobs:read', params: idParams, responses: { 200: resourceSchema('jobs', jobAttributes) } });

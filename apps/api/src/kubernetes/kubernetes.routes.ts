@@ -17,6 +17,7 @@ import { ownDoc } from '../jobs/job-writes';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
 import { PORTS } from '../tokens';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that offers Kubernetes') });
 
@@ -82,7 +83,7 @@ const versionsRoute = route({
   auth: 'project',
   permission: 'kubernetes:read',
   query: providerQuery.extend({ region: z.string().min(1).max(64).optional().describe('A region of the provider (422 INVALID_REGION otherwise)') }),
-  list: { type: 'kubernetes-versions', sortFields: ['version'], defaultSort: '-version' },
+  list: inMemoryList('kubernetes-versions', ['version'], 'the provider\'s answer, newest first', '-version'),
   responses: { 200: collectionSchema('kubernetes-versions', kubernetesVersionSchema) },
 });
 

@@ -23,6 +23,7 @@ import { requireSameProvider } from '../providers/resolve-provider';
 import { PORTS } from '../tokens';
 import { BusController } from '../common/bus-controller';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 const NETWORK = 'Private network';
 /** Networks that take attachments: live, and not waiting for their create. */
@@ -125,7 +126,7 @@ const listRoute = route({
   permission: 'networking:read',
   params,
   query: z.object({ providerId, status: z.enum(['creating', 'active', 'deleting', 'error']).optional(), region: z.string().min(1).max(64).optional() }),
-  list: { type: attachments.type, sortFields: ['createdAt', 'status', 'privateIp'] },
+  list: listOf(attachments.type, networkDatabasesProjection.lists[0]!),
   responses: { 200: collectionSchema(attachments.type, attributes) },
 });
 const attachRoute = route({

@@ -10,9 +10,9 @@ import { collectionSchema, resource, resourceSchema } from '../../../../libs/htt
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { EVENT_NAMES } from '../../../../contexts/registrations';
-import type { DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
-import { notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
-import { notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
+import { DELIVERIES_LIST, type DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
+import { ENDPOINTS_LIST, notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
+import { NOTIFICATIONS_BY_READ_LIST, NOTIFICATIONS_LIST, notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
@@ -33,6 +33,7 @@ import {
 } from './notifications.handlers';
 import { recoverDocument } from '../common/recovery';
 import { endpointStream, notificationStream } from '../../../../libs/domain/notifications/events';
+import { inMemoryList, listOf } from '../../../../libs/http/src/list-query';
 
 export { NOTIFICATION_HANDLERS } from './notifications.handlers';
 
@@ -124,7 +125,7 @@ const listRoute = route({
   path: '/v1/notifications',
   summary: "List the project's notifications",
   permission: read,
-  list: { type: N_TYPE, sortFields: ['createdAt'] },
+  list: listOf(N_TYPE, [NOTIFICATIONS_LIST, NOTIFICATIONS_BY_READ_LIST]),
   query: z.object({ read: bool, type: z.enum(NOTIFICATION_TYPES).optional() }),
   responses: { 200: collectionSchema(N_TYPE, notificationAttributes) },
 });
@@ -159,7 +160,7 @@ const eventsRoute = route({
   summary: 'List the event names endpoints can subscribe to',
   description: 'Generated from the event types of every context (`<resource>.<past-tense verb>`, DECISIONS 10); `*` subscribes to all of them.',
   permission: read,
-  list: { type: NAME_TYPE, sortFields: ['name', 'resource'], defaultSort: 'name' },
+  list: inMemoryList(NAME_TYPE, ['name', 'resource'], 'generated from the event types of every context', 'name'),
   query: z.object({ resource: z.string().min(1).max(100).optional() }),
   responses: { 200: collectionSchema(NAME_TYPE, eventNameAttributes) },
 });
@@ -170,7 +171,7 @@ const listEndpointsRoute = route({
   path: '/v1/notifications/endpoints',
   summary: "List the project's notification endpoints",
   permission: read,
-  list: { type: E_TYPE, sortFields: ['createdAt'] },
+  list: listOf(E_TYPE, ENDPOINTS_LIST),
   query: z.object({ type: z.enum(['webhook', 'email']).optional(), enabled: bool }),
   responses: { 200: collectionSchema(E_TYPE, endpointAttributes) },
 });
@@ -197,7 +198,7 @@ const deliveriesRoute = route({
   summary: "List an endpoint's deliveries with their attempts",
   permission: read,
   params: idParams,
-  list: { type: D_TYPE, sortFields: ['createdAt', 'updatedAt', 'status'] },
+  list: listOf(D_TYPE, DELIVERIES_LIST),
   query: z.object({ status: z.enum(DELIVERY_STATUSES).optional() }),
   responses: { 200: collectionSchema(D_TYPE, deliveryAttributes) },
 });

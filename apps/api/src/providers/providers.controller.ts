@@ -6,13 +6,14 @@ import { principalDataScope, type Principal } from '../../../../libs/http/src/au
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/providers/capabilities';
-import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
+import { PROVIDERS_LIST, providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from './providers.handlers';
 import { recoverDocument } from '../common/recovery';
 import { providerStream } from '../../../../libs/domain/providers/events';
 import { BusController } from '../common/bus-controller';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 export const providerAttributes = z.object({
   name: z.enum(PROVIDER_KINDS),
@@ -79,7 +80,7 @@ const listRoute = route({
   tag: 'Providers',
   auth: 'project',
   permission: 'providers:read',
-  list: { type: 'providers', sortFields: ['createdAt', 'updatedAt', 'name'] },
+  list: listOf('providers', PROVIDERS_LIST),
   query: z.object({ enabled: z.enum(['true', 'false']).optional(), name: z.enum(PROVIDER_KINDS).optional() }),
   responses: { 200: collectionSchema('providers', providerAttributes) },
 });

@@ -10,10 +10,13 @@ import { commandContext } from '../identity/request-context';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
-import { SERVER_SORT_FIELDS, backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
+import { backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
 import { WrittenServer, CreateBackup, CreateServer, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
 import { BusController } from '../common/bus-controller';
 import { recoverBy } from '../common/recovery';
+import { listOf } from '../../../../libs/http/src/list-query';
+import { SERVERS_BY_STATUS_LIST, SERVERS_LIST } from '../../../../projections/servers/servers.projection';
+import { BACKUPS_LIST } from '../../../../projections/backups/backups.projection';
 
 /** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat). */
 const createBody = z
@@ -55,7 +58,7 @@ const listRoute = route({
   auth: 'project',
   permission: 'servers:read',
   query: listFilters,
-  list: { type: 'servers', sortFields: SERVER_SORT_FIELDS },
+  list: listOf('servers', [SERVERS_LIST, SERVERS_BY_STATUS_LIST]),
   responses: { 200: collectionSchema('servers', serverAttributes) },
 });
 /** Every keyed server route rebuilds a lost answer from what it wrote (server, backup or restore). */
@@ -118,7 +121,7 @@ const serverBackupsRoute = route({
   auth: 'project',
   permission: 'servers:read',
   params: idParams,
-  list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
+  list: listOf('backups', BACKUPS_LIST),
   responses: { 200: collectionSchema('backups', backupAttributes) },
 });
 const backupServerRoute = route({
@@ -143,7 +146,7 @@ const instanceBackupsRoute = route({
   auth: 'project',
   permission: 'instances:read',
   params: instanceParams,
-  list: { type: 'backups', sortFields: ['createdAt', 'name', 'status'] },
+  list: listOf('backups', BACKUPS_LIST),
   responses: { 200: collectionSchema('backups', backupAttributes) },
 });
 const backupInstanceRoute = route({

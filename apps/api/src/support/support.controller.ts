@@ -6,12 +6,13 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { SupportMessageDoc } from '../../../../projections/support-messages/support-messages.projection';
-import type { SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
+import { TICKETS_LIST, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, WrittenTicket, type TicketView } from './support.handlers';
 import { recoverBy } from '../common/recovery';
 import { BusController } from '../common/bus-controller';
+import { listOf } from '../../../../libs/http/src/list-query';
 
 const TYPE = 'support-tickets';
 const text = (max: number) => z.string().min(1).max(max).refine((s) => s.trim().length > 0, { message: 'must not be blank' });
@@ -65,7 +66,7 @@ const listRoute = route({
   path: '/v1/support',
   summary: "List the project's support tickets",
   permission: 'support:read',
-  list: { type: TYPE, sortFields: ['createdAt', 'updatedAt', 'status'] },
+  list: listOf(TYPE, TICKETS_LIST),
   query: z.object({ status: z.enum(TICKET_STATUSES).optional(), priority: z.enum(TICKET_PRIORITIES).optional() }),
   responses: { 200: collectionSchema(TYPE, listedTicketAttributes) },
 });

@@ -1,0 +1,56 @@
+/** A list route's settings derived from its read model's list shapes (listOf), and what refuses a sort no shape serves. */
+import { inMemoryList, listOf, parseListQuery, unservedSorts, type ListSpec } from '../src/list-query';
+import { ApiRoute } from '../src/route';
+import type { ListShape } from '../../readstore/src/list-shapes';
+
+const widgets: ListShape = { query: 'GET /v1/widgets', equal: ['projectId'], sortable: ['createdAt', 'name'] };
+const byColor: ListShape = { query: 'GET /v1/widgets?color=', equal: ['projectId', 'color'], sortable: ['createdAt', 'name'] };
+
+describe('listOf', () => {
+  it('takes the sort fields and the default sort from the shape', () => {
+    expect(listOf('widgets', widgets)).toEqual({ type: 'widgets', sortFields: ['createdAt', 'name'], defaultSort: '-createdAt', order: { shapes: [widgets] } });
+    const versions: ListShape = { query: 'GET /v1/files/{id}/versions', equal: ['fileId'], sortable: ['version', 'createdAt'], defaultSort: [{ field: 'version', direction: 1 }] };
+    expect(listOf('file-versions', versions)).toMatchObject({ sortFields: ['version', 'createdAt'], defaultSort: 'version' });
+  });
+
+  it('accepts the public names of renamed fields and hands the stored ones to the query', () => {
+    const events: ListShape = { query: 'GET /v1/instances/{id}/events', equal: ['instanceId'], sortable: ['revision'], defaultSort: [{ field: 'revision', direction: -1 }] };
+    const spec = listOf('instance-events', events, { rename: { createdAt: 'revision' } });
+    expect(spec).toMatchObject({ sortFields: ['createdAt'], defaultSort: '-createdAt' });
+    expect(parseListQuery({ sort: 'createdAt' }, spec).sort).toEqual([{ field: 'revision', direction: 1 }]);
+    expect(parseListQuery({}, spec).sort).toEqual([{ field: 'revision', direction: -1 }]);
+    expect(() => parseListQuery({ sort: 'revision' }, spec)).toThrow();
+  });
+
+  it('serves a route that runs as several shapes only when they all sort alike', () => {
+    expect(listOf('widgets', [widgets, byColor]).sortFields).toEqual(['createdAt', 'name']);
+    expect(() => listOf('widgets', [widgets, { ...byColor, sortable: ['createdAt'] }])).toThrow(/sorts by \[createdAt\], GET \/v1\/widgets by \[createdAt,name\]/);
+    expect(() => listOf('widgets', [widgets, { ...byColor, defaultSort: [{ field: 'name', direction: 1 }] }])).toThrow(/default sort/);
+    expect(() => listOf('widgets', { query: 'poll', equal: ['due'], sorts: [[{ field: 'dueAt', direction: 1 }]] })).toThrow(/no sortable field/);
+  });
+});
+
+describe('unservedSorts', () => {
+  const handMade: ListSpec = { type: 'widgets', sortFields: ['createdAt', 'name', 'size'], defaultSort: 'name', order: { shapes: [widgets, byColor] } };
+
+  it('names each accepted sort and default a shape does not declare', () => {
+    expect(unservedSorts(handMade)).toEqual([
+      'widgets: sort size is not sortable in GET /v1/widgets',
+      'widgets: default sort name is not GET /v1/widgets\'s -createdAt',
+      'widgets: sort size is not sortable in GET /v1/widgets?color=',
+      'widgets: default sort name is not GET /v1/widgets?color=\'s -createdAt',
+    ]);
+    expect(unservedSorts(listOf('widgets', [widgets, byColor]))).toEqual([]);
+    expect(unservedSorts(inMemoryList('usage', ['costCents'], 'computed from the meters', '-costCents'))).toEqual([]);
+  });
+
+  it('makes ApiRoute refuse the route', () => {
+    const declare = (list: ListSpec) => ApiRoute({ method: 'GET', path: '/v1/test-unserved', summary: 's', tag: 't', auth: 'project', permission: 'widgets:read', list, responses: { 200: null } });
+    expect(() => declare(handMade)).toThrow(/GET \/v1\/test-unserved: widgets: sort size is not sortable in GET \/v1\/widgets/);
+    expect(() => declare(listOf('widgets', widgets))).not.toThrow();
+  });
+
+  it('an in-memory list says why', () => {
+    expect(() => inMemoryList('x', ['name'], ' ')).toThrow(/say why/);
+  });
+});
