@@ -1,3 +1,4 @@
+import type { Condition } from '../../libs/readstore/src/read-store.port';
 import { logRecorder, projected } from '../../test/support/projector';
 import { membersProjection } from './members.projection';
 
@@ -54,7 +55,7 @@ describe('members read model: members and invitations of a registry', () => {
       s('identity.MemberAdded.v1', { memberId: 'c', scope: 'project', email: 'c@x.io', role: 'viewer', addedAt: at(2) }),
       s('identity.MemberRemoved.v1', { memberId: 'c', removedAt: at(3) }),
     );
-    const ids = async (status: unknown) => (await model.collection.find({ filter: { projectId: 'p1', scope: 'project', status }, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
+    const ids = async (status: Condition) => (await model.collection.find({ filter: { projectId: 'p1', scope: 'project', status }, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
     expect(await ids({ $in: ['invited', 'active'] })).toEqual(['a', 'b']);
     expect(await ids('invited')).toEqual(['b']);
     expect(await model.collection.findOne({ projectId: 'p1', emailKey: 'ada@example.com' })).toMatchObject({ id: 'b' });

@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { logRecorder, projected } from '../../test/support/projector';
 import { projectsProjection } from './projects.projection';
 
@@ -70,7 +71,7 @@ describe('projects read model: standing and verification (admin lists and the au
       log.stream('project-b', { projectId: 'b' })('identity.ProjectSuspended.v1', { reason: 'x', suspendedAt: at(3) }),
       log.stream('admin-kyc-a', { projectId: 'a' })('admin.KycSubmitted.v1', { kycId: 'k1', organization, submittedAt: at(3) }),
     );
-    const ids = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
+    const ids = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
     expect(await ids({ status: 'active' })).toEqual(['a']);
     expect(await ids({ kycStatus: 'pending' })).toEqual(['a']);
     expect(await ids({ status: 'suspended', kycStatus: 'none' })).toEqual(['b']);

@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { logRecorder, projected } from '../../test/support/projector';
 import { providerKeysProjection } from './provider-keys.projection';
 
@@ -43,7 +44,7 @@ describe('provider keys read model', () => {
       log.stream('providerkey-b', { keyId: 'b', projectId: 'p1' })('identity.ProviderKeyCreated.v1', { ...created, providerId: 'prov-gcp' }),
       log.stream('providerkey-c', { keyId: 'c', projectId: 'p2' })('identity.ProviderKeyCreated.v1', { ...created, projectId: 'p2' }),
     );
-    const ids = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
+    const ids = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
     expect(await ids({ projectId: 'p1' })).toEqual(['a', 'b']);
     expect(await ids({ projectId: 'p1', providerId: 'prov-gcp' })).toEqual(['b']);
   });
