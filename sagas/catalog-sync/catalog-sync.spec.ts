@@ -8,7 +8,7 @@ import { CatalogSyncOperation, seedCatalog, snapshotHash, syncCatalog, type Cata
 
 /** A provider whose offer has changed since the seed: one plan fewer. */
 class ChangedOffer extends SimulatorDriver {
-  async fetchCatalog(): Promise<CatalogSnapshot> {
+  override async fetchCatalog(): Promise<CatalogSnapshot> {
     const s = await super.fetchCatalog();
     return { ...s, plans: s.plans.slice(1) };
   }
@@ -50,7 +50,7 @@ describe('catalog sync', () => {
   it('records a sync only when the offer changed', async () => {
     await seedCatalog(deps);
     expect(await syncCatalog(deps, 'provider_baremetal', ctx)).toEqual({ changed: false, position: null });
-    const changed = await syncCatalog(deps, 'provider_baremetal', ctx, new ChangedOffer('provider_baremetal', { latencyMs: { create: 0, action: 0, delete: 0 } }));
+    const changed = await syncCatalog(deps, 'provider_baremetal', ctx, new ChangedOffer('provider_baremetal'));
     expect(changed).toEqual({ changed: true, position: await store.headPosition() });
     const history = await synced('provider_baremetal');
     expect(history).toHaveLength(2);
