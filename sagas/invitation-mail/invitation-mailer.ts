@@ -2,6 +2,7 @@ import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { invitationToken, redactedInvitationToken, type Keyed } from '../../libs/domain/identity/invitation-token';
 import { invitationMailDue, membershipDecider, membershipStream, MembershipEventTypes, type MembershipEvent } from '../../libs/domain/identity/membership';
+import { smtpRefusalIsPermanent } from '../../libs/domain/outbox/failures';
 import type { MailMessage } from '../../libs/runtime/src/mailer';
 
 /** What the mailer needs of the runtime. */
@@ -17,11 +18,6 @@ export interface InvitationMailerDeps {
 
 const MAIL_EVENTS: ReadonlySet<string> = new Set([MembershipEventTypes.MemberInvited, MembershipEventTypes.InvitationResent]);
 
-/** An SMTP reply in the 5xx range refuses the message for good; anything else (a 4xx, a refused connection) is retried. */
-const isPermanent = (err: unknown) => {
-  const code = (err as { responseCode?: unknown }).responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
-};
 
 /**
  * Sends the invitation mail for each MemberInvited and InvitationResent (DECISIONS 15), from a
@@ -80,7 +76,7 @@ export class InvitationMailer {
         messageId,
       });
     } catch (err) {
-      if (!isPermanent(err)) throw err;
+      if (!smtpRefusalIsPermanent(err)) throw err;
       await record(`SMTP ${(err as { responseCode: number }).responseCode}`);
       return;
     }

@@ -15,6 +15,7 @@ import {
   type ForwardReceipt,
   type ForwardSource,
 } from '../../libs/domain/support/forwarding';
+import { smtpCodeOf, smtpRefusalIsPermanent } from '../../libs/domain/outbox/failures';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
 import { TrackerError, type IssueTracker } from './tracker-client';
 
@@ -41,9 +42,7 @@ export function mailChannel(mailer: { send(m: { to: string; subject: string; tex
       try {
         await mailer.send(mail);
       } catch (err) {
-        // An SMTP 5xx is a permanent refusal (RFC 5321 4.2.1); anything else (4xx, no connection) is retried.
-        const code = (err as { responseCode?: unknown }).responseCode;
-        if (typeof code === 'number' && code >= 500 && code < 600) return { abandon: `mail refused with SMTP ${code}` };
+        if (smtpRefusalIsPermanent(err)) return { abandon: `mail refused with SMTP ${smtpCodeOf(err)}` };
         throw err;
       }
       return { mailMessageId: mail.messageId };
