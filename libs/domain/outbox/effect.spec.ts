@@ -1,6 +1,6 @@
 import { deciderSpec } from '../shared/decider-spec';
 import { effectDecider, effectIdFor, type EffectEvent } from './effect';
-import { httpRefusalIsPermanent, smtpRefusalIsPermanent } from './failures';
+import { httpRefusalIsPermanent, smtpFailure, smtpRefusalIsPermanent } from './failures';
 import { maxAttempts, MESSAGE_RETRY_POLICY, nextAttemptAt, WEBHOOK_RETRY_POLICY, type RetryPolicy } from './retry-policy';
 
 const given = deciderSpec(effectDecider);
@@ -49,16 +49,6 @@ describe('effect decider (one outbox for effects)', () => {
     const state = [scheduled, refused].reduce(effectDecider.evolve, effectDecider.initialState());
     expect(state).toMatchObject({ status: 'failed', dueAt: null, attempts: 1 });
   });
-
-  it('records an attempt’s start once, for the attempt under way only', () => {
-    const started: EffectEvent = { type: 'outbox.EffectAttemptStarted.v1', data: { effectId: 'x1', attempt: 1, at: now } };
-    given([scheduled]).when({ type: 'StartAttempt', effectId: 'x1', attempt: 1, now }).then([started]);
-    given([scheduled, started]).when({ type: 'StartAttempt', effectId: 'x1', attempt: 1, now }).thenNothingHappens();
-    given([scheduled]).when({ type: 'StartAttempt', effectId: 'x1', attempt: 2, now }).thenNothingHappens();
-    // The start stays known across a failed attempt: the next one first asks the receiver what it got.
-    const state = [scheduled, started, failed(1, 'later')].reduce(effectDecider.evolve, effectDecider.initialState());
-    expect(state).toMatchObject({ status: 'pending', startedAt: now, attempts: 1, dueAt: 'later' });
-  });
 });
 
 describe('retry policy and failure classification', () => {
@@ -73,6 +63,9 @@ describe('retry policy and failure classification', () => {
   it('calls SMTP 5xx permanent and anything else retryable; the tracker’s own refusals permanent', () => {
     expect([550, 554, 421, 451, undefined].map((responseCode) => smtpRefusalIsPermanent(Object.assign(new Error('x'), { responseCode })))).toEqual([true, true, false, false, false]);
     expect(smtpRefusalIsPermanent(null)).toBe(false);
+    expect(smtpFailure(Object.assign(new Error('try again later'), { responseCode: 451 }))).toEqual({ ok: false, retryable: true, reason: 'SMTP 451' });
+    expect(smtpFailure(Object.assign(new Error('no such user'), { responseCode: 550 }))).toEqual({ ok: false, retryable: false, reason: 'SMTP 550' });
+    expect(smtpFailure(new Error('connect ECONNREFUSED'))).toEqual({ ok: false, retryable: true, reason: 'connect ECONNREFUSED' });
     expect([400, 404, 410, 422, 401, 403, 408, 429, 500, 503, null].map(httpRefusalIsPermanent)).toEqual([true, true, true, true, false, false, false, false, false, false, false]);
   });
 });

@@ -5,7 +5,9 @@ import { nextAttemptAt } from './retry-policy';
 
 /**
  * An effect on the outside world (a mail, a forward to the issue tracker): keyed by the event that
- * caused it, its schedule, attempts and outcome on its own stream `effect-<id>`. The type prefix
+ * caused it, its schedule, attempts and outcome on its own stream `effect-<id>`. A kind whose
+ * receiver can be asked what it got after a crash records its own start (the tracker's
+ * TicketForwardStarted, which is contract). The type prefix
  * `outbox` is internal (never published, like `idempotency`): the effects are the service's own
  * bookkeeping; a context records what an effect achieved in its own events where that is contract.
  */
@@ -18,8 +20,6 @@ export const effectIdFor = (causeEventId: string, kind: string, target: string):
 
 export const EffectEventTypes = {
   EffectScheduled: 'outbox.EffectScheduled.v1',
-  /** Recorded before an attempt only by kinds whose receiver can be asked what it got (the tracker). */
-  EffectAttemptStarted: 'outbox.EffectAttemptStarted.v1',
   EffectSucceeded: 'outbox.EffectSucceeded.v1',
   EffectFailedRetryable: 'outbox.EffectFailedRetryable.v1',
   EffectFailedPermanently: 'outbox.EffectFailedPermanently.v1',
@@ -30,12 +30,11 @@ export type EffectScheduled = DomainEvent<
   typeof EffectEventTypes.EffectScheduled,
   Base & { kind: string; target: string; projectId: string; causeEventId: string; causePosition: number; scheduledAt: string }
 >;
-export type EffectAttemptStarted = DomainEvent<typeof EffectEventTypes.EffectAttemptStarted, Base & { attempt: number; at: string }>;
 /** `receipt`: what the receiver answered (an issue number, a Message-ID), for the kind's own record. */
 export type EffectSucceeded = DomainEvent<typeof EffectEventTypes.EffectSucceeded, Base & { attempt: number; at: string; receipt: Record<string, string | number | null> }>;
 export type EffectFailedRetryable = DomainEvent<typeof EffectEventTypes.EffectFailedRetryable, Base & { attempt: number; at: string; reason: string; retryAt: string }>;
 export type EffectFailedPermanently = DomainEvent<typeof EffectEventTypes.EffectFailedPermanently, Base & { attempt: number; at: string; reason: string }>;
-export type EffectEvent = EffectScheduled | EffectAttemptStarted | EffectSucceeded | EffectFailedRetryable | EffectFailedPermanently;
+export type EffectEvent = EffectScheduled | EffectSucceeded | EffectFailedRetryable | EffectFailedPermanently;
 
 /** What one attempt came to: a receipt, or a failure the classification called retryable or not. */
 export type EffectOutcome = { ok: true; receipt: Record<string, string | number | null> } | { ok: false; retryable: boolean; reason: string };
@@ -53,13 +52,10 @@ export type EffectState =
       attempts: number;
       /** When the next attempt is due (null once settled). */
       dueAt: string | null;
-      /** When the attempt under way was recorded as started (null: none recorded for it). */
-      startedAt: string | null;
     };
 
 export type EffectCommand =
   | { type: 'ScheduleEffect'; effectId: string; kind: string; target: string; projectId: string; causeEventId: string; causePosition: number; now: string }
-  | { type: 'StartAttempt'; effectId: string; attempt: number; now: string }
   | { type: 'RecordOutcome'; effectId: string; attempt: number; outcome: EffectOutcome; policy: RetryPolicy; now: string };
 
 /**
@@ -72,12 +68,10 @@ export const effectDecider: Decider<EffectCommand, EffectEvent, EffectState> = {
   evolve: (state, event) => {
     if (event.type === EffectEventTypes.EffectScheduled) {
       const { kind, target, projectId, causeEventId, causePosition, scheduledAt } = event.data;
-      return { status: 'pending', kind, target, projectId, causeEventId, causePosition, attempts: 0, dueAt: scheduledAt, startedAt: null };
+      return { status: 'pending', kind, target, projectId, causeEventId, causePosition, attempts: 0, dueAt: scheduledAt };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
-      case EffectEventTypes.EffectAttemptStarted:
-        return { ...state, startedAt: state.startedAt ?? event.data.at };
       case EffectEventTypes.EffectSucceeded:
         return { ...state, status: 'succeeded', attempts: event.data.attempt, dueAt: null };
       case EffectEventTypes.EffectFailedRetryable:
@@ -97,9 +91,6 @@ export const effectDecider: Decider<EffectCommand, EffectEvent, EffectState> = {
         const { type: _t, now, ...data } = command;
         return [{ type: EffectEventTypes.EffectScheduled, data: { ...data, scheduledAt: now } }];
       }
-      case 'StartAttempt':
-        if (state.status !== 'pending' || command.attempt !== state.attempts + 1 || state.startedAt) return [];
-        return [{ type: EffectEventTypes.EffectAttemptStarted, data: { effectId: command.effectId, attempt: command.attempt, at: command.now } }];
       case 'RecordOutcome': {
         if (state.status !== 'pending' || command.attempt !== state.attempts + 1) return [];
         const base = { effectId: command.effectId, attempt: command.attempt, at: command.now };

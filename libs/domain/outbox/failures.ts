@@ -15,6 +15,13 @@ export const smtpCodeOf = (err: unknown): number | null => {
   return typeof code === 'number' ? code : null;
 };
 
+/** A mail that failed, as an effect's failed outcome: `SMTP <code>` (or the error's message when no server answered). */
+export function smtpFailure(err: unknown): { ok: false; retryable: boolean; reason: string } {
+  const code = smtpCodeOf(err);
+  const reason = code !== null ? `SMTP ${code}` : (err instanceof Error ? err.message : String(err)).slice(0, 500);
+  return { ok: false, retryable: !smtpRefusalIsPermanent(err), reason };
+}
+
 /**
  * An API (the issue tracker) refused the request itself: 400, 404, 410, 422. Anything else (5xx,
  * 408, 429, 401/403 until an operator fixes the token) is worth retrying.

@@ -18,6 +18,8 @@ import { openEngines } from './engines';
 import { ProcessManagers } from './process-managers';
 import { CONTEXT_MODULES, EVENT_NAMES, JOB_RESOURCES, PROJECTIONS } from './registrations';
 import { Relays } from './relays';
+import { Outbox } from './outbox/outbox';
+import { effectsProjection } from '../../../projections/effects/effects.projection';
 
 export { PROJECTIONS };
 
@@ -87,7 +89,8 @@ export class Platform {
       projections: PROJECTIONS,
       saga: (name) => this.processes.saga(name),
     });
-    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, vault: this.vault, jobResources: Object.values(JOB_RESOURCES), eventNames: EVENT_NAMES };
+    const outbox = new Outbox({ events, effects: () => this.projections.collection(effectsProjection), clock: this.clock, logger });
+    const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, outbox, vault: this.vault, jobResources: Object.values(JOB_RESOURCES), eventNames: EVENT_NAMES };
     this.processes = new ProcessManagers(services, checkpoints, CONTEXT_MODULES);
     this.relays = new Relays(config, logger, events, checkpoints, CONTEXT_MODULES.map((m) => m.name));
   }

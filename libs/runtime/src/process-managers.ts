@@ -4,6 +4,7 @@ import { SubscriptionRunner } from '../../subscriptions/src/subscription-runner'
 import { JobExecutor } from '../../../sagas/job-executor/job-executor';
 import { JobOperations } from '../../../sagas/job-operations/job-operations';
 import { jobsProjection, type JobDoc } from '../../../projections/jobs/jobs.projection';
+import { effectsProjection, type EffectDoc } from '../../../projections/effects/effects.projection';
 import type { ContextModule, RuntimeServices, Timer } from './context-module';
 
 /**
@@ -33,7 +34,7 @@ export class ProcessManagers {
         if (!(await rt.projections.runner('jobs').waitFor(head, 300_000))) throw new Error(`jobs projection still behind position ${head} after 300 s`);
       },
     });
-    this.timers = [this.executor, ...modules.flatMap((m) => m.timers?.(rt) ?? [])];
+    this.timers = [this.executor, rt.outbox, ...modules.flatMap((m) => m.timers?.(rt) ?? [])];
   }
 
   saga(name: string): SubscriptionRunner | undefined {
@@ -46,6 +47,9 @@ export class ProcessManagers {
     this.rt.projections.onRunner('jobs', (runner) => {
       if (runner.handler instanceof DocumentProjector) (runner.handler as DocumentProjector<JobDoc>).onWritten((changes) => this.executor.observe(changes));
       runner.onProgress(() => this.executor.poke());
+    });
+    this.rt.projections.onRunner(effectsProjection.name, (runner) => {
+      if (runner.handler instanceof DocumentProjector) (runner.handler as DocumentProjector<EffectDoc>).onWritten((changes) => this.rt.outbox.observe(changes));
     });
     for (const t of this.timers) t.start();
   }

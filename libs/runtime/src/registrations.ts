@@ -17,6 +17,7 @@ import { aiModule } from './modules/ai.module';
 import { adminModule } from './modules/admin.module';
 import { notificationsModule } from './modules/notifications.module';
 import { webhooksModule } from './modules/webhooks.module';
+import { effectsProjection } from '../../../projections/effects/effects.projection';
 import { eventNameCatalogue } from '../../domain/notifications/event-names';
 
 /** Every bounded context the runtime runs; each app is built from this list (one line per context). */
@@ -25,8 +26,8 @@ export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, provid
 /** Every job-backed resource, by the jobs' `resourceType`. */
 export const JOB_RESOURCES: Readonly<Record<string, AnyJobBackedResource>> = Object.fromEntries(CONTEXT_MODULES.flatMap((m) => m.jobResources ?? []).map((r) => [r.resourceType, r]));
 
-/** Every read model, in registration order. */
-export const PROJECTIONS: DocumentProjection[] = CONTEXT_MODULES.flatMap((m) => m.projections as DocumentProjection[]);
+/** Every read model, in registration order; then the outbox's due-time index (the runtime's, like the job executor). */
+export const PROJECTIONS: DocumentProjection[] = [...CONTEXT_MODULES.flatMap((m) => m.projections as DocumentProjection[]), effectsProjection as DocumentProjection];
 
 /** The event names notification endpoints subscribe to, generated from every context's event types (DECISIONS 10). */
 export const EVENT_NAMES = eventNameCatalogue(

@@ -1,6 +1,5 @@
 import type pino from 'pino';
 import type { Clock } from '../clock';
-import type { Timer } from '../context-module';
 
 export interface EffectRunnerOptions {
   clock: Clock;
@@ -24,7 +23,7 @@ export interface EffectRunnerOptions {
  * independently, at most `concurrency` at once and each id once at a time. One effect's failure or
  * slowness never holds up another: there is no batch to retry.
  */
-export class EffectRunner implements Timer {
+export class EffectRunner {
   private timer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   private stopped = false;
