@@ -57,10 +57,13 @@ export interface DelivererDeps {
 }
 
 /**
- * The durable timer of deliveries: the `dueAt` of the deliveries model (projected from the events,
- * so a restart re-arms every pending delivery). New deliveries are also handed over by the fan-out
- * of this process (`take`) and re-armed ones come from the projector's change feed (`observe`), so
- * an attempt waits neither for the next poll nor for the model (FerretDB lags under a fan-out).
+ * Webhook and email deliveries on the outbox's runner (`EffectRunner`: poll, change feed, bounded
+ * concurrency, each delivery on its own) over their own due-time index, the `dueAt` of the deliveries
+ * model (projected from the events, so a restart re-arms every pending delivery); their streams and
+ * events stay the notifications context's, since the deliveries routes and re-send serve them. New
+ * deliveries are handed over by the fan-out of this process (`deliverNew`) and re-armed ones come
+ * from the projector's change feed (`observe`), so an attempt waits neither for the next poll nor for
+ * the model (FerretDB lags under a fan-out).
  *
  * An attempt reads the delivery's stream first (the model may lag): only the attempt the delivery
  * waits for, when due, is sent. Its outcome is recorded with the stream's expected revision. A crash
