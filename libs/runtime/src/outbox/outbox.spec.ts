@@ -106,4 +106,16 @@ describe('Outbox (effects on their own streams)', () => {
     expect(failed('gone@x')).toEqual([['outbox.EffectFailedPermanently.v1', 'SMTP 550']]);
     expect(gaveUp).toEqual([]); // a refusal is the kind's to record; only spent retries are reported
   });
+
+  it('ends the effects of a kind this process does not run (a channel no longer configured), sending nothing', async () => {
+    const { log, sent, outbox, settle } = setup(() => ({ ok: true, receipt: {} }));
+    const e = await cause(log, 'ev1', []);
+    await outbox.schedule(e, [{ kind: 'test.unconfigured', target: 't1', projectId: 'p1' }]);
+    await settle();
+    expect(sent).toEqual([]);
+    expect(log.all.filter((x) => x.streamId === effectStream(effectIdFor('ev1', 'test.unconfigured', 't1'))).map((x) => [x.type, x.data.reason])).toEqual([
+      ['outbox.EffectScheduled.v1', undefined],
+      ['outbox.EffectFailedPermanently.v1', 'test.unconfigured is not configured'],
+    ]);
+  });
 });

@@ -113,23 +113,21 @@ export class Outbox {
     const history = await this.deps.events.readStream(stream);
     const state = history.reduce((s, e) => effectDecider.evolve(s, { type: e.type, data: e.data } as EffectEvent), effectDecider.initialState());
     if (state.status !== 'pending' || (state.dueAt && Date.parse(state.dueAt) > this.deps.clock.now())) return;
+    // A kind this process does not run (its channel is no longer configured) ends its effects, as an unconfigured channel lets causes pass.
     const kind = this.kinds.get(state.kind);
-    if (!kind) {
-      this.deps.logger.warn({ effectId, kind: state.kind }, 'outbox: no such kind of effect in this process; left due');
-      return;
-    }
     const effect: PendingEffect = { ...state, effectId, attempt: state.attempts + 1 };
-    const cause = await this.causeOf(state.causePosition);
+    const cause = kind ? await this.causeOf(state.causePosition) : null;
     let outcome: EffectOutcome;
     try {
-      outcome = cause ? await kind.perform(effect, cause) : { ok: false, retryable: false, reason: 'cause event no longer readable' };
+      if (!kind) outcome = { ok: false, retryable: false, reason: `${state.kind} is not configured` };
+      else outcome = cause ? await kind.perform(effect, cause) : { ok: false, retryable: false, reason: 'cause event no longer readable' };
     } catch (err) {
       outcome = { ok: false, retryable: true, reason: (err instanceof Error ? err.message : String(err)).slice(0, 500) };
     }
     const now = new Date(this.deps.clock.now()).toISOString();
-    const decided = effectDecider.decide({ type: 'RecordOutcome', effectId, attempt: effect.attempt, outcome, policy: kind.policy, now }, state);
+    const decided = effectDecider.decide({ type: 'RecordOutcome', effectId, attempt: effect.attempt, outcome, policy: kind?.policy ?? { delaysMs: [] }, now }, state);
     const gaveUp = decided.find((e) => e.type === 'outbox.EffectFailedPermanently.v1');
-    if (gaveUp && cause && !outcome.ok && outcome.retryable) await kind.gaveUp?.(effect, cause, gaveUp.data.reason);
+    if (gaveUp && kind && cause && !outcome.ok && outcome.retryable) await kind.gaveUp?.(effect, cause, gaveUp.data.reason);
     const log = { effectId, kind: state.kind, target: state.target, attempt: effect.attempt };
     if (!outcome.ok) this.deps.logger.warn({ ...log, reason: outcome.reason, retryable: outcome.retryable }, 'outbox: effect attempt failed');
     try {
