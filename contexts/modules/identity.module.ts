@@ -7,7 +7,8 @@ import { customRolesProjection } from '../../projections/custom-roles/custom-rol
 import { membersProjection } from '../../projections/members/members.projection';
 import { projectsProjection } from '../../projections/projects/projects.projection';
 import { providerKeysProjection } from '../../projections/provider-keys/provider-keys.projection';
-import { InvitationMailer } from '../../sagas/invitation-mail/invitation-mailer';
+import { invitationMailKind, invitationMailsOf } from '../../sagas/invitation-mail/invitation-mailer';
+import { EffectScheduler } from '../../libs/runtime/src/outbox/outbox';
 import { KeyHasher } from '../../libs/runtime/src/key-hasher';
 import type { ContextModule } from '../../libs/runtime/src/context-module';
 
@@ -18,7 +19,8 @@ export const identityModule: ContextModule = {
   processManagers: (rt) => {
     const hasher = KeyHasher.fromConfig(rt.config.dataDir, rt.config.apiKeyPepper);
     const publicUrl = rt.config.publicUrl ?? `https://localhost:${rt.config.port}`;
-    return [new InvitationMailer({ events: rt.events, send: (m) => rt.mailer.send(m), keyed: (t) => hasher.hash(t), publicUrl, now: () => new Date(rt.clock.now()).toISOString() })];
+    rt.outbox.register(invitationMailKind({ events: rt.events, send: (m) => rt.mailer.send(m), keyed: (t) => hasher.hash(t), publicUrl, now: () => new Date(rt.clock.now()).toISOString() }));
+    return [new EffectScheduler('saga:invitation-mail', rt.outbox, invitationMailsOf)];
   },
   eventTypes: [...Object.values(IdentityEventTypes), ...Object.values(MembershipEventTypes), ...Object.values(CustomRoleEventTypes), ...Object.values(RoleHoldEventTypes), ...Object.values(MemberGrantEventTypes), ...Object.values(ProviderKeyEventTypes)],
   // Custom-role holds are the role stream's bookkeeping (a role in use cannot be deleted), not news.

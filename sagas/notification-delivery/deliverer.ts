@@ -11,6 +11,8 @@ import { notificationDecider } from '../../libs/domain/notifications/notificatio
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { Clock } from '../../libs/runtime/src/clock';
 import type { Timer } from '../../libs/runtime/src/context-module';
+import { batchedAppend } from '../../libs/runtime/src/outbox/batched-append';
+import { EffectRunner } from '../../libs/runtime/src/outbox/effect-runner';
 import type { CredentialVault } from '../../libs/providers/src/credential-vault';
 import type { DeliveryDoc } from '../../projections/notification-deliveries/notification-deliveries.projection';
 import type { EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
@@ -56,10 +58,13 @@ export interface DelivererDeps {
 }
 
 /**
- * The durable timer of deliveries: the `dueAt` of the deliveries model (projected from the events,
- * so a restart re-arms every pending delivery). New deliveries are also handed over by the fan-out
- * of this process (`take`) and re-armed ones come from the projector's change feed (`observe`), so
- * an attempt waits neither for the next poll nor for the model (FerretDB lags under a fan-out).
+ * Webhook and email deliveries on the outbox's runner (`EffectRunner`: poll, change feed, bounded
+ * concurrency, each delivery on its own) over their own due-time index, the `dueAt` of the deliveries
+ * model (projected from the events, so a restart re-arms every pending delivery); their streams and
+ * events stay the notifications context's, since the deliveries routes and re-send serve them. New
+ * deliveries are handed over by the fan-out of this process (`deliverNew`) and re-armed ones come
+ * from the projector's change feed (`observe`), so an attempt waits neither for the next poll nor for
+ * the model (FerretDB lags under a fan-out).
  *
  * An attempt reads the delivery's stream first (the model may lag): only the attempt the delivery
  * waits for, when due, is sent. Its outcome is recorded with the stream's expected revision. A crash
@@ -67,50 +72,43 @@ export interface DelivererDeps {
  * (receivers dedupe on it); a recorded success is never sent again.
  */
 export class Deliverer implements Timer {
-  private timer: NodeJS.Timeout | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private stopped = false;
-  private polling = false;
-  private pollAgain = false;
-  private readonly inFlight = new Set<string>();
-  private readonly queue: string[] = [];
+  private readonly runner: EffectRunner;
+  private readonly append: EventStore['append'];
   /** New deliveries (from `deliverNew`) waiting or in flight, with their promise of being in the log. */
   private readonly fresh = new Map<string, NewDelivery & { recorded: Deferred }>();
-  private readonly started = new Set<string>();
-  private readonly toAppend: Array<() => void> = [];
-  private running = 0;
   private readonly secrets = new Map<string, string>();
   private readonly recent = new Map<number, RecordedEvent>();
-  private idle: Array<() => void> = [];
 
-  constructor(private readonly deps: DelivererDeps) {}
+  constructor(private readonly deps: DelivererDeps) {
+    this.append = batchedAppend(deps.events);
+    this.runner = new EffectRunner({
+      clock: deps.clock,
+      logger: deps.logger,
+      label: 'webhook deliveries',
+      concurrency: deps.concurrency,
+      pollMs: deps.pollMs,
+      due: async (now) => (await (await deps.deliveries()).find({ filter: { due: true, dueAt: { $lte: now } }, sort: [{ field: 'dueAt', direction: 1 }], limit: 1000, withTotal: false })).items.map((d) => d.id),
+      run: (id) => this.run(id),
+      // New deliveries not started are not in the log: the fan-out's batch fails and is handled again after a restart.
+      onDropped: (ids) => {
+        for (const id of ids) this.fresh.get(id)?.recorded.reject(new Error('deliverer stopped'));
+      },
+    });
+  }
 
   start(): void {
-    this.timer = setInterval(() => void this.poll(), this.deps.pollMs ?? 1000);
-    this.timer.unref?.();
-    this.unsubscribe = this.deps.clock.onAdvance(() => void this.poll());
-    void this.poll();
+    this.runner.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.unsubscribe?.();
-    if (this.timer) clearInterval(this.timer);
-    this.queue.length = 0;
-    // New deliveries not started are not in the log: the fan-out's batch fails and is handled again after a restart.
-    for (const [id, f] of this.fresh) {
-      if (this.started.has(id)) continue;
-      f.recorded.reject(new Error('deliverer stopped'));
-      this.fresh.delete(id);
-    }
-    while (this.running > 0 || this.polling) await new Promise<void>((r) => this.idle.push(r));
+    await this.runner.stop();
     this.deps.sender.close();
   }
 
   /** The deliveries model's change feed: documents just written that are due now. */
   observe(changes: Array<{ id: string; doc: DeliveryDoc | null }>): void {
     const now = this.deps.clock.now();
-    for (const { id, doc } of changes) if (doc?.due && doc.dueAt && Date.parse(doc.dueAt) <= now) this.enqueue(id);
+    for (const { id, doc } of changes) if (doc?.due && doc.dueAt && Date.parse(doc.dueAt) <= now) this.runner.enqueue(id);
   }
 
   /**
@@ -125,74 +123,28 @@ export class Deliverer implements Timer {
       deliveries.map((d) => {
         const known = this.fresh.get(d.deliveryId);
         if (known) return known.recorded.promise;
-        if (this.stopped) return Promise.reject(new Error('deliverer stopped'));
+        if (this.runner.isStopped) return Promise.reject(new Error('deliverer stopped'));
         // In flight from the poll or the change feed: its stream exists, so it is recorded.
-        if (this.inFlight.has(d.deliveryId)) return Promise.resolve();
+        if (this.runner.has(d.deliveryId)) return Promise.resolve();
         const recorded = deferred();
         this.fresh.set(d.deliveryId, { ...d, recorded });
         recorded.promise.catch(() => undefined);
-        this.enqueue(d.deliveryId);
+        this.runner.enqueue(d.deliveryId);
         return recorded.promise;
       }),
     ).then(() => undefined);
   }
 
-  private enqueue(id: string): void {
-    if (this.stopped || this.inFlight.has(id)) return;
-    this.inFlight.add(id);
-    this.queue.push(id);
-    this.pump();
-  }
-
-  private pump(): void {
-    while (this.running < this.deps.concurrency && this.queue.length > 0) {
-      const id = this.queue.shift()!;
-      this.running++;
-      this.started.add(id);
-      const fresh = this.fresh.get(id);
-      void (fresh ? this.firstAttempt(fresh) : this.attempt(id))
-        .catch((err) => {
-          fresh?.recorded.reject(err);
-          this.deps.logger.warn({ err: String(err), deliveryId: id }, 'delivery attempt failed to run; retrying on the next poll');
-        })
-        .finally(() => {
-          fresh?.recorded.resolve();
-          this.fresh.delete(id);
-          this.started.delete(id);
-          this.running--;
-          this.inFlight.delete(id);
-          this.pump();
-          this.settle();
-        });
-    }
-  }
-
-  private settle(): void {
-    if (this.running > 0 || this.polling) return;
-    const waiting = this.idle;
-    this.idle = [];
-    for (const w of waiting) w();
-  }
-
-  private async poll(): Promise<void> {
-    if (this.stopped) return;
-    if (this.polling) {
-      this.pollAgain = true;
-      return;
-    }
-    this.polling = true;
+  private async run(id: string): Promise<void> {
+    const fresh = this.fresh.get(id);
     try {
-      const due = await (await this.deps.deliveries()).find({ filter: { due: true, dueAt: { $lte: new Date(this.deps.clock.now()).toISOString() } }, sort: [{ field: 'dueAt', direction: 1 }], limit: 1000, withTotal: false });
-      for (const doc of due.items) this.enqueue(doc.id);
+      await (fresh ? this.firstAttempt(fresh) : this.attempt(id));
+      fresh?.recorded.resolve();
     } catch (err) {
-      this.deps.logger.warn({ err: String(err) }, 'delivery poll failed');
+      fresh?.recorded.reject(err);
+      throw err;
     } finally {
-      this.polling = false;
-      this.settle();
-    }
-    if (this.pollAgain) {
-      this.pollAgain = false;
-      await this.poll();
+      this.fresh.delete(id);
     }
   }
 
@@ -251,7 +203,7 @@ export class Deliverer implements Timer {
       const { success, statusCode, error, durationMs, final } = sent.result;
       const decided = deliveryDecider.decide({ type: 'RecordFirstAttempt', deliveryId: d.deliveryId, endpointId: d.endpointId, projectId: d.projectId, schedule: d.schedule, outcome: { success, final, statusCode, error, durationMs, at } }, deliveryDecider.initialState());
       try {
-        await this.appendSoon(stream, decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: 'no_stream' });
+        await this.append(stream, decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: 'no_stream' });
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
         return; // recorded by another hand: the log has the delivery
@@ -261,27 +213,11 @@ export class Deliverer implements Timer {
     if (!sent.result.success && sent.endpoint?.enabled) await this.disableIfFailingTooLong(sent.endpoint, state, at);
   }
 
-  /**
-   * Appends after the current turn of the event loop, with every other record made in it: the event
-   * store commits the appends queued while it commits as one transaction, and an attempt's record
-   * otherwise came alone (PGlite answers within microtasks, so one attempt's append was committed
-   * before the next answer was read). Each append keeps its own expected revision and outcome.
-   */
-  private appendSoon(...args: Parameters<EventStore['append']>): ReturnType<EventStore['append']> {
-    return new Promise((resolve, reject) => {
-      this.toAppend.push(() => this.deps.events.append(...args).then(resolve, reject));
-      if (this.toAppend.length === 1)
-        setImmediate(() => {
-          for (const go of this.toAppend.splice(0)) go();
-        });
-    });
-  }
-
   /** A slow first attempt's schedule, appended alone; false: the stream was opened by another hand (the delivery is in the log). */
   private async appendSchedule(d: NewDelivery): Promise<boolean> {
     const decided = deliveryDecider.decide({ type: 'ScheduleDelivery', deliveryId: d.deliveryId, endpointId: d.endpointId, projectId: d.projectId, ...d.schedule, now: d.schedule.scheduledAt }, deliveryDecider.initialState());
     try {
-      await this.appendSoon(deliveryStream(d.deliveryId), decided.map((e) => toNewEvent(e, { metadata: d.metadata })), { expectedRevision: 'no_stream' });
+      await this.append(deliveryStream(d.deliveryId), decided.map((e) => toNewEvent(e, { metadata: d.metadata })), { expectedRevision: 'no_stream' });
       return true;
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) return false;
@@ -307,7 +243,7 @@ export class Deliverer implements Timer {
     const { success, statusCode, error, durationMs, final } = result;
     const decided = deliveryDecider.decide({ type: 'RecordAttempt', deliveryId, attempt: state.attempts + 1, outcome: { success, final, statusCode, error, durationMs, at } }, state);
     try {
-      await this.appendSoon(deliveryStream(deliveryId), decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: revision });
+      await this.append(deliveryStream(deliveryId), decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: revision });
       return true;
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) return false;

@@ -1,7 +1,7 @@
 import type pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import {
   forwardingDecider,
   forwardMail,
@@ -16,7 +16,10 @@ import {
   type ForwardReceipt,
   type ForwardSource,
 } from '../../libs/domain/support/forwarding';
-import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
+import { smtpCodeOf, smtpRefusalIsPermanent } from '../../libs/domain/outbox/failures';
+import type { EffectOutcome } from '../../libs/domain/outbox/effect';
+import { MESSAGE_RETRY_POLICY } from '../../libs/domain/outbox/retry-policy';
+import type { EffectKind, EffectRequest, PendingEffect } from '../../libs/runtime/src/outbox/outbox';
 import { TrackerError, type IssueTracker } from './tracker-client';
 
 /** What a channel's send came to: a receipt, or a refusal no retry changes. */
@@ -42,9 +45,7 @@ export function mailChannel(mailer: { send(m: { to: string; subject: string; tex
       try {
         await mailer.send(mail);
       } catch (err) {
-        // An SMTP 5xx is a permanent refusal (RFC 5321 4.2.1); anything else (4xx, no connection) is retried.
-        const code = (err as { responseCode?: unknown }).responseCode;
-        if (typeof code === 'number' && code >= 500 && code < 600) return { abandon: `mail refused with SMTP ${code}` };
+        if (smtpRefusalIsPermanent(err)) return { abandon: `mail refused with SMTP ${smtpCodeOf(err)}` };
         throw err;
       }
       return { mailMessageId: mail.messageId };
@@ -83,63 +84,69 @@ export function trackerChannel(tracker: IssueTracker): ForwardChannelDriver {
   };
 }
 
+/** The outbox kind of a channel's forwards. */
+export const forwardKind = (channel: ForwardChannel) => `support.forward-${channel}`;
+
+/** The effects each TicketOpened and TicketMessageAdded asks for: one forward per configured channel. */
+export function forwardsOf(channel: ForwardChannel, configured: boolean): (e: RecordedEvent) => EffectRequest[] {
+  return (e) => {
+    const source = configured ? forwardSourceOf(e) : null;
+    return source ? [{ kind: forwardKind(channel), target: source.ticketId, projectId: source.projectId }] : [];
+  };
+}
+
 /**
- * The process manager of one forwarding channel, on its own checkpointed subscription: each
- * TicketOpened and TicketMessageAdded is sent once and recorded (TicketForwarded,
- * TicketMessageForwarded) on the ticket's forwarding stream. A receiver that fails makes the batch
- * fail: the subscription retries it from its checkpoint with capped exponential backoff (100 ms to
- * 5 s), in this process or, after a crash, in the next one, and what was recorded is skipped. The
- * request that opened the ticket never waits for any of it. Without a driver (the channel is not
- * configured) events pass unforwarded and the checkpoint moves on: configuring a channel later
- * forwards what comes after, not the history.
+ * A channel's forwards as outbox effects (scheduled from each channel's own checkpointed
+ * subscription, `saga:support-forward-<channel>`): each TicketOpened and TicketMessageAdded is sent
+ * once and recorded (TicketForwarded, TicketMessageForwarded, TicketForwardAbandoned) on the ticket's
+ * forwarding stream, which is skipped when settled, so a replay sends nothing twice. A receiver that
+ * fails delays only its own forwards, retried by the outbox's policy; the request that opened the
+ * ticket never waits for any of it. A message waits for its ticket's own forward (its comment needs
+ * the issue, its mail the thread). Without a driver (the channel is not configured) nothing is
+ * scheduled: configuring a channel later forwards what comes after, not the history.
  */
-export class TicketForwarding implements SubscriptionHandler {
-  readonly name: string;
-  readonly batchSize = 50;
-
-  constructor(
-    private readonly events: EventStore,
-    channel: ForwardChannel,
-    private readonly driver: ForwardChannelDriver | null,
-    private readonly now: () => string,
-    private readonly logger: pino.Logger,
-  ) {
-    this.name = `saga:support-forward-${channel}`;
-  }
-
-  async handle(batch: RecordedEvent[]): Promise<boolean> {
-    if (!this.driver) return false;
-    let changed = false;
-    for (const e of batch) {
-      const source = forwardSourceOf(e);
-      if (source && (await this.forward(this.driver, source, e))) changed = true;
-    }
-    return changed;
-  }
-
-  private async forward(driver: ForwardChannelDriver, source: ForwardSource, e: RecordedEvent): Promise<boolean> {
-    const stream = ticketForwardingStream(driver.channel, source.ticketId);
-    let { state } = await aggregateStream(this.events, stream, forwardingDecider);
-    const step = forwardStep(state, source.eventId);
-    if (step === 'settled') return false;
-    const ctx: CommandContext = { metadata: causedBy({ id: source.eventId, metadata: e.metadata }, { projectId: source.projectId, actor: `system:support-forward-${driver.channel}`, correlationId: e.metadata.correlationId ?? source.ticketId }) };
-    let outcome: ForwardOutcome | null = step === 'check' && driver.find ? await driver.find(source, state) : null;
-    if (!outcome) {
-      if (driver.find) {
-        const now = this.now();
-        await handleCommand(this.events, stream, forwardingDecider, { type: 'StartForward', channel: driver.channel, source, now }, ctx);
-        state = { ...state, started: { ...state.started, [source.eventId]: state.started[source.eventId] ?? now } };
-      }
-      outcome = await driver.send(source, state);
-    }
+export function ticketForwardKind(events: EventStore, driver: ForwardChannelDriver, now: () => string, logger: pino.Logger): EffectKind {
+  const record = async (source: ForwardSource, cause: RecordedEvent, outcome: ForwardOutcome) => {
     const command =
       'abandon' in outcome
-        ? { type: 'AbandonForward' as const, channel: driver.channel, source, reason: outcome.abandon, now: this.now() }
-        : { type: 'RecordForward' as const, channel: driver.channel, source, receipt: outcome, now: this.now() };
-    await handleCommand(this.events, stream, forwardingDecider, command, ctx);
+        ? { type: 'AbandonForward' as const, channel: driver.channel, source, reason: outcome.abandon, now: now() }
+        : { type: 'RecordForward' as const, channel: driver.channel, source, receipt: outcome, now: now() };
+    await handleCommand(events, ticketForwardingStream(driver.channel, source.ticketId), forwardingDecider, command, contextOf(source, cause));
     const log = { ticketId: source.ticketId, number: source.number, channel: driver.channel, kind: source.kind, sourceEventId: source.eventId };
-    if ('abandon' in outcome) this.logger.warn({ ...log, reason: outcome.abandon }, 'ticket forward abandoned');
-    else this.logger.info({ ...log, ...outcome }, 'ticket forwarded');
-    return true;
-  }
+    if ('abandon' in outcome) logger.warn({ ...log, reason: outcome.abandon }, 'ticket forward abandoned');
+    else logger.info({ ...log, ...outcome }, 'ticket forwarded');
+  };
+  const contextOf = (source: ForwardSource, e: RecordedEvent): CommandContext => ({
+    metadata: causedBy({ id: source.eventId, metadata: e.metadata }, { projectId: source.projectId, actor: `system:support-forward-${driver.channel}`, correlationId: e.metadata.correlationId ?? source.ticketId }),
+  });
+  return {
+    kind: forwardKind(driver.channel),
+    policy: MESSAGE_RETRY_POLICY,
+    async perform(_effect: PendingEffect, cause: RecordedEvent): Promise<EffectOutcome> {
+      const source = forwardSourceOf(cause);
+      if (!source) return { ok: false, retryable: false, reason: `${cause.type} is not forwarded` };
+      const stream = ticketForwardingStream(driver.channel, source.ticketId);
+      const { state } = await aggregateStream(events, stream, forwardingDecider);
+      const step = forwardStep(state, source.eventId);
+      if (step === 'settled') return { ok: true, receipt: {} };
+      if (source.kind === 'message' && !state.ticketSettled) return { ok: false, retryable: true, reason: `waiting for ticket ${source.number}'s own forward` };
+      let outcome: ForwardOutcome | null = step === 'check' && driver.find ? await driver.find(source, state) : null;
+      if (!outcome) {
+        if (driver.find) {
+          const at = now();
+          await handleCommand(events, stream, forwardingDecider, { type: 'StartForward', channel: driver.channel, source, now: at }, contextOf(source, cause));
+          state = { ...state, started: { ...state.started, [source.eventId]: state.started[source.eventId] ?? at } };
+        }
+        outcome = await driver.send(source, state);
+      }
+      await record(source, cause, outcome);
+      if ('abandon' in outcome) return { ok: false, retryable: false, reason: outcome.abandon };
+      const { issueNumber = null, commentId = null, mailMessageId = null } = outcome;
+      return { ok: true, receipt: { issueNumber, commentId, mailMessageId } };
+    },
+    async gaveUp(_effect, cause, reason) {
+      const source = forwardSourceOf(cause);
+      if (source) await record(source, cause, { abandon: reason });
+    },
+  };
 }

@@ -1,3 +1,5 @@
+import { httpRefusalIsPermanent } from '../../libs/domain/outbox/failures';
+
 /**
  * A GitHub-compatible issues API (DECISIONS 17): `POST /repos/{owner}/{repo}/issues`, `POST
  * /repos/{owner}/{repo}/issues/{n}/comments` and the two list routes a retry looks in. The token goes
@@ -28,7 +30,6 @@ export class TrackerError extends Error {
   }
 }
 
-const PERMANENT = new Set([400, 404, 410, 422]);
 /** How many pages of 100 a look-up reads at most (it only looks at what changed since the attempt). */
 const MAX_PAGES = 10;
 
@@ -56,7 +57,7 @@ export function githubCompatibleTracker(config: { url: string; repo: string; tok
       throw new TrackerError(`tracker ${what} failed: ${err instanceof Error ? err.message : String(err)}`, null, false);
     }
     const text = await res.text().catch(() => '');
-    if (!res.ok) throw new TrackerError(`tracker ${what} answered ${res.status}`, res.status, PERMANENT.has(res.status));
+    if (!res.ok) throw new TrackerError(`tracker ${what} answered ${res.status}`, res.status, httpRefusalIsPermanent(res.status));
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : null;

@@ -346,7 +346,11 @@ describe.each<Profile>(['embedded', 'server'])('invitation mail across an SMTP o
     smtp.failNext(1_000_000); // every delivery now gets a 451 (try again later)
     const late = await owner.post(`/v1/projects/${projectId}/invites`, { email: 'late@example.com' });
     expect(late.status).toBe(201);
-    await eventually(async () => first.logs(), (logs) => logs.includes('saga:invitation-mail'));
+    // Refused at least once before the restart: the outbox recorded a retryable failure of that mail.
+    await eventually(
+      async () => (await first.platform.events.readAll({ fromPosition: 0, maxCount: 100000 })).filter((e) => e.type === 'outbox.EffectFailedRetryable.v1'),
+      (failed) => failed.some((e) => String(e.data.reason).includes('451')),
+    );
     expect(smtp.messages.filter(mailTo('late@example.com'))).toHaveLength(0);
     await first.stop({ keepData: true });
     servers.pop();

@@ -1,5 +1,6 @@
 import { v5 as uuidv5 } from 'uuid';
 import { DomainError, type Decider } from '../shared/domain-error';
+import { maxAttempts, nextAttemptAt, WEBHOOK_RETRY_POLICY } from '../outbox/retry-policy';
 import type { AttemptOutcome, DeliveryEvent, DeliverySchedule } from './events';
 
 const DELIVERY_IDS = '6f1d2b1e-8a3c-5d47-9e0b-3c2a71f4d5e8';
@@ -9,12 +10,9 @@ export const deliveryIdFor = (eventId: string, endpointId: string): string => uu
 /** The Standard Webhooks message id: the same on every attempt and re-send, so receivers can dedupe. */
 export const webhookIdOf = (deliveryId: string): string => `msg_${deliveryId}`;
 
-/**
- * Waits after each failed attempt (the Standard Webhooks reference schedule): 5 s, 5 min, 30 min,
- * 2 h, 5 h, 10 h, 10 h. Eight attempts over 27 h 35 min: retried for at least 24 hours (DECISIONS 10).
- */
-export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
-export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** Waits after each failed attempt: the outbox's webhook policy (Standard Webhooks; at least 24 hours, DECISIONS 10). */
+export const RETRY_DELAYS_MS = WEBHOOK_RETRY_POLICY.delaysMs;
+export const MAX_DELIVERY_ATTEMPTS = maxAttempts(WEBHOOK_RETRY_POLICY);
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -79,8 +77,8 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliverySt
         const { success, final, ...outcome } = command.outcome;
         const base = { deliveryId: command.deliveryId, endpointId: state.endpointId, projectId: state.projectId, attempt: command.attempt, ...outcome };
         if (success) return [{ type: 'notifications.DeliveryAttemptSucceeded.v1', data: base }];
-        const delay = final ? undefined : RETRY_DELAYS_MS[command.attempt - state.budgetFrom - 1];
-        const retryAt = delay === undefined ? null : new Date(Date.parse(outcome.at) + delay).toISOString();
+        // Attempts are counted from the last re-send: each re-send gets the policy's whole budget.
+        const retryAt = final ? null : nextAttemptAt(WEBHOOK_RETRY_POLICY, command.attempt - state.budgetFrom, outcome.at);
         return [{ type: 'notifications.DeliveryAttemptFailed.v1', data: { ...base, retryAt } }];
       }
       case 'RecordFirstAttempt': {

@@ -32,6 +32,15 @@ describe('ticket forwarding decider', () => {
     given([started, forwarded]).when({ type: 'AbandonForward', channel: 'tracker', source: ticket, reason: 'x', now: at }).thenNothingHappens();
   });
 
+  it('lets a ticket’s messages follow once the ticket’s own forward is settled, forwarded or abandoned', () => {
+    expect(fold([]).ticketSettled).toBe(false);
+    expect(fold([started]).ticketSettled).toBe(false);
+    expect(fold([started, forwarded]).ticketSettled).toBe(true);
+    const abandoned = (kind: 'ticket' | 'message', sourceEventId: string) => ({ type: 'support.TicketForwardAbandoned.v1' as const, data: { ...base, channel: 'tracker' as const, sourceEventId, kind, reason: 'x', abandonedAt: at } });
+    expect([abandoned('message', 'e2')].reduce(forwardingDecider.evolve, forwardingDecider.initialState()).ticketSettled).toBe(false);
+    expect([abandoned('ticket', 'e1')].reduce(forwardingDecider.evolve, forwardingDecider.initialState())).toMatchObject({ ticketSettled: true, issueNumber: null });
+  });
+
   it('records a message forward with its comment, and an abandon with its reason', () => {
     given([started, forwarded])
       .when({ type: 'RecordForward', channel: 'tracker', source: message, receipt: { issueNumber: 42, commentId: 9 }, now: at })

@@ -61,6 +61,8 @@ export interface ForwardingState {
   issueNumber: number | null;
   /** The Message-ID of the ticket's forwarded mail, once its TicketOpened was mailed: later messages answer it. */
   mailMessageId: string | null;
+  /** The ticket's own forward is forwarded or abandoned: its messages may follow (a comment needs its issue, a mail its thread). */
+  ticketSettled: boolean;
 }
 
 /** What the receiver answered for a forward. */
@@ -80,17 +82,18 @@ export function forwardStep(state: ForwardingState, eventId: string): 'settled' 
 const base = (c: { channel: ForwardChannel; source: ForwardSource }): Base => ({ ticketId: c.source.ticketId, projectId: c.source.projectId, number: c.source.number, channel: c.channel, sourceEventId: c.source.eventId });
 
 export const forwardingDecider: Decider<ForwardingCommand, ForwardingEvent, ForwardingState> = {
-  initialState: () => ({ started: {}, settled: [], issueNumber: null, mailMessageId: null }),
+  initialState: () => ({ started: {}, settled: [], issueNumber: null, mailMessageId: null, ticketSettled: false }),
   evolve: (state, event) => {
     const d = event.data as Base & Partial<{ startedAt: string; issueNumber: number | null; mailMessageId: string | null; kind: string }>;
     switch (event.type) {
       case ForwardingEventTypes.TicketForwardStarted:
         return { ...state, started: { ...state.started, [d.sourceEventId]: String(d.startedAt) } };
       case ForwardingEventTypes.TicketForwarded:
-        return { ...state, settled: [...state.settled, d.sourceEventId], issueNumber: d.issueNumber ?? state.issueNumber, mailMessageId: d.mailMessageId ?? state.mailMessageId };
+        return { ...state, settled: [...state.settled, d.sourceEventId], issueNumber: d.issueNumber ?? state.issueNumber, mailMessageId: d.mailMessageId ?? state.mailMessageId, ticketSettled: true };
       case ForwardingEventTypes.TicketMessageForwarded:
-      case ForwardingEventTypes.TicketForwardAbandoned:
         return { ...state, settled: [...state.settled, d.sourceEventId] };
+      case ForwardingEventTypes.TicketForwardAbandoned:
+        return { ...state, settled: [...state.settled, d.sourceEventId], ticketSettled: state.ticketSettled || d.kind === 'ticket' };
       default:
         return state;
     }

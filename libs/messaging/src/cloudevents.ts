@@ -34,11 +34,12 @@ export interface CloudEvent<D = Record<string, unknown>> {
 
 /**
  * Event type prefixes that are the service's own bookkeeping, never published: `idempotency` (the
- * Idempotency-Key records kept as streams where the event store has no tables, EventStoreDB) and
+ * Idempotency-Key records kept as streams where the event store has no tables, EventStoreDB),
  * `platform` (`platform-bootstrap`, the guard that makes the first start's bootstrap happen once per
- * store; the project and keys it makes are identity's events).
+ * store; the project and keys it makes are identity's events) and `outbox` (the schedule and attempts
+ * of effects on `effect-<id>` streams; what an effect achieved is its context's own event).
  */
-export const INTERNAL_CONTEXTS: readonly string[] = Object.freeze(['idempotency', 'platform']);
+export const INTERNAL_CONTEXTS: readonly string[] = Object.freeze(['idempotency', 'platform', 'outbox']);
 
 /** Bounded context of an event type (or of an event): the type's prefix, the part before the first '.'. */
 export function contextOf(event: Pick<RecordedEvent, 'type'> | string): string {

@@ -141,6 +141,7 @@ describe('internal events', () => {
     expect(isInternal({ type: 'idempotency.KeyReserved.v1' })).toBe(true);
     expect(isInternal('idempotency.KeyAnswered.v1')).toBe(true);
     expect(isInternal('platform.Bootstrapped.v1')).toBe(true);
+    expect(isInternal('outbox.EffectScheduled.v1')).toBe(true);
     for (const t of ['compute.InstanceRequested.v1', 'idempotent.Thing.v1', 'billing.IdempotencyKeyUsed.v1', 'Idempotency.KeyReserved.v1']) expect({ t, internal: isInternal(t) }).toEqual({ t, internal: false });
   });
 });

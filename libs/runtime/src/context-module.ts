@@ -9,6 +9,7 @@ import type { Clock } from './clock';
 import type { Consistency } from './consistency';
 import type { DriverRegistry } from './driver-registry';
 import type { Mailer } from './mailer';
+import type { Outbox } from './outbox/outbox';
 import type { CredentialVault } from '../../providers/src/credential-vault';
 import type { EventNameCatalogue } from '../../domain/notifications/event-names';
 
@@ -23,6 +24,8 @@ export interface RuntimeServices {
   clock: Clock;
   /** Outbound mail (SMTP or the log); process managers send from the event stream. */
   mailer: Mailer;
+  /** The one outbox of effects on the outside world (mail, forwards): kinds register, schedulers schedule, its timer runs them. */
+  outbox: Outbox;
   /** Credentials encrypted at rest (events carry only references). */
   vault: CredentialVault;
   /** Every registered context's job-backed resources (the job dispatcher serves them all). */

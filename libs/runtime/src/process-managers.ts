@@ -1,5 +1,7 @@
 import type { CheckpointStore } from '../../subscriptions/src/checkpoint-store';
 import { SubscriptionRunner } from '../../subscriptions/src/subscription-runner';
+import { DocumentProjector } from '../../subscriptions/src/document-projection';
+import { EFFECTS_MODEL, type EffectDoc } from './outbox/effect-doc';
 import type { ContextModule, RuntimeServices, Timer } from './context-module';
 import type { JobOperationHandler } from './job-ports';
 
@@ -18,7 +20,11 @@ export class ProcessManagers {
     const onError = (name: string, err: unknown) => rt.logger.error({ err: String(err), subscription: name }, 'saga batch failed; retrying');
     this.sagas = modules.flatMap((m) => m.processManagers?.(rt) ?? []).map((h) => new SubscriptionRunner(rt.events, checkpoints, h, onError));
     Object.assign(jobHandlers, ...modules.map((m) => m.jobHandlers?.(rt) ?? {}));
-    this.timers = modules.flatMap((m) => m.timers?.(rt) ?? []);
+    this.timers = [rt.outbox, ...modules.flatMap((m) => m.timers?.(rt) ?? [])];
+    // The outbox's wake-ups follow its due-time index across rebuilds.
+    rt.projections.onRunner(EFFECTS_MODEL, (runner) => {
+      if (runner.handler instanceof DocumentProjector) (runner.handler as DocumentProjector<EffectDoc>).onWritten((changes) => rt.outbox.observe(changes));
+    });
   }
 
   saga(name: string): SubscriptionRunner | undefined {

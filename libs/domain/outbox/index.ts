@@ -1,0 +1,3 @@
+export * from './effect';
+export * from './failures';
+export * from './retry-policy';
