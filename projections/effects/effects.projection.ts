@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { EffectEventTypes, type EffectEvent, type EffectStatus } from '../../libs/domain/outbox/effect';
+import { EffectEventTypes, type EffectEvent } from '../../libs/domain/outbox/effect';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import { EFFECTS_MODEL, type EffectDoc } from '../../libs/runtime/src/outbox/effect-doc';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';

@@ -126,7 +126,7 @@ export function ticketForwardKind(events: EventStore, driver: ForwardChannelDriv
       const source = forwardSourceOf(cause);
       if (!source) return { ok: false, retryable: false, reason: `${cause.type} is not forwarded` };
       const stream = ticketForwardingStream(driver.channel, source.ticketId);
-      const { state } = await aggregateStream(events, stream, forwardingDecider);
+      let { state } = await aggregateStream(events, stream, forwardingDecider);
       const step = forwardStep(state, source.eventId);
       if (step === 'settled') return { ok: true, receipt: {} };
       if (source.kind === 'message' && !state.ticketSettled) return { ok: false, retryable: true, reason: `waiting for ticket ${source.number}'s own forward` };
