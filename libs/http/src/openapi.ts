@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { errorDocumentSchema, RESOURCE_TYPE_MARK, SCHEMA_NAME_MARK } from './envelope';
 import { RegisteredRoute, routeRegistry, toOpenApiPath } from './route';
+import { acceptsEmptyBody } from './body-shape';
 
 type Json = Record<string, unknown>;
 
@@ -96,7 +97,8 @@ function requestBody(r: RegisteredRoute): Json | undefined {
     properties: { data: { type: 'object', required: ['attributes'], properties: { type: r.type ? { const: r.type } : { type: 'string' }, attributes: flat } } },
   };
   const schema = { oneOf: [flat, wrapped] };
-  return { required: true, content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
+  // A body of optional fields only may be left out (DECISIONS 14: no body, an empty one or `{}` alike).
+  return { required: !acceptsEmptyBody(r.body), content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
 }
 
 function operation(r: RegisteredRoute, names: SchemaNamer): Json {

@@ -22,7 +22,8 @@ export const FirewallsController = jobResourceController({
     // DECISIONS 14: `name` and/or `rules`, and both are applied.
     body: z
       .object({ name: firewalls.schema.shape.name.optional(), rules: firewallRulesSchema.optional() })
-      .refine((b) => b.name !== undefined || b.rules !== undefined, { message: 'Give name, rules or both' }),
+      .refine((b) => b.name !== undefined || b.rules !== undefined, { message: 'Give name, rules or both' })
+      .meta({ anyOf: [{ required: ['name'] }, { required: ['rules'] }] }),
   },
   prepare: createFields(firewalls.schema),
   actions: {
