@@ -48,7 +48,7 @@ export const projectsProjection: DocumentProjection<ProjectDoc> = {
   documentId: (event) => (event.data as { projectId: string }).projectId,
   evolve: (current, recorded) => {
     const event = { type: recorded.type, data: recorded.data } as ProjectEvent | KycEvent;
-    const status = (doc: ProjectDoc, to: ProjectStatus, reason: string, at: string): ProjectDoc => ({ ...doc, _position: recorded.position, status: to, statusReason: reason, statusChangedAt: at, updatedAt: at });
+    const status = (doc: ProjectDoc, to: ProjectStatus, reason: string | undefined, at: string): ProjectDoc => ({ ...doc, _position: recorded.position, status: to, statusReason: reason ?? null, statusChangedAt: at, updatedAt: at });
     const kyc = (doc: ProjectDoc, to: KycStatus, kycId: string, at: string): ProjectDoc => ({ ...doc, _position: recorded.position, kycStatus: to, kycRequestId: kycId, updatedAt: at });
     switch (event.type) {
       case 'identity.ProjectCreated.v1': {

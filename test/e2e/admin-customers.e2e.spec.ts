@@ -97,7 +97,13 @@ describe.each<Profile>(['embedded', 'server'])('admin customers: suspend, reacti
   });
 
   it('suspends: the project\'s key gets 403 on a GET and a POST from the next request on; another project is unaffected', async () => {
-    expect((await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'suspended' })).status).toBe(400);
+    // The reason is optional (DECISIONS 18): without one the status changes and no reason is recorded.
+    const bare = await admin.patch(`/v1/admin/customers/${otherId}`, { status: 'suspended' });
+    expect([bare.status, bare.body.data?.attributes]).toEqual([200, expect.objectContaining({ status: 'suspended', statusReason: null })]);
+    expect((await other.get('/v1/instances')).status).toBe(403);
+    const back = await admin.patch(`/v1/admin/customers/${otherId}`, { status: 'active' });
+    expect([back.status, back.body.data?.attributes]).toEqual([200, expect.objectContaining({ status: 'active', statusReason: null })]);
+    expect((await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'suspended', reason: '' })).status).toBe(400);
     expect((await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'closed', reason: 'x' })).status).toBe(400);
     const suspended = await admin.patch(`/v1/admin/customers/${acmeId}`, { status: 'suspended', reason: 'unpaid invoice' });
     expect(suspended.status).toBe(200);

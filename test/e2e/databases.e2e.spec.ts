@@ -149,4 +149,24 @@ describe.each<Profile>(['embedded', 'server'])('managed databases, a declared jo
     await eventuallyRetrying(clock, () => api.get(`/v1/jobs/${del.body.jobId}`), jobStatus('failed', 3));
     await until(() => get(doomed.body.data.id), status('error'));
   });
+
+  // Last: a second provider makes every create without providerId ambiguous.
+  it('takes providerId from the create body as well as the query when several providers support databases (DECISIONS 14)', async () => {
+    const second = (await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-db-2' })).body.data.id;
+    const ambiguous = await api.post('/v1/databases', { ...db, name: 'which' });
+    expect([ambiguous.status, ambiguous.body.errors[0].source]).toEqual([400, { parameter: 'providerId' }]);
+
+    const inBody = await api.post('/v1/databases', { ...db, name: 'in-body', providerId: second });
+    expect(inBody.status).toBe(202);
+    expect(inBody.body.data.attributes).toMatchObject({ name: 'in-body', providerId: second });
+    const inQuery = await api.post(`/v1/databases?providerId=${cloud}`, { ...db, name: 'in-query' });
+    expect([inQuery.status, inQuery.body.data.attributes.providerId]).toEqual([202, cloud]);
+    const both = await api.post(`/v1/databases?providerId=${second}`, { ...db, name: 'both', providerId: second });
+    expect([both.status, both.body.data.attributes.providerId]).toEqual([202, second]);
+    const differ = await api.post(`/v1/databases?providerId=${cloud}`, { ...db, name: 'differ', providerId: second });
+    expect([differ.status, differ.body.errors[0].source]).toEqual([400, { pointer: '/providerId' }]);
+    const unsupported = await api.post('/v1/databases', { ...db, name: 'multi', providerId: multi });
+    expect([unsupported.status, unsupported.body.errors[0].code]).toEqual([400, 'UNSUPPORTED_PROVIDER']);
+    await until(() => get(inBody.body.data.id), status('active'));
+  });
 });

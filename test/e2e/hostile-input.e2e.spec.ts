@@ -159,7 +159,10 @@ function encode(s: string): string {
   return out;
 }
 
-const hostileId = fc.oneof(fc.constantFrom('%00', 'a%00b', '%ED%A0%80', '%FF', '..', '%2e%2e', '%2F', 'x'.repeat(1100), '00000000-0000-0000-0000-000000000000', '%20'), hostileString.filter((s) => s.length > 0 && s.length < 500).map(encode));
+/** Names of Object.prototype members: a lookup in a plain object keyed by a path id finds them (issue 24). */
+const PROTOTYPE_IDS = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'prototype', '__defineGetter__', 'isPrototypeOf'];
+
+const hostileId = fc.oneof(fc.constantFrom('%00', 'a%00b', '%ED%A0%80', '%FF', '..', '%2e%2e', '%2F', 'x'.repeat(1100), '00000000-0000-0000-0000-000000000000', '%20', ...PROTOTYPE_IDS), hostileString.filter((s) => s.length > 0 && s.length < 500).map(encode));
 
 const queryFor = (op: Operation) =>
   fc.array(fc.tuple(fc.oneof(...(op.query.length ? [fc.constantFrom(...op.query)] : []), fc.constantFrom('page', 'limit', 'sort', 'fields[x]', 'providerId', 'a%00'), hostileString.map(encode)), hostileString.filter((s) => s.length < 2000).map(encode)), { maxLength: 4 }).map((pairs) =>
@@ -184,6 +187,33 @@ function operations(doc: { paths: Record<string, Record<string, { parameters?: {
 }
 
 describe('hostile input against every operation of the OpenAPI document', () => {
+  it('answers every templated route whose ids are names of Object.prototype members without a 500 (issue 24)', async () => {
+    const doc = (await srv.anonymous.get('/v1/openapi.json')).body;
+    const templated = operations(doc).filter((op) => op.path.includes('{'));
+    expect(templated.length).toBeGreaterThan(50);
+    // The cases of the issue first: they reach the handlers with a valid body.
+    const concrete: [string, string, unknown][] = [
+      ...['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((id): [string, string, unknown] => ['DELETE', `/v1/iam/roles/${id}`, undefined]),
+      ['PATCH', '/v1/iam/roles/__proto__', { permissions: ['instances:read'] }],
+      ['PATCH', '/v1/iam/roles/constructor', { name: 'x', permissions: ['instances:read'] }],
+      ['GET', '/v1/iam/roles/toString', undefined],
+    ];
+    for (const [method, path, body] of concrete) {
+      const res = await send(method, path, srv.bootstrap.apiKey, body === undefined ? undefined : JSON.stringify(body), body === undefined ? {} : json);
+      expectNoServerError(res, `${method} ${path}`);
+      expect([method, path, res.status]).toEqual([method, path, 404]);
+    }
+    for (const op of templated) {
+      for (const id of PROTOTYPE_IDS) {
+        const path = op.path.replace(/\{[^}]+\}/g, id);
+        // No body, then one of the operation's own field names holding the id (so a lookup by a body value is reached too).
+        const bodies = op.hasBody ? [undefined, '{}', JSON.stringify(Object.fromEntries(op.fields.map((f) => [f, id])))] : [undefined];
+        for (const body of bodies) expectNoServerError(await send(op.method, path, keyFor(op.path), body, body === undefined ? {} : json), `${op.method} ${path} ${body ?? ''}`);
+      }
+    }
+  }, 120_000);
+
+
   it(`answers no 500 and no stack trace (${RUNS_PER_OPERATION} generated requests per operation, seed ${SEED})`, async () => {
     const doc = (await srv.anonymous.get('/v1/openapi.json')).body;
     const ops = operations(doc);

@@ -115,9 +115,14 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     const first = await smtp.waitFor(mailTo('carol@example.com'));
     const tooSoon = await owner.post(`/v1/projects/${projectId}/invites/${id}/resend`);
     expect(tooSoon.status).toBe(429);
-    expect(tooSoon.body.errors[0].code).toBe('RATE_LIMITED');
+    // A code of its own (DECISIONS 15), so that a client does not take it for the key's rate limit.
+    expect(tooSoon.body.errors[0].code).toBe('RESEND_TOO_SOON');
     expect(Number(tooSoon.headers['retry-after'])).toBe(tooSoon.body.meta.retryAfter);
     expect(tooSoon.body.meta.retryAfter).toBeGreaterThan(0);
+    expect(tooSoon.body.meta.retryAfter).toBeLessThanOrEqual(60);
+    const documented = (await srv.anonymous.get('/v1/openapi.json')).body.paths['/v1/projects/{projectId}/invites/{inviteId}/resend'].post.responses['429'];
+    expect(documented.description).toMatch(/RESEND_TOO_SOON/);
+    expect(documented.headers).toHaveProperty('Retry-After');
 
     clock.advance(7 * DAY + 1000);
     const expired = await srv.anonymous.post(`/v1/invites/${tokenOf(first)}/accept`);
@@ -130,7 +135,8 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     expect(resent.status).toBe(200);
     expect(Date.parse(resent.body.data.attributes.expiresAt)).toBeGreaterThan(clock.now() + 7 * DAY - 60_000);
     const second = await smtp.waitFor((m) => mailTo('carol@example.com')(m) && m.messageId !== first.messageId);
-    expect((await owner.post(`/v1/projects/${projectId}/invites/${id}/resend`)).status).toBe(429);
+    const again = await owner.post(`/v1/projects/${projectId}/invites/${id}/resend`);
+    expect([again.status, again.body.errors[0].code]).toEqual([429, 'RESEND_TOO_SOON']);
     expect((await srv.anonymous.post(`/v1/invites/${tokenOf(second)}/accept`)).status).toBe(200);
 
     const dave = await owner.post(`/v1/projects/${projectId}/invites`, { email: 'dave@example.com' });

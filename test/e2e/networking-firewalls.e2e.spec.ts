@@ -64,6 +64,28 @@ describe.each<Profile>(['embedded', 'server'])('networking: firewalls (%s profil
     expect((await api.get(`${path}/${id}`)).status).toBe(404);
   });
 
+  it('applies both name and rules of a PATCH (DECISIONS 14), or either alone; an empty PATCH is 400', async () => {
+    const id = await create({ ...web, name: 'fw-before' });
+    const both = await api.patch(`${path}/${id}`, { name: 'fw-after', rules: [ping] });
+    expect(both.status).toBe(202);
+    expect((await jobUntil(api, both.body.jobId, 'completed')).status).toBe(200);
+    const done = await until(api, `${path}/${id}`, 'active');
+    expect(done.body.data.attributes).toMatchObject({ name: 'fw-after', rules: [ping] });
+    const listed = (await api.get(`${path}?limit=100`)).body.data.find((x: { id: string }) => x.id === id);
+    expect(listed.attributes).toMatchObject({ name: 'fw-after', rules: [ping] });
+
+    const renamed = await api.patch(`${path}/${id}`, { name: 'fw-renamed' });
+    expect(renamed.status).toBe(202);
+    expect((await until(api, `${path}/${id}`, 'active')).body.data.attributes).toMatchObject({ name: 'fw-renamed', rules: [ping] });
+    const ruled = await api.patch(`${path}/${id}`, { rules: [ssh] });
+    expect(ruled.status).toBe(202);
+    expect((await until(api, `${path}/${id}`, 'active')).body.data.attributes).toMatchObject({ name: 'fw-renamed', rules: [ssh] });
+
+    const empty = await api.patch(`${path}/${id}`, {});
+    expect(empty.status).toBe(400);
+    expect((await api.patch(`${path}/${id}`, { name: '' })).body.errors[0].source.pointer).toBe('/name');
+  });
+
   it('validates rules with pointers, and refuses a PATCH or an assign while another job runs (409)', async () => {
     const noPort = await api.post(path, { name: 'x', rules: [{ ...ssh, port: undefined }] });
     expect(noPort.status).toBe(400);

@@ -42,4 +42,37 @@ describe('no 500 from client input (embedded profile)', () => {
     expect([...statuses.keys()].every((s) => s < 500)).toBe(true);
     expect(statuses.get(400)).toBeGreaterThan(100);
   }, 240000);
+
+  it('takes no body, an empty body or {} alike on every POST whose body has no required field (DECISIONS 14)', async () => {
+    const doc = (await srv.anonymous.get('/v1/openapi.json')).body;
+    const deref = (s: Record<string, any>): Record<string, any> => (s?.$ref ? deref(doc.components.schemas[String(s.$ref).split('/').pop()!]) : s);
+    const missing = '00000000-0000-0000-0000-000000000000';
+    const checked: string[] = [];
+    for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      const op = ops.post;
+      if (!op) continue;
+      const flat = op.requestBody && deref(op.requestBody.content['application/json'].schema.oneOf[0]);
+      // A body some field of which is required (alone, or one of several: `anyOf` of `required`) is not bodiless.
+      if (flat && (flat.required?.length || flat.anyOf || flat.minProperties)) continue;
+      if (op.requestBody) expect({ template, required: op.requestBody.required }).toEqual({ template, required: false });
+      const path = template.replace(/\{[^}]+\}/g, missing);
+      const api = srv.as(template.startsWith('/v1/admin/') ? srv.bootstrap.adminKey : srv.bootstrap.apiKey);
+      const variants: [string, string | undefined, Record<string, string>][] = [
+        ['no body', undefined, {}],
+        ['empty body', '', { 'content-type': 'application/json' }],
+        ['{}', '{}', { 'content-type': 'application/json' }],
+      ];
+      const statuses: number[] = [];
+      for (const [label, body, headers] of variants) {
+        const res = await api.send('POST', path, body, headers);
+        const errors: { detail?: string; source?: { pointer?: string } }[] = res.body?.errors ?? [];
+        const aboutBody = errors.filter((e) => e.source?.pointer !== undefined || /body/i.test(e.detail ?? ''));
+        if (res.status === 415 || (res.status === 400 && aboutBody.length) || res.status >= 500) throw new Error(`POST ${template} with ${label} → ${res.status} ${res.text.slice(0, 300)}`);
+        statuses.push(res.status);
+      }
+      expect({ template, statuses }).toEqual({ template, statuses: statuses.map(() => statuses[0]) });
+      checked.push(template);
+    }
+    expect(checked).toEqual(expect.arrayContaining(['/v1/storage/volumes/{id}/detach', '/v1/jobs/{id}/retry', '/v1/backups/{id}/restore', '/v1/projects/{projectId}/invites/{inviteId}/resend']));
+  }, 120000);
 });

@@ -21,6 +21,8 @@ export const ERROR_CODES = [
   'UNSUPPORTED_MEDIA_TYPE',
   'IDEMPOTENCY_KEY_REUSED',
   'RATE_LIMITED',
+  /** An invitation resent within a minute of its last send (DECISIONS 15): not the key's rate limit. */
+  'RESEND_TOO_SOON',
   'HEADERS_TOO_LARGE',
   'INTERNAL_ERROR',
   'UNAVAILABLE',
@@ -82,5 +84,7 @@ export const notFound = (detail = 'Resource not found'): AppError => new AppErro
 export const conflict = (detail = 'Conflict'): AppError => new AppError('CONFLICT', detail);
 export const invalidState = (detail: string): AppError => new AppError('INVALID_STATE', detail);
 export const unavailable = (detail = 'A dependency is unavailable'): AppError => new AppError('UNAVAILABLE', detail);
+export const resendTooSoon = (retryAfterSeconds: number): AppError =>
+  new AppError('RESEND_TOO_SOON', `The invitation was sent less than a minute ago; resend it after ${retryAfterSeconds} seconds`, { retryAfterSeconds });
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', `Too many requests; retry after ${retryAfterSeconds} seconds`, { retryAfterSeconds });

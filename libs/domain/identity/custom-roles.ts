@@ -85,12 +85,18 @@ function refuseGrants(permissions: string[]): void {
   if (bad !== undefined) throw new DomainError('BAD_REQUEST', `${bad} is not a resource:action permission`);
 }
 
+/**
+ * The custom role of that id, if the project has one: own members only, since the id may come from a
+ * client (`constructor`, `__proto__` or `toString` would find Object.prototype's members).
+ */
+export const customRoleOf = (state: CustomRolesState, roleId: string): CustomRole | undefined => (Object.hasOwn(state.roles, roleId) ? state.roles[roleId] : undefined);
+
 export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEvent, CustomRolesState> = {
   initialState: () => ({ roles: {} }),
   evolve: (state, event) => {
     const roles = { ...state.roles };
     const d = event.data;
-    const role = roles[d.roleId];
+    const role = customRoleOf(state, d.roleId);
     switch (event.type) {
       case 'identity.RoleCreated.v1':
         // One-off rule for roles from before holds: their earlier grants are not in this stream.
@@ -119,12 +125,12 @@ export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEve
   },
   decide: (command, state) => {
     if (command.type === 'ReleaseRole') {
-      const role = Object.values(state.roles).find((r) => r.holds[command.grantId]);
+      const role = Object.values(state.roles).find((r) => Object.hasOwn(r.holds, command.grantId));
       if (!role) return [];
       return [{ type: 'identity.RoleReleased.v1', data: { roleId: role.id, projectId: command.projectId, grantId: command.grantId, holder: role.holds[command.grantId], releasedAt: command.now } }];
     }
     const { roleId, projectId, now } = command;
-    const role = state.roles[roleId];
+    const role = customRoleOf(state, roleId);
     switch (command.type) {
       case 'CreateRole': {
         if (role) throw new DomainError('CONFLICT', `Role ${roleId} already exists`);

@@ -45,8 +45,8 @@ export type ApiKeyRevoked = DomainEvent<'identity.ApiKeyRevoked.v1', { keyId: st
 export type ApiKeyGrantVoided = DomainEvent<'identity.ApiKeyGrantVoided.v1', { keyId: string; projectId: string | null; roleId: string; grantId: string; voidedAt: string }>;
 
 /** Platform administration (DECISIONS 18): a suspended project's credentials get 403, its data kept. */
-export type ProjectSuspended = DomainEvent<'identity.ProjectSuspended.v1', { projectId: string; reason: string; suspendedAt: string }>;
-export type ProjectReactivated = DomainEvent<'identity.ProjectReactivated.v1', { projectId: string; reason: string; reactivatedAt: string }>;
+export type ProjectSuspended = DomainEvent<'identity.ProjectSuspended.v1', { projectId: string; reason?: string; suspendedAt: string }>;
+export type ProjectReactivated = DomainEvent<'identity.ProjectReactivated.v1', { projectId: string; reason?: string; reactivatedAt: string }>;
 /** Final: the project's credentials stop working (401) and its running resources are terminated by jobs; its history is kept. */
 export type ProjectClosed = DomainEvent<'identity.ProjectClosed.v1', { projectId: string; reason: string; closedAt: string }>;
 

@@ -38,6 +38,11 @@ describe('project standing (DECISIONS 18)', () => {
     given([created, suspended]).when(set('active')).then([{ type: 'identity.ProjectReactivated.v1', data: { projectId: 'p1', reason: 'unpaid', reactivatedAt: now } }]);
   });
 
+  it('takes a suspend or reactivate without a reason, and records none', () => {
+    given([created]).when({ type: 'SetProjectStatus', projectId: 'p1', status: 'suspended', now }).then([{ type: 'identity.ProjectSuspended.v1', data: { projectId: 'p1', suspendedAt: now } }]);
+    given([created, suspended]).when({ type: 'SetProjectStatus', projectId: 'p1', status: 'active', now }).then([{ type: 'identity.ProjectReactivated.v1', data: { projectId: 'p1', reactivatedAt: now } }]);
+  });
+
   it('records nothing when the project already has the asked status', () => {
     given([created]).when(set('active')).then([]);
     given([created, suspended]).when(set('suspended')).then([]);

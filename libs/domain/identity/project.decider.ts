@@ -13,7 +13,7 @@ export type ProjectState = { status: 'none' } | { status: ProjectStatus; project
  */
 export type CreateProject = { type: 'CreateProject'; projectId: string; name: string; workspaceId?: string; now: string };
 /** Suspend or reactivate (the admin's PATCH); asking for the status it already has records nothing. */
-export type SetProjectStatus = { type: 'SetProjectStatus'; projectId: string; status: 'active' | 'suspended'; reason: string; now: string };
+export type SetProjectStatus = { type: 'SetProjectStatus'; projectId: string; status: 'active' | 'suspended'; reason?: string; now: string };
 export type CloseProject = { type: 'CloseProject'; projectId: string; reason: string; now: string };
 
 export type ProjectCommand = CreateProject | SetProjectStatus | CloseProject;
@@ -43,11 +43,14 @@ export const projectDecider: Decider<ProjectCommand, ProjectEvent, ProjectState>
     }
     if (state.status === 'none') throw new DomainError('NOT_FOUND', `Customer ${command.projectId} not found`);
     if (state.status === 'closed') throw new DomainError('INVALID_STATE', `Customer ${command.projectId} is closed; a closed project cannot be ${command.type === 'CloseProject' ? 'closed again' : 'changed'}`);
-    const { projectId, reason, now } = command;
-    if (command.type === 'CloseProject') return [{ type: 'identity.ProjectClosed.v1', data: { projectId, reason, closedAt: now } }];
+    const { projectId, now } = command;
+    if (command.type === 'CloseProject') return [{ type: 'identity.ProjectClosed.v1', data: { projectId, reason: command.reason, closedAt: now } }];
+    const { reason } = command;
     if (command.status === state.status) return [];
+    // A reason is optional for a suspend or reactivate, recorded when given (DECISIONS 18).
+    const given = reason === undefined ? {} : { reason };
     return command.status === 'suspended'
-      ? [{ type: 'identity.ProjectSuspended.v1', data: { projectId, reason, suspendedAt: now } }]
-      : [{ type: 'identity.ProjectReactivated.v1', data: { projectId, reason, reactivatedAt: now } }];
+      ? [{ type: 'identity.ProjectSuspended.v1', data: { projectId, ...given, suspendedAt: now } }]
+      : [{ type: 'identity.ProjectReactivated.v1', data: { projectId, ...given, reactivatedAt: now } }];
   },
 };

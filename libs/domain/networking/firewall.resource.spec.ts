@@ -27,6 +27,15 @@ describe('firewall decider', () => {
     expect(state([...history, { type: types.completed, data: { id: 'r1', jobId: 'j2', at: 'now', operation: 'update', result: null } }])).toMatchObject({ status: 'active', fields: { rules: [ping] } });
   });
 
+  it('applies the name and the rules of an update, either alone or both (DECISIONS 14)', () => {
+    const types = jobResourceEventTypes(firewalls);
+    const after = (args: Record<string, unknown>) =>
+      [...active, asked('j2', 'update', 'active', args), { type: types.completed, data: { id: 'r1', jobId: 'j2', at: 'now', operation: 'update', result: null } }].reduce(decider.evolve, decider.initialState()) as { fields: object };
+    expect(after({ name: 'edge', rules: [ping] }).fields).toMatchObject({ name: 'edge', rules: [ping] });
+    expect(after({ name: 'edge' }).fields).toMatchObject({ name: 'edge', rules: [ssh] });
+    expect(after({ rules: [ping] }).fields).toMatchObject({ name: 'web', rules: [ping] });
+  });
+
   it('has no region: assigns any target of the project, each once; deletes wherever assigned', () => {
     given(active).when(ask('j2', 'assign', { ...i1, targetRegion: 'anywhere' })).then([asked('j2', 'assign', 'active', { ...i1, targetRegion: 'anywhere' })]);
     const assigned = [...active, ...done('j2', 'assign', 'active', i1)];

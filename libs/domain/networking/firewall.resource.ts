@@ -35,7 +35,12 @@ export const firewalls: JobResource<typeof firewallSchema, FirewallOperation, Fi
   rules: { assign: notYetHeld('firewall') },
   complete: {
     // The rules in force are the provider's: they change when the update job is done, not at the request.
-    update: (fields, args) => ({ ...fields, rules: args.rules as FirewallRule[] }),
+    // A PATCH gives `name` and/or `rules` (DECISIONS 14); what it leaves out stays (older requests carry rules only).
+    update: (fields, args) => ({
+      ...fields,
+      ...(typeof args.name === 'string' ? { name: args.name } : {}),
+      ...(Array.isArray(args.rules) ? { rules: args.rules as FirewallRule[] } : {}),
+    }),
     assign: withTarget,
   },
 };

@@ -2,6 +2,7 @@ import { deliveryDecider, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, type DeliveryC
 import { dueForDisable } from './endpoint.decider';
 import { eventNameCatalogue, subscribes } from './event-names';
 import type { DeliveryEvent } from './events';
+import fc from 'fast-check';
 import { checkWebhookUrl } from './webhook-target';
 
 describe('published event names', () => {
@@ -123,5 +124,18 @@ describe('webhook targets', () => {
     }
     expect(checkWebhookUrl('http://127.0.0.1:8080/hook', true).ok).toBe(true);
     expect(checkWebhookUrl('ftp://127.0.0.1/hook', true).ok).toBe(false);
+  });
+
+  it('refuses a loopback name however it is spelled: a trailing dot, upper case, a subdomain of localhost', () => {
+    const names = fc.tuple(fc.constantFrom('localhost', 'LocalHost', 'api.localhost', 'A.B.LOCALHOST', '127.0.0.1', '[::1]'), fc.boolean(), fc.option(fc.integer({ min: 1, max: 65535 })), fc.webPath());
+    fc.assert(
+      fc.property(names, ([name, dot, port, path]) => {
+        const url = `https://${name}${dot && !name.startsWith('[') ? '.' : ''}${port === null ? '' : `:${port}`}${path}`;
+        expect([url, checkWebhookUrl(url, false).ok]).toEqual([url, false]);
+        expect([url, checkWebhookUrl(url, true).ok]).toEqual([url, true]);
+      }),
+    );
+    expect(checkWebhookUrl('https://localhost./h', false)).toMatchObject({ ok: false, reason: expect.stringMatching(/loopback/) });
+    expect(checkWebhookUrl('https://hooks.example.com./h', false).ok).toBe(true);
   });
 });

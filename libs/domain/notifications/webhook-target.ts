@@ -15,7 +15,8 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): { ok: true;
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) return { ok: false, reason: 'url must use https' };
   if (url.username || url.password) return { ok: false, reason: 'url must not carry credentials' };
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // The name as DNS sees it: `localhost.` (a fully qualified name) and `LOCALHOST` are `localhost`.
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
   if (ipaddr.isValid(host)) {
     const refusal = addressRefusal(host, allowPrivate);
     if (refusal) return { ok: false, reason: refusal };

@@ -187,7 +187,7 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
         case 'RequestOperation': {
           const live = state as Live;
           if (state.status === 'none' || live.projectId !== command.projectId) throw notFound();
-          if (!(command.operation in r.operations) || command.operation === 'create') throw new DomainError('BAD_REQUEST', `Unknown operation ${command.operation}`);
+          if (!Object.hasOwn(r.operations, command.operation) || command.operation === 'create') throw new DomainError('BAD_REQUEST', `Unknown operation ${command.operation}`);
           const label = r.label.charAt(0).toLowerCase() + r.label.slice(1);
           startOperation(lifecycle, command.operation, state.status, `Cannot ${command.operation} ${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${label}`);
           const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.[command.operation]?.(live.fields, command.args);

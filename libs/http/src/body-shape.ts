@@ -21,3 +21,15 @@ export function unwrapBody(body: unknown, expectedType?: string): UnwrappedBody 
   if (!isObj(attributes)) throw badRequest([{ detail: 'data.attributes must be an object', source: { pointer: '/data/attributes' } }]);
   return { value: attributes, pointerPrefix: '/data/attributes' };
 }
+
+const emptyAccepted = new WeakMap<object, boolean>();
+
+/**
+ * The body schema takes `{}`: no field is required (an action whose body the spec does not show, DECISIONS 14).
+ * Such a route also takes no body at all, and the OpenAPI document marks its body optional.
+ */
+export function acceptsEmptyBody(schema: { safeParse(v: unknown): { success: boolean } }): boolean {
+  let known = emptyAccepted.get(schema);
+  if (known === undefined) emptyAccepted.set(schema, (known = schema.safeParse({}).success));
+  return known;
+}

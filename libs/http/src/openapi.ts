@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { errorDocumentSchema, RESOURCE_TYPE_MARK, SCHEMA_NAME_MARK } from './envelope';
 import { RegisteredRoute, routeRegistry, toOpenApiPath } from './route';
+import { acceptsEmptyBody } from './body-shape';
 
 type Json = Record<string, unknown>;
 
@@ -96,7 +97,8 @@ function requestBody(r: RegisteredRoute): Json | undefined {
     properties: { data: { type: 'object', required: ['attributes'], properties: { type: r.type ? { const: r.type } : { type: 'string' }, attributes: flat } } },
   };
   const schema = { oneOf: [flat, wrapped] };
-  return { required: true, content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
+  // A body of optional fields only may be left out (DECISIONS 14: no body, an empty one or `{}` alike).
+  return { required: !acceptsEmptyBody(r.body), content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
 }
 
 function operation(r: RegisteredRoute, names: SchemaNamer): Json {
@@ -110,6 +112,15 @@ function operation(r: RegisteredRoute, names: SchemaNamer): Json {
     responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
   }
   for (const e of errorStatuses(r)) responses[e] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[e].name}` };
+  // A route's own meaning of an error status: the generic response's headers and body, its description extended.
+  for (const [e, note] of Object.entries(r.errorNotes ?? {})) {
+    const generic = ERROR_RESPONSES[e];
+    responses[e] = {
+      description: generic ? `${note}; or ${generic.description}` : note,
+      headers: { 'X-Request-Id': { description: 'The request id (echoed when the client sent a sane one)', schema: { type: 'string' } }, ...generic?.headers },
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Errors' } }, 'application/vnd.api+json': { schema: { $ref: '#/components/schemas/Errors' } } },
+    };
+  }
   const op: Json = {
     operationId: `${r.controller}.${r.handler}`,
     summary: r.summary,

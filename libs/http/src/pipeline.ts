@@ -12,7 +12,7 @@ import { scrubUrl } from './logging';
 import { recordHttpRequest } from './metrics';
 import { RateLimiter, rateLimitHeaders, rateLimited } from './rate-limit';
 import { findRoute, RegisteredRoute } from './route';
-import { unwrapBody } from './body-shape';
+import { acceptsEmptyBody, unwrapBody } from './body-shape';
 import { refuseUnstorable } from './hostile-input';
 import { BODY_PARSE, PARAMS_PARSE, QUERY_PARSE, zodBodyError, zodParamsError, zodQueryError } from './validation';
 import './request-state';
@@ -90,7 +90,9 @@ function validate(req: FastifyRequest, route: RegisteredRoute): void {
   let bodyPointer: string | undefined;
   if (route.body) {
     const { value, pointerPrefix } = unwrapBody(req.body, route.type);
-    const r = route.body.safeParse(value, BODY_PARSE);
+    // No body (or an empty one) is `{}` where `{}` is a valid body: an action whose body the spec
+    // does not show takes none, an empty one or `{}` alike (DECISIONS 14).
+    const r = value === undefined && acceptsEmptyBody(route.body) ? route.body.safeParse({}, BODY_PARSE) : route.body.safeParse(value, BODY_PARSE);
     if (!r.success) throw zodBodyError(r.error, pointerPrefix);
     body = r.data;
     bodyPointer = pointerPrefix;

@@ -44,6 +44,8 @@ export interface ApiRouteOptions {
   recover?: RecoverAnswer;
   /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */
   list?: ListSpec;
+  /** Error status → what this route answers with it beyond the generic meaning (e.g. a 429 of its own code), said in its OpenAPI response. */
+  errorNotes?: Record<number, string>;
 }
 
 /** What a route's `recover` gets besides the write: the caller, and the application's providers (e.g. its QueryBus). */

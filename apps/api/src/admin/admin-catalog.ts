@@ -104,7 +104,8 @@ const editRoute = route({
   body: z
     .object({ enabled: z.boolean().optional(), priceOverride: priceOverrideSchema.nullable().optional() })
     .strict()
-    .refine((b) => b.enabled !== undefined || b.priceOverride !== undefined, { message: 'Give enabled, priceOverride or both' }),
+    .refine((b) => b.enabled !== undefined || b.priceOverride !== undefined, { message: 'Give enabled, priceOverride or both' })
+    .meta({ anyOf: [{ required: ['enabled'] }, { required: ['priceOverride'] }] }),
   responses: { 200: resourceSchema(TYPE, entryAttributes) },
 });
 

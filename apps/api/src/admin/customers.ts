@@ -92,7 +92,7 @@ export class GetCustomer extends Query<CustomerView> {
 export class ChangeCustomerStanding extends Command<CustomerView> {
   constructor(
     readonly projectId: string,
-    readonly change: { status: 'active' | 'suspended'; reason: string } | { status: 'closed'; reason: string },
+    readonly change: { status: 'active' | 'suspended'; reason?: string } | { status: 'closed'; reason: string },
     readonly context: CommandContext,
   ) {
     super();
@@ -164,7 +164,7 @@ const patchRoute = route({
   description: "A suspended project's credentials get 403 FORBIDDEN on every route from the next request on; its data is kept. A closed customer takes no change (409 INVALID_STATE).",
   type: TYPE,
   params: idParams,
-  body: z.object({ status: z.enum(['active', 'suspended']), reason: reason.describe('Why (recorded in the event)') }).strict(),
+  body: z.object({ status: z.enum(['active', 'suspended']), reason: reason.optional().describe('Why (optional; recorded in the event when given, DECISIONS 18)') }).strict(),
   responses: { 200: resourceSchema(TYPE, customerAttributes) },
 });
 const deleteRoute = route({

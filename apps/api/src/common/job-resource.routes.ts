@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Capability } from '../../../../libs/domain/providers/capabilities';
 import { jobResourceDecider, type JobResource } from '../../../../libs/domain/shared/job-resource';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { badRequest } from '../../../../libs/application/src/errors';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resourceSchema, toResource, type Resource } from '../../../../libs/http/src/envelope';
@@ -338,6 +339,17 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   const statuses = [...new Set(Object.values(routes.resource.operations).flatMap((o) => [o.transient, o.final, ...(o.working ? [o.working] : [])]).concat(routes.resource.failed ?? 'error'))] as [string, ...string[]];
   const listQuery = providerQuery.extend({ status: z.enum(statuses).optional(), region: z.string().min(1).max(64).optional() });
   const providerOf = (p: ParsedRequest) => (p.query as { providerId?: string } | undefined)?.providerId;
+  /**
+   * A create's provider: `?providerId=`, or the body's `providerId` where the create body declares one
+   * (a managed database, DECISIONS 14); the body goes on without it. Both given must agree (400).
+   */
+  const createProviderOf = (p: ParsedRequest, pointerPrefix: string): { providerId?: string; body: Record<string, unknown> } => {
+    const { providerId: inBody, ...body } = p.body as Record<string, unknown>;
+    const inQuery = providerOf(p);
+    if (inBody === undefined) return { providerId: inQuery, body };
+    if (inQuery !== undefined && inQuery !== inBody) throw badRequest([{ detail: 'providerId in the body differs from the providerId of the query', source: { pointer: `${pointerPrefix}/providerId` } }]);
+    return { providerId: String(inBody), body };
+  };
   const recoverAccepted = recoverBy((w) => new WrittenJobResource(routes, w, 'accepted'));
 
   @Controller()
@@ -352,7 +364,8 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
 
     create(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
       const { pointerPrefix } = unwrapBody(req.body, decl.type);
-      return this.commands.execute(new CreateJobResource(routes, { principal, providerId: providerOf(p), body: p.body as Record<string, unknown>, pointerPrefix, context: commandContext(req, principal) }));
+      const { providerId, body } = createProviderOf(p, pointerPrefix);
+      return this.commands.execute(new CreateJobResource(routes, { principal, providerId, body, pointerPrefix, context: commandContext(req, principal) }));
     }
 
     async delete(req: FastifyRequest, principal: Principal, p: ParsedRequest) {

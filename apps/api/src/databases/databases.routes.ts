@@ -38,7 +38,8 @@ export const DatabasesController = jobResourceController({
     create: 'Create a managed database (202, a database.create job); its password is in this answer only',
     delete: 'Delete a managed database (202, a database.delete job)',
   },
-  body: databases.schema.omit({ username: true, credentialRef: true }),
+  // DECISIONS 14 lists `providerId?` among the create's fields: the body may name it as well as the query.
+  body: databases.schema.omit({ username: true, credentialRef: true }).extend({ providerId: z.string().min(1).max(64).optional().describe('The provider (as `?providerId=`); by default the only enabled one that supports databases') }),
   // The region and plan in the provider's catalog (422), the version among those it lists for the engine (400).
   async prepare({ platform, provider, body, pointerPrefix }) {
     const catalog = new CatalogValidation(platform);

@@ -6,7 +6,7 @@ import { membershipDecider, membershipStream, ResendTooSoon, type MemberScope, t
 import { WORKSPACE_ROLE_AS_PROJECT_ROLE, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, forbidden, notFound, rateLimited } from '../../../../libs/application/src/errors';
+import { badRequest, forbidden, notFound, resendTooSoon } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
@@ -171,7 +171,7 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
       if (position === null) await releaseRole(p, projectId, roleGrant, context);
     } catch (err) {
       if ('role' in change) await releaseUnheld(p, projectId, change.role, roleGrant, { kind: 'member', id: memberId }, context);
-      if (err instanceof ResendTooSoon) throw rateLimited(err.retryAfterSeconds);
+      if (err instanceof ResendTooSoon) throw resendTooSoon(err.retryAfterSeconds);
       throw err;
     }
     await p.waitForProjections(position, [membersProjection.name]);

@@ -174,11 +174,12 @@ const resendInvite = route({
   method: 'POST',
   path: `${invitesPath}/{inviteId}/resend`,
   params: inviteParams,
-  summary: 'Send the invitation email again (at most once a minute: 429); the link is good for 7 more days',
+  summary: 'Send the invitation email again (at most once a minute: 429 RESEND_TOO_SOON); the link is good for 7 more days',
   permission: 'invitations:write',
   idempotent: true,
   recover: recoverInvitation,
   responses: { 200: resourceSchema(INVITES, invitationAttributes) },
+  errorNotes: { 429: 'RESEND_TOO_SOON: the invitation was sent less than a minute ago (DECISIONS 15); `Retry-After` (and `meta.retryAfter`) gives the seconds to wait' },
 });
 const cancelInvite = route({
   ...inviteCommon,

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
-import { customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../../../libs/domain/identity/custom-roles';
+import { customRoleOf, customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../../../libs/domain/identity/custom-roles';
 import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
@@ -124,7 +124,7 @@ export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
     // delete is appended at the revision of the fold it was decided on: a grant recorded after this
     // read is not in `released`, so the retried decision finds the role in use.
     const stream = customRolesStream(projectId);
-    const role = (await aggregateStream(this.ports.events, stream, customRolesDecider)).state.roles[roleId];
+    const role = customRoleOf((await aggregateStream(this.ports.events, stream, customRolesDecider)).state, roleId);
     const unrecorded = role ? await unrecordedHolders(this.ports, projectId, role) : 0;
     const released = role && unrecorded === 0 ? await releasedHolds(this.ports, projectId, role, context) : [];
     await decideRole(this.ports, projectId, { type: 'DeleteRole', roleId, projectId, released, unrecordedHolders: unrecorded, now: this.ports.now() }, context);

@@ -6,7 +6,7 @@ import { jobResourceController } from '../common/job-resource.routes';
 import { createFields } from './create-fields';
 import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
 
-/** Firewalls (spec 4.8, DECISIONS 14): rules without a region, replaced by PATCH, assigned to instances and servers; each a job. */
+/** Firewalls (spec 4.8, DECISIONS 14): rules without a region, renamed and replaced by PATCH, assigned to instances and servers; each a job. */
 export const FirewallsController = jobResourceController({
   resource: firewalls,
   projection: firewallsProjection,
@@ -17,7 +17,14 @@ export const FirewallsController = jobResourceController({
   capability: 'firewalls',
   summaries: { list: 'List the firewalls of the project', get: 'Get a firewall', create: 'Create a firewall (202, a firewall.create job)', delete: 'Delete a firewall (202, a firewall.delete job)' },
   body: firewalls.schema.omit({ targets: true }),
-  update: { summary: 'Replace the rules of a firewall (202, a firewall.update job; the rules change when it completes)', body: z.object({ rules: firewallRulesSchema }) },
+  update: {
+    summary: 'Rename a firewall and/or replace its rules (202, a firewall.update job; both change when it completes)',
+    // DECISIONS 14: `name` and/or `rules`, and both are applied.
+    body: z
+      .object({ name: firewalls.schema.shape.name.optional(), rules: firewallRulesSchema.optional() })
+      .refine((b) => b.name !== undefined || b.rules !== undefined, { message: 'Give name, rules or both' })
+      .meta({ anyOf: [{ required: ['name'] }, { required: ['rules'] }] }),
+  },
   prepare: createFields(firewalls.schema),
   actions: {
     assign: {
