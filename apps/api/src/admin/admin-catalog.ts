@@ -105,7 +105,7 @@ const editRoute = route({
     .object({ enabled: z.boolean().optional(), priceOverride: priceOverrideSchema.nullable().optional() })
     .strict()
     .refine((b) => b.enabled !== undefined || b.priceOverride !== undefined, { message: 'Give enabled, priceOverride or both' })
-    .meta({ anyOf: [{ required: ['enabled'] }, { required: ['priceOverride'] }] }),
+    .meta({ minProperties: 1 }),
   responses: { 200: resourceSchema(TYPE, entryAttributes) },
 });
 

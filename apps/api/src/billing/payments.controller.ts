@@ -145,7 +145,7 @@ const verifyRoute = route({
   body: z
     .object({ paymentIntentId: z.string().min(1).max(255).optional().describe('The reference initialize answered'), reference: z.string().min(1).max(255).optional().describe('Same as paymentIntentId') })
     .refine((b) => b.paymentIntentId || b.reference, { message: 'paymentIntentId is required', path: ['paymentIntentId'] })
-    .meta({ anyOf: [{ required: ['paymentIntentId'] }, { required: ['reference'] }] }),
+    .meta({ minProperties: 1 }),
   idempotent: true,
   recover: recoveredPayment,
   responses: { 200: resourceSchema(PAYMENTS, paymentAttributes) },

@@ -23,7 +23,7 @@ export const FirewallsController = jobResourceController({
     body: z
       .object({ name: firewalls.schema.shape.name.optional(), rules: firewallRulesSchema.optional() })
       .refine((b) => b.name !== undefined || b.rules !== undefined, { message: 'Give name, rules or both' })
-      .meta({ anyOf: [{ required: ['name'] }, { required: ['rules'] }] }),
+      .meta({ minProperties: 1 }),
   },
   prepare: createFields(firewalls.schema),
   actions: {
