@@ -1,29 +1,10 @@
 import type { Filter } from '../../libs/readstore/src/read-store.port';
+import { serverSpec } from '../../test/support/fixtures';
 import { logRecorder, projected } from '../../test/support/projector';
 import { serversProjection } from './servers.projection';
 
 const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString();
-const spec = (projectId = 'p1') => ({
-  projectId,
-  providerId: 'prov1',
-  providerKind: 'provider_baremetal',
-  name: 'db',
-  hostname: 'db-1',
-  label: 'db',
-  role: 'BareMetal',
-  site: 'LOS1',
-  region: 'af-west-1',
-  plan: { slug: 'small', name: 'Small' },
-  operatingSystem: { slug: 'ubuntu_24_04', name: 'Ubuntu 24.04' },
-  billing: 'hourly',
-  sshKeys: [],
-  userData: null,
-  tags: [],
-  workerCount: 1,
-  spot: false,
-  accelerators: null,
-  hourlyPriceCents: 100,
-});
+const spec = (projectId = 'p1') => serverSpec({ projectId });
 
 describe('servers read model', () => {
   it('follows a server from its request through install, power cycle, migration and lock to its termination', async () => {

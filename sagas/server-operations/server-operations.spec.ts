@@ -1,31 +1,12 @@
 import { serverDecider, type ServerState } from '../../libs/domain/servers/server.decider';
 import type { ServerEvent } from '../../libs/domain/servers/server.events';
 import { SimulatorDriver } from '../../libs/providers/src/simulator/simulator-driver';
+import { serverSpec } from '../../test/support/fixtures';
 import { logRecorder } from '../../test/support/projector';
 import { serverOperations } from './server-operations';
 
 const at = '2026-01-01T00:00:00.000Z';
-const spec = {
-  projectId: 'p1',
-  providerId: 'prov1',
-  providerKind: 'provider_baremetal',
-  name: 'db',
-  hostname: 'db-1',
-  label: 'db',
-  role: 'BareMetal',
-  site: 'LOS1',
-  region: 'af-west-1',
-  plan: { slug: 'small', name: 'Small' },
-  operatingSystem: { slug: 'ubuntu_24_04', name: 'Ubuntu 24.04' },
-  billing: 'hourly',
-  sshKeys: ['key-1'],
-  userData: '#!/bin/sh\necho secret-ish',
-  tags: [{ key: 'env', value: 'prod' }],
-  workerCount: 1,
-  spot: false,
-  accelerators: null,
-  hourlyPriceCents: 100,
-};
+const spec = serverSpec({ sshKeys: ['key-1'], userData: '#!/bin/sh\necho secret-ish', tags: [{ key: 'env', value: 'prod' }] });
 const requested = { ...spec, serverId: 's1', jobId: 'j1', requestedAt: at, restoredFromBackup: null };
 const stateOf = (...events: Array<{ type: string; data: Record<string, unknown> }>) => events.reduce<ServerState>((s, e) => serverDecider.evolve(s, e as ServerEvent), serverDecider.initialState());
 type Live = Parameters<typeof serverOperations.target>[0];

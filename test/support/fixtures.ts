@@ -33,6 +33,32 @@ export function instanceSpec(overrides: Partial<InstanceSpecData> = {}): Instanc
   };
 }
 
+/** A bare-metal server spec as a create records it (projection and process-manager tests). */
+export function serverSpec(overrides: Record<string, unknown> = {}) {
+  return {
+    projectId: 'p1',
+    providerId: 'prov1',
+    providerKind: 'provider_baremetal',
+    name: 'db',
+    hostname: 'db-1',
+    label: 'db',
+    role: 'BareMetal',
+    site: 'LOS1',
+    region: 'af-west-1',
+    plan: { slug: 'small', name: 'Small' },
+    operatingSystem: { slug: 'ubuntu_24_04', name: 'Ubuntu 24.04' },
+    billing: 'hourly',
+    sshKeys: [] as string[],
+    userData: null as string | null,
+    tags: [] as { key: string; value: string }[],
+    workerCount: 1,
+    spot: false,
+    accelerators: null,
+    hourlyPriceCents: 100,
+    ...overrides,
+  };
+}
+
 /** Events of one stream as the store records them, positions counting up from 1 (projection tests). */
 export function streamRecorder(streamId: string, base: Record<string, unknown>): (type: string, data: Record<string, unknown>) => RecordedEvent {
   let position = 0;
