@@ -183,6 +183,14 @@ describe.each<Profile>(['embedded', 'server'])('instances and jobs end to end (%
     expect(gone.deletedAt).toEqual(expect.any(String));
     expect((await api.get('/v1/instances?limit=100')).body.data.map((d: { id: string }) => d.id)).not.toContain(id);
     expect((await api.get('/v1/instances?status=terminated&limit=100')).body.data.map((d: { id: string }) => d.id)).toContain(id);
+    // JSON:API's filter[status] is the same filter; a parameter the route does not take is a 400, not an unfiltered list.
+    const aliased = (await api.get('/v1/instances?filter[status]=terminated&limit=100')).body.data;
+    expect(aliased.map((d: { id: string }) => d.id)).toContain(id);
+    expect(aliased.every((d: { attributes: { status: string } }) => d.attributes.status === 'terminated')).toBe(true);
+    for (const [path, parameter] of [['/v1/jobs?type=instance.create', 'type'], ['/v1/instances?bogus=1', 'bogus'], [`/v1/instances/${id}?status=active`, 'status']]) {
+      const refused = await api.get(path);
+      expect([refused.status, refused.body.errors[0]]).toEqual([400, expect.objectContaining({ code: 'INVALID_QUERY', source: { parameter } })]);
+    }
     expect((await api.delete(`/v1/instances/${id}`)).status).toBe(409);
     const jobs = await api.get(`/v1/instances/${id}/jobs?limit=100`);
     expect(jobs.body.data.map((j: { attributes: { type: string } }) => j.attributes.type).sort()).toEqual(['instance.action', 'instance.action', 'instance.action', 'instance.create', 'instance.delete']);

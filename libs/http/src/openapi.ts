@@ -85,6 +85,8 @@ function parameters(r: RegisteredRoute): Json[] {
     );
   }
   if (r.query) for (const q of objectProps(r.query)) out.push({ name: q.name, in: 'query', required: q.required, schema: q.schema });
+  // JSON:API spelling of each filter (query-params.ts); any parameter not listed here is 400 INVALID_QUERY.
+  if (r.query && r.list) for (const q of objectProps(r.query)) out.push({ name: `filter[${q.name}]`, in: 'query', description: `JSON:API alias of \`${q.name}\` (give one or the other)`, schema: q.schema });
   return out;
 }
 

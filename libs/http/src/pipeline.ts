@@ -14,6 +14,7 @@ import { RateLimiter, rateLimitHeaders, rateLimited } from './rate-limit';
 import { findRoute, RegisteredRoute } from './route';
 import { acceptsEmptyBody, unwrapBody } from './body-shape';
 import { refuseUnstorable } from './hostile-input';
+import { strictQuery } from './query-params';
 import { BODY_PARSE, PARAMS_PARSE, QUERY_PARSE, zodBodyError, zodParamsError, zodQueryError } from './validation';
 import './request-state';
 
@@ -62,7 +63,7 @@ async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o:
 }
 
 function validate(req: FastifyRequest, route: RegisteredRoute): void {
-  const query = (req.query ?? {}) as Record<string, unknown>;
+  const query = strictQuery((req.query ?? {}) as Record<string, unknown>, route);
   let params: unknown = req.params;
   if (route.params) {
     const r = route.params.safeParse(req.params, PARAMS_PARSE);

@@ -197,6 +197,44 @@ describe('JSON:API pagination aliases', () => {
   });
 });
 
+describe('query parameters a route does not take (DECISIONS 1)', () => {
+  const get = (path: string) => call(`${url}${path}`, { headers: owner });
+
+  it('filter[<name>] is an alias of each documented filter', async () => {
+    const plain = await get('/v1/widgets?color=blue&limit=1');
+    const alias = await get('/v1/widgets?filter%5Bcolor%5D=blue&limit=1');
+    expect(alias.status).toBe(200);
+    expect(alias.json.data[0].attributes.color).toBe('blue');
+    expect(alias.json.data).toEqual(plain.json.data);
+    expect((await get('/v1/widgets?filter[color]=green')).json.errors[0]).toMatchObject({ code: 'INVALID_QUERY', source: { parameter: 'color' } });
+  });
+
+  it.each([
+    ['/v1/widgets?bogus=1', 'bogus'],
+    ['/v1/widgets?filter[size]=3', 'filter[size]'],
+    ['/v1/widgets?color=red&filter[color]=blue', 'filter[color]'],
+    ['/v1/widgets/w_1?limit=5', 'limit'],
+    ['/v1/widgets/w_1?color=red', 'color'],
+  ])('%s: 400 INVALID_QUERY naming %s', async (path, parameter) => {
+    const r = await get(path);
+    expect(r.status).toBe(400);
+    expect(r.json.errors).toEqual([expect.objectContaining({ status: '400', code: 'INVALID_QUERY', source: { parameter } })]);
+    expect(r.json.errors[0].detail).toContain(parameter);
+  });
+
+  it('sparse fieldsets stay accepted on any route', async () => {
+    const r = await get('/v1/widgets/w_1?fields[widgets]=name');
+    expect(r.status).toBe(200);
+    expect(Object.keys(r.json.data.attributes)).toEqual(['name']);
+  });
+
+  it('the OpenAPI document lists each filter and its alias', async () => {
+    const doc = (await call(`${url}/v1/openapi.json`)).json;
+    const names = doc.paths['/v1/widgets'].get.parameters.map((p: { name: string }) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['color', 'filter[color]']));
+  });
+});
+
 describe('the OpenAPI document', () => {
   let doc: any;
   beforeAll(async () => {
