@@ -97,6 +97,21 @@ describe('the cases of issue 16 §1', () => {
     }
   });
 
+  it('ESC, CR and LF in the name of a role or a project: 400 pointing at it (issue 24)', async () => {
+    const api = srv.as(srv.bootstrap.apiKey);
+    const admin = srv.as(srv.bootstrap.adminKey);
+    const cases: [typeof api, string, unknown, string][] = [
+      [api, '/v1/iam/roles', { name: 'ops\u001b[31m', permissions: ['instances:read'] }, '/name'],
+      [api, '/v1/iam/roles', { name: 'ops\r\nX-Forged: 1', permissions: ['instances:read'] }, '/name'],
+      [admin, '/v1/admin/projects', { name: 'acme\nroot' }, '/name'],
+    ];
+    for (const [as, path, body, pointer] of cases) {
+      const res = await as.post(path, body);
+      expect([path, res.status, res.body.errors[0].code, res.body.errors[0].source]).toEqual([path, 400, 'BAD_REQUEST', { pointer }]);
+    }
+    expect((await api.post('/v1/iam/roles', { name: 'ops – Zoë', permissions: ['instances:read'] })).status).toBe(201);
+  });
+
   it('a number out of range is said in words', async () => {
     const res = await srv.as(srv.bootstrap.apiKey).post('/v1/storage/volumes', { name: 'v', region: 'us-east-1', sizeGb: 1e12 });
     expect(res.status).toBe(400);

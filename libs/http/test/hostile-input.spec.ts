@@ -17,6 +17,18 @@ describe('strings the event store cannot hold', () => {
   });
 });
 
+describe('control characters in name-like fields', () => {
+  it('are found in names, titles, subjects and hostnames at any depth; free text keeps its newlines', () => {
+    expect(findUnstorable({ name: 'a\u001b[31mb' }, true)).toEqual({ path: ['name'], inKey: false, control: true });
+    expect(findUnstorable({ members: [{ displayName: 'x\ry' }] }, true)).toEqual({ path: ['members', 0, 'displayName'], inKey: false, control: true });
+    for (const key of ['hostname', 'title', 'subject', 'label', 'companyName']) expect(findUnstorable({ [key]: 'a\nb' }, true)?.path).toEqual([key]);
+    for (const text of ['\t', '\u007f', '\u0085']) expect(findUnstorable({ name: text }, true)?.control).toBe(true);
+    expect(findUnstorable({ description: 'line 1\nline 2', body: 'a\r\nb', user_data: '#!/bin/sh\n' }, true)).toBeUndefined();
+    expect(findUnstorable({ name: 'a\nb' })).toBeUndefined(); // queries and path ids: NUL and surrogates only
+    expect(findUnstorable({ name: 'Zoë 😀 – ok' }, true)).toBeUndefined();
+  });
+});
+
 describe('refused at the edge of every route', () => {
   let http: HttpApp;
   let url: string;
@@ -32,6 +44,14 @@ describe('refused at the edge of every route', () => {
     const wrapped = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { data: { type: 'widgets', attributes: { name: '\ud800' } } } });
     expect(wrapped.status).toBe(400);
     expect(wrapped.json.errors[0].source).toEqual({ pointer: '/data/attributes/name' });
+  });
+
+  it('a control character in a name: 400 pointing at it, saying which characters', async () => {
+    for (const name of ['\u001b[2J', 'a\r\nb', 'tab\there']) {
+      const r = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { data: { type: 'widgets', attributes: { name } } } });
+      expect([r.status, r.json.errors[0].code, r.json.errors[0].source]).toEqual([400, 'BAD_REQUEST', { pointer: '/data/attributes/name' }]);
+      expect(r.json.errors[0].detail).toContain('control characters');
+    }
   });
 
   it('a body key: 400 pointing at the key, even where the schema would drop it', async () => {
