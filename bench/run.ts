@@ -33,6 +33,7 @@ import { benchHistoryRebuild } from './history.bench';
 import { benchList } from './list.bench';
 import { benchCreate } from './create.bench';
 import { benchWallets } from './wallet.bench';
+import { benchLongStreams } from './long-streams.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { benchFiles } from './files.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
@@ -44,7 +45,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -127,6 +128,14 @@ async function main(): Promise<number> {
       const r = await benchCreate({ concurrencies, durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500 });
       rows.push(...r.rows);
       details.create = r.details;
+    });
+  }
+
+  if (only.has('streams')) {
+    await step('streams', async () => {
+      const r = await benchLongStreams({ pgUrl: e.pgUrl, events: num('BENCH_STREAM_EVENTS', 100_000), writes: num('BENCH_STREAM_WRITES', 20) });
+      rows.push(...r.rows);
+      details.streams = r.details;
     });
   }
 

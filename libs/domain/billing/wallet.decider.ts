@@ -31,6 +31,7 @@ export type WalletCommand = CreditWallet | DebitWallet;
 const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 
 export const walletDecider: Decider<WalletCommand, WalletEvent, WalletState> = {
+  snapshot: { name: 'wallet', version: 1, every: 100 },
   initialState: () => ({ balanceCents: 0, credited: new Map(), debited: new Map() }),
   // The maps are extended in place: a fold owns its state, and copying them per event would make a
   // long wallet's fold quadratic.

@@ -92,6 +92,7 @@ function refuseGrants(permissions: string[]): void {
 export const customRoleOf = (state: CustomRolesState, roleId: string): CustomRole | undefined => (Object.hasOwn(state.roles, roleId) ? state.roles[roleId] : undefined);
 
 export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEvent, CustomRolesState> = {
+  snapshot: { name: 'custom-roles', version: 1, every: 100 },
   initialState: () => ({ roles: {} }),
   evolve: (state, event) => {
     const roles = { ...state.roles };

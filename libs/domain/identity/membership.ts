@@ -247,6 +247,7 @@ function decide(command: MembershipCommand, state: MembershipState): MembershipS
 }
 
 export const membershipDecider: Decider<MembershipCommand, MembershipStreamEvent, MembershipState> = {
+  snapshot: { name: 'membership', version: 1, every: 100 },
   initialState: () => ({ members: {}, voidedGrants: [] }),
   evolve,
   decide,

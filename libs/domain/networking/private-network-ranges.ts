@@ -36,6 +36,7 @@ export const overlappingReservations = (state: RangesState, cidr: string, networ
   Object.entries(state.reserved).filter(([id, r]) => id !== networkId && overlaps(r.cidr, cidr));
 
 export const privateNetworkRangesDecider: Decider<RangeCommand, RangeEvent, RangesState> = {
+  snapshot: { name: 'private-network-ranges', version: 1, every: 100 },
   initialState: () => ({ reserved: {} }),
   evolve: (state, event) => {
     const reserved = { ...state.reserved };

@@ -50,4 +50,19 @@ export interface Decider<C, E extends DomainEvent, S> {
   initialState: () => S;
   evolve: (state: S, event: E) => S;
   decide: (command: C, state: S) => E[];
+  /** Keep the state of a long-lived stream at a revision every so often (see `SnapshotPolicy`). */
+  snapshot?: SnapshotPolicy;
+}
+
+/**
+ * How often a fold's state is kept (`every` events folded since the last one kept), under which name:
+ * `name@version` identifies the fold, so a change to `evolve` or to the state's shape bumps
+ * `version` and earlier snapshots are simply not read. For streams that grow for as long as their
+ * owner lives (sequences, wallets, a project's roles or members); a resource's own short stream
+ * needs none.
+ */
+export interface SnapshotPolicy {
+  name: string;
+  version: number;
+  every: number;
 }

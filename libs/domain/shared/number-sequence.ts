@@ -23,6 +23,8 @@ export interface SequenceSpec<T extends string, F extends string> {
 
 export function numberSequenceDecider<T extends string, F extends string>(spec: SequenceSpec<T, F>): Decider<AssignNumber, DomainEvent<T, NumberAssignedData<F>>, SequenceState> {
   return {
+    // One event per number for as long as the owner lives: the n-th assignment must not read n events.
+    snapshot: { name: spec.eventType, version: 1, every: 100 },
     initialState: () => ({ assigned: 0 }),
     evolve: (state, event) => ({ assigned: Math.max(state.assigned, event.data.sequence) }),
     decide: (command, state) => {

@@ -1,6 +1,6 @@
-import type { DomainEvent } from '../../domain/shared/domain-error';
+import type { DomainEvent, SnapshotPolicy } from '../../domain/shared/domain-error';
 import { DomainError } from '../../domain/shared/domain-error';
-import type { EventStore, RecordedEvent } from './event-store.port';
+import type { EventStore, RecordedEvent, StreamSnapshot } from './event-store.port';
 
 /** An event of a stream whose events are `E`, as recorded: the domain event with its id, revision, position, metadata and time. */
 export type RecordedOf<E extends DomainEvent> = E & Omit<RecordedEvent, 'type' | 'data'>;
@@ -12,7 +12,12 @@ export type RecordedOf<E extends DomainEvent> = E & Omit<RecordedEvent, 'type' |
 export interface StreamFold<E extends DomainEvent, S> {
   initialState: () => S;
   evolve: (state: S, event: RecordedOf<E>) => S;
+  /** Read from and keep snapshots of the state (a decider's policy): the events before one are not read. */
+  snapshot?: SnapshotPolicy;
 }
+
+/** What aggregateStream needs of a store: its streams, and its snapshots where it keeps them. */
+export type FoldSource = Pick<EventStore, 'readStream' | 'readSnapshot' | 'writeSnapshot'>;
 
 export interface AggregateStreamOptions {
   /** Fold only the events at or before this global position: the state as of a write. */
@@ -36,25 +41,55 @@ export interface AggregatedStream<S> {
  * store's commit times were not in stream order.
  */
 export async function aggregateStream<E extends DomainEvent, S>(
-  store: Pick<EventStore, 'readStream'>,
+  store: FoldSource,
   streamId: string,
   fold: StreamFold<E, S>,
   options: AggregateStreamOptions = {},
 ): Promise<AggregatedStream<S>> {
   const until = options.until === undefined ? undefined : instant(options.until);
   const { upToPosition } = options;
-  let state = fold.initialState();
-  let revision: number | 'no_stream' = 'no_stream';
-  let position: number | null = null;
-  for (const e of await store.readStream(streamId)) {
+  // A snapshot's commit time is not kept, so a fold bounded by an instant starts from the first event.
+  const policy = until === undefined && store.readSnapshot ? fold.snapshot : undefined;
+  const name = policy && `${policy.name}@${policy.version}`;
+  const kept = name ? await store.readSnapshot!(streamId, name) : undefined;
+  const start = kept && (upToPosition === undefined || kept.position <= upToPosition) ? kept : undefined;
+  let state = start ? (decodeState(start.state) as S) : fold.initialState();
+  let revision: number | 'no_stream' = start ? start.revision : 'no_stream';
+  let position: number | null = start ? start.position : null;
+  let folded = 0;
+  for (const e of await store.readStream(streamId, start ? { fromRevision: start.revision + 1 } : {})) {
     if (upToPosition !== undefined && e.position > upToPosition) break;
     if (until !== undefined && new Date(e.recordedAt).getTime() > until) break;
     // The one narrowing of a recorded event to its stream's events: a stream holds its decider's events only.
     state = fold.evolve(state, e as unknown as RecordedOf<E>);
     revision = e.revision;
     position = e.position;
+    folded++;
+  }
+  if (name && folded >= policy.every && typeof revision === 'number' && position !== null) {
+    const snapshot: StreamSnapshot = { revision, position, state: encodeState(state) };
+    // A cache: a write that fails leaves the next fold reading a little more, nothing else.
+    await store.writeSnapshot?.(streamId, name, snapshot).catch(() => undefined);
   }
   return { state, revision, position };
+}
+
+/** A fold's state as JSON, its Maps and Sets included (decider states hold no other class). */
+export function encodeState(state: unknown): string {
+  return JSON.stringify(state, (_key, value: unknown) =>
+    value instanceof Map ? { $map: [...value.entries()] } : value instanceof Set ? { $set: [...value] } : value,
+  );
+}
+
+export function decodeState(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const v = value as { $map?: [unknown, unknown][]; $set?: unknown[] };
+      if (Array.isArray(v.$map) && Object.keys(v).length === 1) return new Map(v.$map);
+      if (Array.isArray(v.$set) && Object.keys(v).length === 1) return new Set(v.$set);
+    }
+    return value;
+  });
 }
 
 /** Milliseconds since the epoch of an instant: its offset taken into account, never compared as text. */

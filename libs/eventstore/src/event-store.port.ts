@@ -98,8 +98,25 @@ export interface AppendOptions {
   idempotency?: IdempotencyReservation;
 }
 
+/**
+ * A fold's state at a revision of a stream, kept so that a long-lived stream (a number sequence, a
+ * wallet, a project's roles) is not read from its first event on every write: `aggregateStream`
+ * folds only the events after it. A cache, never a source of truth: dropping every snapshot changes
+ * no answer. `name` says which fold (and which version of it) the state is of.
+ */
+export interface StreamSnapshot {
+  revision: number;
+  position: number;
+  /** The state, encoded by `aggregateStream` (JSON with Maps and Sets). */
+  state: string;
+}
+
 export interface EventStore {
   readonly kind: string;
+  /** The newest snapshot of `name` on the stream; stores without snapshots leave these out. */
+  readSnapshot?(streamId: string, name: string): Promise<StreamSnapshot | undefined>;
+  /** Keeps `snapshot` unless one at a higher revision is kept already. */
+  writeSnapshot?(streamId: string, name: string, snapshot: StreamSnapshot): Promise<void>;
   append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;

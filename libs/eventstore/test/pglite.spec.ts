@@ -3,6 +3,7 @@ import { SqlEventStore } from '../src/sql/sql-event-store';
 import { PgliteSqlClient } from '../src/sql/sql-client';
 import { testEventStore } from './event-store.contract';
 import { testAggregateStream } from './aggregate-stream.contract';
+import { testSnapshots } from './snapshots.contract';
 import { eventually } from '../../../test/support/wait';
 
 // PGlite is one embedded database per process: the fixture shares one instance between "connections".
@@ -29,6 +30,7 @@ const pglite = async () => {
 };
 testEventStore('PGlite', pglite, { parallelStores: 1 });
 testAggregateStream('PGlite', pglite);
+testSnapshots('PGlite', pglite);
 
 describe('PGlite tail reads', () => {
   it("sends no subscription to the database for a commit's own NOTIFY echo: its events come from the tail", async () => {

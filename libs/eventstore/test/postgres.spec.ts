@@ -4,6 +4,7 @@ import { SqlEventStore } from '../src/sql/sql-event-store';
 import { PgSqlClient } from '../src/sql/sql-client';
 import { testEventStore } from './event-store.contract';
 import { testAggregateStream } from './aggregate-stream.contract';
+import { testSnapshots } from './snapshots.contract';
 import { requireEngine } from '../../../test/engines';
 import { eventually } from '../../../test/support/wait';
 
@@ -24,6 +25,7 @@ const postgres = async () => {
 };
 testEventStore('PostgreSQL', postgres, { parallelStores: 4 });
 testAggregateStream('PostgreSQL', postgres);
+testSnapshots('PostgreSQL', postgres);
 
 describe('PostgreSQL tail reads', () => {
   const schema = `es_${randomUUID().replace(/-/g, '').slice(0, 16)}`;

@@ -9,6 +9,7 @@ import type {
   ReadStreamOptions,
   RecordedEvent,
   SubscribeOptions,
+  StreamSnapshot,
   Subscription,
 } from '../event-store.port';
 import { IdempotencyKeyCommittedError, WrongExpectedRevisionError } from '../event-store.port';
@@ -165,7 +166,33 @@ export class SqlEventStore implements EventStore {
         PRIMARY KEY (scope, key)
       )`);
       await tx.query(`CREATE INDEX IF NOT EXISTS idempotency_expires ON ${this.t('idempotency')} (expires_at)`);
+      // Folds' states of long-lived streams (aggregateStream): a cache beside the log, one row per stream and fold.
+      await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('snapshots')} (
+        stream_id text NOT NULL,
+        name      text NOT NULL,
+        revision  bigint NOT NULL,
+        position  bigint NOT NULL,
+        state     text NOT NULL,
+        PRIMARY KEY (stream_id, name)
+      )`);
     });
+  }
+
+  async readSnapshot(streamId: string, name: string): Promise<StreamSnapshot | undefined> {
+    const [row] = await this.sql.query<{ revision: string | number; position: string | number; state: string }>(
+      `SELECT revision, position, state FROM ${this.t('snapshots')} WHERE stream_id = $1 AND name = $2`,
+      [streamId, name],
+    );
+    return row && { revision: Number(row.revision), position: Number(row.position), state: row.state };
+  }
+
+  async writeSnapshot(streamId: string, name: string, snapshot: StreamSnapshot): Promise<void> {
+    await this.sql.query(
+      `INSERT INTO ${this.t('snapshots')} (stream_id, name, revision, position, state) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (stream_id, name) DO UPDATE SET revision = EXCLUDED.revision, position = EXCLUDED.position, state = EXCLUDED.state
+       WHERE ${this.t('snapshots')}.revision < EXCLUDED.revision`,
+      [streamId, name, snapshot.revision, snapshot.position, snapshot.state],
+    );
   }
 
   append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
