@@ -30,6 +30,8 @@ interface Kind<C, E extends DomainEvent, S> {
   /** The stream's first command (e.g. the role the grants are of), if it needs one. */
   setup?: (owner: string) => C;
   write: (owner: string, i: number) => C;
+  /** The earlier history's i-th command, when it is not `write`'s (default: write(owner, -1 - i)). */
+  history?: (owner: string, i: number) => C;
 }
 
 const kinds = [
@@ -48,6 +50,9 @@ const kinds = [
     stream: (o: string) => customRolesStream(o),
     setup: (o: string): CustomRoleCommand => ({ type: 'CreateRole', projectId: o, roleId: 'role-1', name: 'Ops', description: null, permissions: ['instances:read'], now: at }),
     write: (o: string, i: number): CustomRoleCommand => ({ type: 'GrantRole', projectId: o, roleId: 'role-1', grantId: `g-${i}`, holder: { kind: 'api-key', id: `k-${i}` }, now: at }),
+    // Keys given the role and later revoked: a long history, a handful of holders at any time.
+    history: (o: string, i: number): CustomRoleCommand =>
+      i % 2 === 0 ? { type: 'GrantRole', projectId: o, roleId: 'role-1', grantId: `h-${i}`, holder: { kind: 'api-key', id: `hk-${i}` }, now: at } : { type: 'ReleaseRole', projectId: o, grantId: `h-${i - 1}`, now: at },
   },
 ] as unknown as Kind<unknown, DomainEvent, unknown>[];
 
@@ -57,7 +62,7 @@ async function seed(store: SqlEventStore, kind: Kind<unknown, DomainEvent, unkno
   let batch: DomainEvent[] = [];
   let revision: number | 'no_stream' = 'no_stream';
   const commands = kind.setup ? [kind.setup(owner)] : [];
-  for (let i = 0; commands.length + i < count; i++) commands.push(kind.write(owner, -1 - i));
+  for (let i = 0; commands.length < count; i++) commands.push(kind.history ? kind.history(owner, i) : kind.write(owner, -1 - i));
   for (const command of commands) {
     for (const e of kind.decider.decide(command, state)) (batch.push(e), (state = kind.decider.evolve(state, e)));
     if (batch.length >= 1000 || command === commands[commands.length - 1]) {

@@ -74,22 +74,41 @@ export async function aggregateStream<E extends DomainEvent, S>(
   return { state, revision, position };
 }
 
-/** A fold's state as JSON, its Maps and Sets included (decider states hold no other class). */
+/**
+ * A fold's state as JSON, its Maps and Sets as `{$map: entries}` and `{$set: values}` (decider states
+ * hold no other class). A walk rather than JSON's replacer and reviver, which call back for every
+ * value and made a 100,000-reference wallet's snapshot take ten times as long as its parse.
+ */
 export function encodeState(state: unknown): string {
-  return JSON.stringify(state, (_key, value: unknown) =>
-    value instanceof Map ? { $map: [...value.entries()] } : value instanceof Set ? { $set: [...value] } : value,
-  );
+  return JSON.stringify(toPlain(state));
 }
 
 export function decodeState(text: string): unknown {
-  return JSON.parse(text, (_key, value: unknown) => {
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      const v = value as { $map?: [unknown, unknown][]; $set?: unknown[] };
-      if (Array.isArray(v.$map) && Object.keys(v).length === 1) return new Map(v.$map);
-      if (Array.isArray(v.$set) && Object.keys(v).length === 1) return new Set(v.$set);
-    }
-    return value;
-  });
+  return fromPlain(JSON.parse(text));
+}
+
+const isObject = (v: unknown): v is object => v !== null && typeof v === 'object';
+
+function toPlain(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  if (v instanceof Map) return { $map: Array.from(v, ([k, x]) => [toPlain(k), toPlain(x)]) };
+  if (v instanceof Set) return { $set: Array.from(v, toPlain) };
+  if (Array.isArray(v)) return v.map(toPlain);
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = toPlain(x);
+  return out;
+}
+
+function fromPlain(v: unknown): unknown {
+  if (!isObject(v)) return v;
+  if (Array.isArray(v)) return v.map(fromPlain);
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  if (keys.length === 1 && Array.isArray(o.$map)) return new Map((o.$map as [unknown, unknown][]).map(([k, x]) => [fromPlain(k), fromPlain(x)]));
+  if (keys.length === 1 && Array.isArray(o.$set)) return new Set(o.$set.map(fromPlain));
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = fromPlain(o[k]);
+  return out;
 }
 
 /** Milliseconds since the epoch of an instant: its offset taken into account, never compared as text. */
