@@ -10,6 +10,7 @@ import type { Consistency } from './consistency';
 import type { DriverRegistry } from './driver-registry';
 import type { Mailer } from './mailer';
 import type { Outbox } from './outbox/outbox';
+import type { EffectDoc } from './outbox/effect-doc';
 import type { CredentialVault } from '../../providers/src/credential-vault';
 import type { EventNameCatalogue } from '../../domain/notifications/event-names';
 
@@ -50,6 +51,8 @@ export interface ContextModule {
   name: string;
   /** Read models this context serves. */
   projections: DocumentProjection<any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** The outbox's due-time index (its effects and their attempts), which the runtime's outbox runs on: exactly one module registers it. */
+  outboxIndex?: DocumentProjection<EffectDoc>;
   /** Process managers fed by checkpointed subscriptions. */
   processManagers?: (rt: RuntimeServices) => SubscriptionHandler[];
   /** Job-backed resources (instances, volumes, …): the one job process runs their operations. */

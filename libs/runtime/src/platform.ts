@@ -21,7 +21,6 @@ import type { ContextModule } from './context-module';
 import { Relays } from './relays';
 import type { Ports } from './ports';
 import { Outbox } from './outbox/outbox';
-import { EFFECTS_MODEL, type EffectDoc } from './outbox/effect-doc';
 
 /** Platforms of this process whose subscriptions the lag gauges report (tests run several). */
 const livePlatforms = new Set<Platform>();
@@ -94,9 +93,8 @@ export class Platform implements Ports {
       projections,
       saga: (name) => this.processes.saga(name),
     });
-    const effectsModel = projections.find((p) => p.name === EFFECTS_MODEL) as DocumentProjection<EffectDoc> | undefined;
-    if (!effectsModel) throw new Error(`the outbox's read model '${EFFECTS_MODEL}' is not registered by any context module`);
-    const outbox = new Outbox({ events, effects: () => this.projections.collection(effectsModel), clock: this.clock, logger });
+    const { outboxIndex } = this.registry;
+    const outbox = new Outbox({ events, effects: () => this.projections.collection(outboxIndex), clock: this.clock, logger });
     const services = { config, logger, events, projections: this.projections, consistency: this.consistency, drivers: this.drivers, clock: this.clock, mailer: this.mailer, outbox, vault: this.vault, jobResources: Object.values(jobResources), eventNames };
     this.processes = new ProcessManagers(services, checkpoints, modules);
     this.relays = new Relays(config, logger, events, checkpoints, modules.map((m) => m.name));
