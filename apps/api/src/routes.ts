@@ -61,6 +61,7 @@ import { InvoicesController } from './invoicing/invoices.controller';
 import { INVOICING_HANDLERS } from './invoicing/invoices.handlers';
 import { UsageController } from './invoicing/usage.controller';
 import { COST_ESTIMATE_HANDLERS, CostEstimatesController } from './billing/cost-estimates';
+import { CONSOLE_SESSION_HANDLERS, ConsoleSessionsController } from './consoles/console-sessions';
 
 /** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
 export interface HttpModule {
@@ -97,6 +98,7 @@ export const ROUTES: Readonly<Record<string, HttpModule>> = {
   ai: { controllers: [ModelsController] },
   admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController, AdminAnalyticsController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS, ...ANALYTICS_HANDLERS] },
   webhooks: { controllers: [InboundWebhooksController], handlers: WEBHOOK_HANDLERS },
+  consoles: { controllers: [ConsoleSessionsController], handlers: CONSOLE_SESSION_HANDLERS },
 };
 
 /**
