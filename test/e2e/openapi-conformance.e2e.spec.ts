@@ -93,6 +93,7 @@ describe('responses conform to the OpenAPI document (embedded profile)', () => {
       ['/v1/storage/volumes', { name: 'data', sizeGb: 50, region: 'us-east-1', providerId }],
       ['/v1/billing/wallets/USD/credit', { amountCents: 2500 }],
       [`/v1/ssh-keys?providerId=${providerId}`, { name: 'laptop', publicKey: ed25519Key() }],
+      ['/v1/cost-estimates', { items: [{ resourceType: 'volume', attributes: { name: 'data', sizeGb: 50, region: 'us-east-1', providerId } }, { resourceType: 'instance', attributes: { region: 'us-east-1', instanceType: 'pc-t3-medium', name: 'web-1', providerId }, quantity: 2 }] }],
     ];
     for (const [path, body] of creates) {
       const res = await api.post(path, body);
@@ -107,7 +108,7 @@ describe('responses conform to the OpenAPI document (embedded profile)', () => {
     await walk(admin, lists(true));
     // The walk reached the hand-written resources and their lists (it cannot pass by seeing nothing).
     const reached = new Set(seen.map((s) => `${s.method} ${templateOf(doc, s.path)}`));
-    for (const op of ['GET /v1/instances/{id}', 'GET /v1/servers/{id}', 'GET /v1/support/{id}', 'GET /v1/invoices/{id}', 'GET /v1/instances', 'GET /v1/support', 'GET /v1/invoices', 'POST /v1/instances', 'POST /v1/support', 'GET /v1/admin/customers', 'GET /v1/admin/projects']) {
+    for (const op of ['GET /v1/instances/{id}', 'GET /v1/servers/{id}', 'GET /v1/support/{id}', 'GET /v1/invoices/{id}', 'GET /v1/instances', 'GET /v1/support', 'GET /v1/invoices', 'POST /v1/instances', 'POST /v1/support', 'POST /v1/cost-estimates', 'GET /v1/admin/customers', 'GET /v1/admin/projects']) {
       expect([op, reached.has(op)]).toEqual([op, true]);
     }
     expect(seen.length).toBeGreaterThan(80);

@@ -53,9 +53,9 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
     const disabled = await owner.get('/v1/providers?enabled=false');
     expect(disabled.body.data.map((p: { id: string }) => p.id)).toEqual([second.body.data.id]);
 
-    const patched = await owner.patch(`/v1/providers/${id}`, { enabled: false, region: 'AMS', name: 'provider_publiccloud' });
+    const patched = await owner.patch(`/v1/providers/${id}`, { enabled: false, region: 'eu-west-2', name: 'provider_publiccloud' });
     expect(patched.status).toBe(200);
-    expect(patched.body.data.attributes).toMatchObject({ name: 'provider_publiccloud', enabled: false, region: 'AMS' });
+    expect(patched.body.data.attributes).toMatchObject({ name: 'provider_publiccloud', enabled: false, region: 'eu-west-2' });
     // capabilities follow the kind
     expect(patched.body.data.attributes.capabilities).toContain('volumes');
     expect(patched.body.data.attributes.capabilities).not.toContain('vlans');
@@ -78,6 +78,31 @@ describe.each<Profile>(['embedded', 'server'])('providers (%s profile)', (profil
     expect(attributes.properties.capabilities.type).toBe('array');
     expect(attributes.properties.capabilities.items.enum).toEqual(expect.arrayContaining(['elastic-ips', 'vlans', 'volumes', 'kubernetes', 'models']));
     expect(attributes.properties.capabilities.items.enum).toHaveLength(13);
+  });
+
+  it("checks a provider's region against its kind's catalog: 422 INVALID_REGION on create and update", async () => {
+    const unknown = await owner.post('/v1/providers', { name: 'provider_baremetal', apiKey: SECRET, region: 'atlantis' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors[0].code).toBe('INVALID_REGION');
+    // A region of another kind's catalog is unknown to this one.
+    const otherKind = await owner.post('/v1/providers', { name: 'provider_baremetal', apiKey: SECRET, region: 'us-east-1' });
+    expect(otherKind.status).toBe(422);
+    expect(otherKind.body.errors[0].code).toBe('INVALID_REGION');
+    const bySlugOrSite = await owner.post('/v1/providers', { name: 'provider_publiccloud', apiKey: SECRET, region: 'us-east-1', enabled: false });
+    expect(bySlugOrSite.status).toBe(201);
+    const id = bySlugOrSite.body.data.id;
+    const badPatch = await owner.patch(`/v1/providers/${id}`, { region: 'NYC' });
+    expect(badPatch.status).toBe(422);
+    expect(badPatch.body.errors[0].code).toBe('INVALID_REGION');
+    // The kept region under a new kind is checked against the new kind's catalog.
+    const kindOnly = await owner.patch(`/v1/providers/${id}`, { name: 'provider_baremetal' });
+    expect(kindOnly.status).toBe(422);
+    expect(kindOnly.body.errors[0].code).toBe('INVALID_REGION');
+    expect((await owner.get(`/v1/providers/${id}`)).body.data.attributes).toMatchObject({ name: 'provider_publiccloud', region: 'us-east-1' });
+    const both = await owner.patch(`/v1/providers/${id}`, { name: 'provider_baremetal', region: 'NYC' });
+    expect(both.status).toBe(200);
+    expect(both.body.data.attributes).toMatchObject({ name: 'provider_baremetal', region: 'NYC' });
+    expect((await owner.delete(`/v1/providers/${id}`)).status).toBe(204);
   });
 
   it('answers 400 with pointers for bad bodies and 400 INVALID_QUERY for bad sorts', async () => {

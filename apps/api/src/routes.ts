@@ -60,6 +60,8 @@ import { ANALYTICS_HANDLERS, AdminAnalyticsController } from './admin/analytics'
 import { InvoicesController } from './invoicing/invoices.controller';
 import { INVOICING_HANDLERS } from './invoicing/invoices.handlers';
 import { UsageController } from './invoicing/usage.controller';
+import { COST_ESTIMATE_HANDLERS, CostEstimatesController } from './billing/cost-estimates';
+import { CONSOLE_SESSION_HANDLERS, ConsoleSessionsController } from './consoles/console-sessions';
 
 /** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
 export interface HttpModule {
@@ -92,10 +94,11 @@ export const ROUTES: Readonly<Record<string, HttpModule>> = {
   support: { controllers: [SupportController], handlers: SUPPORT_HANDLERS },
   notifications: { controllers: [NotificationsController], handlers: NOTIFICATION_HANDLERS },
   jobs: { controllers: [JobsController], handlers: JOB_HANDLERS },
-  billing: { controllers: [WalletsController, PaymentsController, InvoicesController, UsageController], handlers: [...WALLET_HANDLERS, ...PAYMENT_HANDLERS, ...INVOICING_HANDLERS] },
+  billing: { controllers: [WalletsController, PaymentsController, InvoicesController, UsageController, CostEstimatesController], handlers: [...WALLET_HANDLERS, ...PAYMENT_HANDLERS, ...INVOICING_HANDLERS, ...COST_ESTIMATE_HANDLERS] },
   ai: { controllers: [ModelsController] },
   admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController, AdminAnalyticsController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS, ...ANALYTICS_HANDLERS] },
   webhooks: { controllers: [InboundWebhooksController], handlers: WEBHOOK_HANDLERS },
+  consoles: { controllers: [ConsoleSessionsController], handlers: CONSOLE_SESSION_HANDLERS },
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { CatalogImage, CatalogPlan, CatalogRegion } from '../catalog/catalog.types';
+import { hourlyPriceCents } from '../catalog/pricing';
 import { DomainError, type Decider } from '../shared/domain-error';
 import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand } from '../shared/operations';
 import type { Tag } from '../shared/tags';
@@ -152,7 +153,7 @@ export function instanceSpec(c: RequestInstance): InstanceSpecData {
     diskGb: r.diskSizeGb ?? plan.diskGb,
     gpus: Number(gpuCount ?? 0) || 0,
     gpuType: gpuType ?? null,
-    hourlyPriceCents: plan.pricing?.USD?.hourlyCents ?? null,
+    hourlyPriceCents: hourlyPriceCents('instance', plan),
   };
 }
 

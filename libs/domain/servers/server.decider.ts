@@ -1,4 +1,5 @@
 import type { CatalogOs, CatalogPlan, CatalogRegion } from '../catalog/catalog.types';
+import { hourlyPriceCents } from '../catalog/pricing';
 import { DomainError, type Decider } from '../shared/domain-error';
 import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand } from '../shared/operations';
 import type { ServerEvent, ServerOperation, ServerPowerAction, ServerRole, ServerSpecData, ServerStatus, Tag } from './server.events';
@@ -147,7 +148,7 @@ export function serverSpec(c: RequestServer): ServerSpecData {
     workerCount: r.workerCount ?? 1,
     spot: r.spot ?? false,
     accelerators: r.accelerators ?? null,
-    hourlyPriceCents: plan.pricing?.USD?.hourlyCents ?? null,
+    hourlyPriceCents: hourlyPriceCents('server', plan),
   };
 }
 
@@ -212,7 +213,7 @@ export const serverDecider: Decider<ServerCommand, ServerEvent, ServerState> = {
         if (label !== undefined || tags !== undefined) out.push({ type: 'compute.ServerUpdated.v1', data: { serverId, ...(label !== undefined ? { label } : {}), ...(tags !== undefined ? { tags } : {}), at } });
         if (planChanged) {
           const to = { slug: plan.slug, name: plan.name };
-          out.push({ type: 'compute.ServerMigrationRequested.v1', data: { serverId, jobId: command.jobId, from: state.status, fromPlan: state.spec.plan, plan: to, hourlyPriceCents: plan.pricing?.USD?.hourlyCents ?? null, requestedAt: at, requestedBy: command.requestedBy } });
+          out.push({ type: 'compute.ServerMigrationRequested.v1', data: { serverId, jobId: command.jobId, from: state.status, fromPlan: state.spec.plan, plan: to, hourlyPriceCents: hourlyPriceCents('server', plan), requestedAt: at, requestedBy: command.requestedBy } });
         }
         if (locked !== undefined && locked !== state.locked) out.push({ type: 'compute.ServerLockChanged.v1', data: { serverId, locked, at } });
         return out;

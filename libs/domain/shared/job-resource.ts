@@ -1,3 +1,4 @@
+import type { ResourcePrice } from '../catalog/pricing';
 import type { z } from 'zod';
 import { DomainError, invalidFields, type Decider, type DomainEvent } from './domain-error';
 import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand, type OperationTable } from './operations';
@@ -64,7 +65,8 @@ export type JobResourceState<F> =
       currentJob: (NonNullable<CurrentJob<string>> & { args?: Record<string, unknown> }) | null;
     };
 
-export type CreateJobResource<F> = { type: 'CreateResource'; id: string; jobId: string; projectId: string; providerId: string; providerKind: string; fields: F; now: string };
+/** `price`: what the resource costs, where it is priced (DECISIONS 22), recorded in its request event. */
+export type CreateJobResource<F> = { type: 'CreateResource'; id: string; jobId: string; projectId: string; providerId: string; providerKind: string; fields: F; price?: ResourcePrice; now: string };
 export type RequestResourceOperation = { type: 'RequestOperation'; id: string; jobId: string; projectId: string; operation: string; args: Record<string, unknown>; requestedBy: string; now: string };
 /** A resource that exists at the provider but was made outside the API (the `/db` record routes): recorded in its created state. */
 export type ImportJobResource<F> = { type: 'ImportResource'; id: string; projectId: string; providerId: string; providerKind: string; fields: F; externalId: string; attributes: Record<string, unknown>; now: string };
@@ -181,8 +183,8 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
             const { id, projectId, providerId, providerKind, externalId, attributes, now } = command;
             return [{ type: types.imported, data: { id, projectId, providerId, providerKind, fields, externalId, attributes, importedAt: now } }];
           }
-          const { id, jobId, projectId, providerId, providerKind, now } = command;
-          return [{ type: types.requested, data: { id, jobId, projectId, providerId, providerKind, fields, requestedAt: now } }];
+          const { id, jobId, projectId, providerId, providerKind, price, now } = command;
+          return [{ type: types.requested, data: { id, jobId, projectId, providerId, providerKind, fields, ...(price ? { price } : {}), requestedAt: now } }];
         }
         case 'RequestOperation': {
           const live = state as Live;

@@ -106,4 +106,16 @@ export interface ProviderDriver {
   kubernetesVersions?(): Promise<string[]>;
   /** Versions of a managed database engine (`postgres`, `mysql`, `redis`); empty for an engine not offered. */
   databaseVersions?(engine: string): Promise<string[]>;
+  /**
+   * The URL of a console on a running machine (DECISIONS 23): the provider's console proxy admits
+   * `token` (one-time, made by the API) until `expiresAt`. The URL carries the token; never log it.
+   */
+  consoleUrl?(externalId: string, request: ConsoleRequest): Promise<string>;
+}
+
+/** A console session's request to the provider: VNC for a virtual machine, IPMI serial-over-LAN for bare metal. */
+export interface ConsoleRequest {
+  protocol: 'vnc' | 'ipmi-sol';
+  token: string;
+  expiresAt: string;
 }

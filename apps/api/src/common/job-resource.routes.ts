@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import type { Capability } from '../../../../libs/domain/providers/capabilities';
+import { priceOf, type Priceable } from '../../../../libs/domain/catalog/pricing';
 import { jobResourceDecider, type JobResource } from '../../../../libs/domain/shared/job-resource';
 import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../../../libs/application/src/errors';
@@ -84,6 +85,11 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
   createStatus?: 201 | 202;
   /** `PATCH <path>/{id}`: the `update` operation, a job like the others (e.g. a firewall's rules). */
   update?: ActionRoute;
+  /**
+   * What a create costs (DECISIONS 22): its fields in the priced form of the domain's `priceOf`
+   * (the plans they name, a size), which the create records and a cost estimate quotes.
+   */
+  price?: (input: LookupInput<z.output<S>>) => Promise<Priceable>;
   /** A content-derived id (a bucket: provider and name), so a duplicate lands on the same stream and is refused (409). */
   idFor?: (projectId: string, providerId: string, fields: z.output<S>) => string;
   /**
@@ -188,15 +194,14 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
   async execute({ routes, call }: CreateJobResource): Promise<Accepted> {
     const { resource, projection } = routes;
     const projectId = dataScopeOf(call.principal);
-    const provider = await resolveProvider(this.ports, projectId, call.providerId, routes.capability);
-    const input = { platform: this.ports, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix };
-    let fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
+    const { provider, input, fields: prepared, price } = await jobResourceCreateLookups(this.ports, routes, projectId, call.providerId, call.body, call.pointerPrefix);
+    let fields = prepared;
     const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
     if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
     const secret = routes.secrets ? await routes.secrets({ ...input, body: fields, id }) : null;
     if (secret?.fields) fields = { ...fields, ...secret.fields };
     const jobId = uuidv7();
-    const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, now: this.ports.now() };
+    const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, price: price ? priceOf(price) : undefined, now: this.ports.now() };
     const r = await handleCommand(this.ports.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
     await settleJob(this.ports, r.position, jobId, projection.name);
     const data = toResourceOf(routes, await written(this.ports, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
@@ -204,6 +209,21 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
     if (secret) data.attributes = { ...data.attributes, ...secret.reveal };
     return { data, jobId };
   }
+}
+
+/** The create body a declaration takes (its own, else the resource's schema). */
+export const jobResourceCreateBody = (routes: JobResourceRoutes): AnyObject => routes.body ?? routes.resource.schema;
+
+/**
+ * A create's lookups, shared by the create and its cost estimate (DECISIONS 22): the provider (404,
+ * 400 UNSUPPORTED_PROVIDER), the fields it records (the catalog's 422s) and what prices them.
+ */
+export async function jobResourceCreateLookups(platform: Ports, routes: JobResourceRoutes, projectId: string, providerId: string | undefined, body: Record<string, unknown>, pointerPrefix: string) {
+  const provider = await resolveProvider(platform, projectId, providerId, routes.capability);
+  const input = { platform, projectId, provider, body, pointerPrefix };
+  const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
+  const price = routes.price ? await routes.price({ ...input, body: fields }) : null;
+  return { provider, input, fields, price };
 }
 
 /** The default create lookup: the region (when the resource has one) resolved in the provider's catalog. */
@@ -401,7 +421,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   };
   declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: listOf(decl.type, list), responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
-  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: decl.body ?? routes.resource.schema, idempotent: true, recover: recoverAccepted, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: jobResourceCreateBody(routes), idempotent: true, recover: recoverAccepted, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, recover: recoverAccepted, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.records) {
     const recordAttributes = attributes.extend({ externalId: z.string().nullable() });

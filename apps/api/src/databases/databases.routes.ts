@@ -12,7 +12,7 @@ import { listResult, type ListResult } from '../../../../libs/http/src/list-resu
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { databasesProjection } from '../../../../projections/databases/databases.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
-import { jobResourceController } from '../common/job-resource.routes';
+import { jobResourceController, type JobResourceRoutes } from '../common/job-resource.routes';
 import { offeredPlan } from '../common/offered-plan';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { resolveProvider } from '../providers/resolve-provider';
@@ -24,7 +24,7 @@ import { inMemoryList } from '../../../../libs/http/src/list-query';
  * Managed databases (DECISIONS 14): create (202, a database.create job) with a generated password
  * shown once in the answer and kept in the credential vault, get, list, delete (202, database.delete).
  */
-export const DatabasesController = jobResourceController({
+export const databaseRoutes: JobResourceRoutes<typeof databases.schema> = {
   resource: databases,
   projection: databasesProjection,
   type: 'databases',
@@ -59,7 +59,10 @@ export const DatabasesController = jobResourceController({
     const credentialRef = await platform.vault.put(projectId, { username: String(body.username), password });
     return { fields: { credentialRef }, reveal: { password } };
   },
-});
+  // Its plan's catalog price (DECISIONS 22).
+  price: async ({ platform, provider, body, pointerPrefix }) => ({ resourceType: 'database', plan: await offeredPlan(new CatalogValidation(platform), provider.name, body.region, body.plan, `${pointerPrefix}/plan`) }),
+};
+export const DatabasesController = jobResourceController(databaseRoutes);
 
 /** The versions the provider offers per engine (`?engine=` for one). */
 export class ListDatabaseVersions extends Query<ListResult<object>> {

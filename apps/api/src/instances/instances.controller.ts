@@ -19,7 +19,8 @@ import { INSTANCES_BY_STATUS_LIST, INSTANCES_LIST } from '../../../../projection
 import { INSTANCE_EVENTS_LIST } from '../../../../projections/instance-events/instance-events.projection';
 import { INSTANCE_JOBS_LIST } from '../../../../projections/jobs/jobs.projection';
 
-const createBody = z.object({
+/** The create body (shared with the cost estimate, DECISIONS 22). */
+export const instanceCreateBody = z.object({
   name: z.string().min(1).max(64),
   providerId: z.string().min(1).max(64),
   region: z.string().min(1).max(64),
@@ -64,7 +65,7 @@ const createRoute = route({
   auth: 'project',
   permission: 'instances:write',
   type: 'instances',
-  body: createBody,
+  body: instanceCreateBody,
   idempotent: true,
   recover: recoverBy((w) => new WrittenInstance(w, true)),
   responses: { 202: accepted },

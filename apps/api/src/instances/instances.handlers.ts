@@ -92,24 +92,30 @@ async function activeFilter(ports: PortsOf<'projections'>, projectId: string): P
   return { projectId, status: 'active', providerId: { $in: providers.items.map((d) => d.id) } };
 }
 
+/** A create's lookups (the provider, the SSH key, the catalog entries), shared with its cost estimate (DECISIONS 22). */
+export async function instanceLookups(ports: PortsOf<'events' | 'projections'>, projectId: string, input: CreateInstanceInput, pointerPrefix: string) {
+  const { providerId, region: regionRef, instanceType, image: imageRef, ...request } = input;
+  const provider = await requireProjectProvider(ports, projectId, providerId, { requireEnabled: true });
+  let sshKeyFingerprint: string | null = null;
+  if (request.sshKeyId) {
+    const key = await (await ports.projections.collection(sshKeysProjection)).get(request.sshKeyId);
+    if (!key || key.projectId !== projectId || key.providerId !== provider.id) {
+      throw badRequest([{ detail: `SSH key ${request.sshKeyId} not found for provider ${provider.id}`, source: { pointer: `${pointerPrefix}/sshKeyId` } }]);
+    }
+    sshKeyFingerprint = key.fingerprint;
+  }
+  const kind = provider.name as ProviderKind;
+  const catalog = await new CatalogValidation(ports).validateCompute({ providerKind: kind, region: regionRef, instanceType, image: imageRef ?? null });
+  return { request, provider, kind, catalog, sshKeyFingerprint };
+}
+
 /** Looks up what the decision needs (the provider, the catalog entries, the SSH key); the decider derives the rest. */
 @CommandHandler(CreateInstance)
 export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateInstance): Promise<Accepted> {
-    const { providerId, region: regionRef, instanceType, image: imageRef, ...request } = input;
-    const provider = await requireProjectProvider(this.ports, projectId, providerId, { requireEnabled: true });
-    let sshKeyFingerprint: string | null = null;
-    if (request.sshKeyId) {
-      const key = await (await this.ports.projections.collection(sshKeysProjection)).get(request.sshKeyId);
-      if (!key || key.projectId !== projectId || key.providerId !== provider.id) {
-        throw badRequest([{ detail: `SSH key ${request.sshKeyId} not found for provider ${provider.id}`, source: { pointer: `${pointerPrefix}/sshKeyId` } }]);
-      }
-      sshKeyFingerprint = key.fingerprint;
-    }
-    const kind = provider.name as ProviderKind;
-    const catalog = await new CatalogValidation(this.ports).validateCompute({ providerKind: kind, region: regionRef, instanceType, image: imageRef ?? null });
+    const { request, provider, kind, catalog, sshKeyFingerprint } = await instanceLookups(this.ports, projectId, input, pointerPrefix);
     const instanceId = uuidv7();
     const jobId = uuidv7();
     const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.ports.now() };

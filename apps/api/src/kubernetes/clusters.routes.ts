@@ -7,7 +7,7 @@ import { badRequest } from '../../../../libs/application/src/errors';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { modelsProjection } from '../../../../projections/models/models.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
-import { jobResourceController } from '../common/job-resource.routes';
+import { jobResourceController, type JobResourceRoutes } from '../common/job-resource.routes';
 import { offeredPlan } from '../common/offered-plan';
 
 /**
@@ -15,7 +15,7 @@ import { offeredPlan } from '../common/offered-plan';
  * list, DELETE answering 204 with the cluster.delete job behind it. The kubeconfig and the versions
  * are in kubernetes.routes.ts.
  */
-export const ClustersController = jobResourceController({
+export const clusterRoutes: JobResourceRoutes<typeof clusters.schema> = {
   resource: clusters,
   projection: clustersProjection,
   type: 'kubernetes-clusters',
@@ -55,4 +55,11 @@ export const ClustersController = jobResourceController({
     const credentialRef = await platform.vault.put(projectId, { token: randomBytes(32).toString('base64url') });
     return { fields: { credentialRef }, reveal: {} };
   },
-});
+  // Its node pools at their plans' catalog prices (DECISIONS 22).
+  async price({ platform, provider, body, pointerPrefix }) {
+    const catalog = new CatalogValidation(platform);
+    const nodePools = await Promise.all(body.nodePools.map(async (pool, i) => ({ plan: await offeredPlan(catalog, provider.name, body.region, pool.plan, `${pointerPrefix}/nodePools/${i}/plan`), count: pool.count })));
+    return { resourceType: 'cluster', nodePools };
+  },
+};
+export const ClustersController = jobResourceController(clusterRoutes);

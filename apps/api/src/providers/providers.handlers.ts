@@ -10,6 +10,7 @@ import { listResult, type ListResult } from '../../../../libs/http/src/list-resu
 import type { Credentials } from '../../../../libs/providers/src/credential-vault';
 import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { PORTS } from '../tokens';
+import { CatalogValidation } from '../catalog/catalog-validation';
 import { findProjectProvider } from './find-provider';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
@@ -69,6 +70,11 @@ async function ownProvider(ports: PortsOf<'events' | 'projections'>, projectId: 
   return doc;
 }
 
+/** A provider's region is one of its kind's catalog (slug, id or site code), else 422 INVALID_REGION; kept as the client wrote it. */
+async function checkRegion(ports: PortsOf<'projections'>, kind: ProviderKind, region: string | null | undefined): Promise<void> {
+  if (region) await new CatalogValidation(ports).resolveRegion(kind, region);
+}
+
 async function written(ports: PortsOf<'readBack' | 'waitForProjections'>, providerId: string, position: number | null): Promise<ProviderDoc> {
   await ports.waitForProjections(position, [providersProjection.name]);
   return (await ports.readBack(providersProjection, providerStream(providerId), providerId, position))!;
@@ -77,9 +83,10 @@ async function written(ports: PortsOf<'readBack' | 'waitForProjections'>, provid
 /** Secrets go to the vault first; the event carries only the reference (DECISIONS 11). */
 @CommandHandler(RegisterProvider)
 export class RegisterProviderHandler implements ICommandHandler<RegisterProvider> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'vault' | 'waitForProjections'>) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: RegisterProvider): Promise<ProviderDoc> {
+    await checkRegion(this.ports, input.name, input.region);
     const providerId = uuidv7();
     const { vault } = this.ports;
     const credentialsRef = input.credentials ? await vault.put(projectId, input.credentials) : null;
@@ -98,6 +105,8 @@ export class UpdateProviderHandler implements ICommandHandler<UpdateProvider> {
 
   async execute({ projectId, providerId, input, context }: UpdateProvider): Promise<ProviderDoc> {
     const previous = await ownProvider(this.ports, projectId, providerId);
+    // A new region, or the kept one under a new kind, must be in the (new) kind's catalog.
+    if (input.region !== undefined || input.name !== undefined) await checkRegion(this.ports, input.name ?? previous.name, input.region === undefined ? previous.region : input.region);
     const { vault } = this.ports;
     const changes: ProviderChanges = { name: input.name, enabled: input.enabled, region: input.region };
     if (input.credentials) changes.credentialsRef = await vault.put(projectId, input.credentials);

@@ -11,7 +11,7 @@ import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
-import { WrittenServer, CreateBackup, CreateServer, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
+import { WrittenServer, CreateBackup, CreateServer, type CreateServerInput, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
 import { BusController } from '../common/bus-controller';
 import { recoverBy } from '../common/recovery';
 import { listOf } from '../../../../libs/http/src/list-query';
@@ -19,7 +19,7 @@ import { SERVERS_BY_STATUS_LIST, SERVERS_LIST } from '../../../../projections/se
 import { BACKUPS_LIST } from '../../../../projections/backups/backups.projection';
 
 /** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat). */
-const createBody = z
+export const serverCreateBody = z
   .object({
     name: z.string().min(1).max(64),
     hostname: z.string().min(1).max(253).regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be a valid hostname'),
@@ -38,6 +38,23 @@ const createBody = z
     accelerators: z.string().regex(/^[A-Za-z0-9._-]+:[1-9][0-9]{0,2}$/, 'must be <GPU type>:<count>').optional(),
   })
   .refine((b) => b.role !== 'VirtualMachine' || b.provider !== undefined, { message: 'provider is required for VirtualMachine servers', path: ['provider'] });
+/** A create body as the create handler takes it (shared with the cost estimate, DECISIONS 22). */
+export const serverCreateInput = (body: z.output<typeof serverCreateBody>): CreateServerInput => ({
+  name: body.name,
+  hostname: body.hostname,
+  billing: body.billing,
+  role: body.role,
+  sshKeys: body.ssh_keys,
+  userData: body.user_data,
+  tags: body.tags ?? [],
+  workerCount: body.worker_count,
+  spot: body.spot,
+  accelerators: body.accelerators,
+  site: body.site,
+  plan: body.plan,
+  operatingSystem: body.operating_system,
+  provider: body.provider,
+});
 const patchBody = z.object({ label: z.string().min(1).max(64).optional(), locked: z.boolean().optional(), tags: tagsSchema.optional(), plan: z.string().min(1).max(64).optional() });
 const actionBody = z.object({ action: z.enum(['power_on', 'power_off', 'reboot']) });
 const backupBody = z.object({ name: z.string().min(1).max(64) });
@@ -72,7 +89,7 @@ const createRoute = route({
   auth: 'project',
   permission: 'servers:write',
   type: 'servers',
-  body: createBody,
+  body: serverCreateBody,
   idempotent: true,
   recover: recoverServer,
   responses: { 201: withJob },
@@ -193,22 +210,7 @@ export class ServersController extends BusController {
 
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
-    const input = {
-      name: body.name,
-      hostname: body.hostname,
-      billing: body.billing,
-      role: body.role,
-      sshKeys: body.ssh_keys,
-      userData: body.user_data,
-      tags: body.tags ?? [],
-      workerCount: body.worker_count,
-      spot: body.spot,
-      accelerators: body.accelerators,
-      site: body.site,
-      plan: body.plan,
-      operatingSystem: body.operating_system,
-      provider: body.provider,
-    };
+    const input = serverCreateInput(body);
     const { doc, jobId } = await this.commands.execute(new CreateServer(dataScopeOf(p), input, commandContext(req, p), unwrapBody(req.body, 'servers').pointerPrefix));
     return { data: serverResource(doc), jobId };
   }

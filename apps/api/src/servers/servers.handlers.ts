@@ -125,23 +125,29 @@ async function backupSource(ports: PortsOf<'projections'>, projectId: string, so
   return { spec, status: inst.status };
 }
 
+/** A create's lookups (plan, provider, site, OS, SSH keys), shared with its cost estimate (DECISIONS 22). */
+export async function serverLookups(ports: PortsOf<'events' | 'projections'>, projectId: string, input: CreateServerInput, pointerPrefix: string) {
+  const { site, plan: planRef, operatingSystem, provider: providerRef, ...request } = input;
+  const catalogs = new CatalogValidation(ports);
+  const plan = await catalogs.resolvePlan(planRef);
+  // A VM plan makes a VirtualMachine even without a role, so it needs a provider as well.
+  if (!providerRef && (request.role ?? planRole(plan)) === 'VirtualMachine') {
+    throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: `${pointerPrefix}/provider` } }]);
+  }
+  const provider = providerRef ? await requireProjectProvider(ports, projectId, providerRef, { requireEnabled: true }) : null;
+  const region = await catalogs.resolveSite(site, plan.providerKind);
+  const os = await catalogs.resolveOs(operatingSystem, plan);
+  await requireSshKeys(ports, projectId, provider?.id ?? null, request.sshKeys ?? [], pointerPrefix);
+  return { request, plan, provider, region, os };
+}
+
 /** Looks up the plan, the named provider, the site and the OS; the decider checks they fit together. */
 @CommandHandler(CreateServer)
 export class CreateServerHandler implements ICommandHandler<CreateServer> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateServer): Promise<Accepted> {
-    const { site, plan: planRef, operatingSystem, provider: providerRef, ...request } = input;
-    const catalogs = new CatalogValidation(this.ports);
-    const plan = await catalogs.resolvePlan(planRef);
-    // A VM plan makes a VirtualMachine even without a role, so it needs a provider as well.
-    if (!providerRef && (request.role ?? planRole(plan)) === 'VirtualMachine') {
-      throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: `${pointerPrefix}/provider` } }]);
-    }
-    const provider = providerRef ? await requireProjectProvider(this.ports, projectId, providerRef, { requireEnabled: true }) : null;
-    const region = await catalogs.resolveSite(site, plan.providerKind);
-    const os = await catalogs.resolveOs(operatingSystem, plan);
-    await requireSshKeys(this.ports, projectId, provider?.id ?? null, request.sshKeys ?? [], pointerPrefix);
+    const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, input, pointerPrefix);
     const [serverId, jobId] = [uuidv7(), uuidv7()];
     const catalog = { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os };
     const r = await handleCommand(this.ports.events, serverStream(serverId), serverDecider, { type: 'RequestServer', serverId, jobId, projectId, request, catalog, now: this.ports.now() }, ctx, { newStream: true });

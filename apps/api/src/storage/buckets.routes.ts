@@ -1,9 +1,10 @@
 import { bucketId, buckets } from '../../../../libs/domain/storage/bucket.resource';
 import { bucketsProjection } from '../../../../projections/buckets/buckets.projection';
-import { jobResourceController } from '../common/job-resource.routes';
+import { jobResourceController, type JobResourceRoutes } from '../common/job-resource.routes';
+import { loadSettings } from '../admin/platform-settings';
 
 /** Object storage (spec 4.9, DECISIONS 14): S3-named buckets, unique per provider (409), created and deleted by jobs. */
-export const BucketsController = jobResourceController({
+export const bucketRoutes: JobResourceRoutes<typeof buckets.schema> = {
   resource: buckets,
   projection: bucketsProjection,
   type: 'buckets',
@@ -18,4 +19,7 @@ export const BucketsController = jobResourceController({
     delete: 'Delete a bucket (202, a bucket.delete job); its name is free again once done',
   },
   idFor: (_projectId, providerId, fields) => bucketId(providerId, fields.name),
-});
+  // A bucket at the platform's flat storage rate (DECISIONS 22).
+  price: async ({ platform }) => ({ resourceType: 'bucket', marginPercent: (await loadSettings(platform)).marginPercent }),
+};
+export const BucketsController = jobResourceController(bucketRoutes);

@@ -3,10 +3,11 @@ import { volumes } from '../../../../libs/domain/storage/volume.resource';
 import { AppError } from '../../../../libs/application/src/errors';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
 import { volumesProjection } from '../../../../projections/volumes/volumes.projection';
-import { jobResourceController } from '../common/job-resource.routes';
+import { jobResourceController, type JobResourceRoutes } from '../common/job-resource.routes';
+import { loadSettings } from '../admin/platform-settings';
 
 /** Block storage (spec 4.9, DECISIONS 14): create, attach to an instance, detach, delete; each a job. */
-export const VolumesController = jobResourceController({
+export const volumeRoutes: JobResourceRoutes<typeof volumes.schema> = {
   resource: volumes,
   projection: volumesProjection,
   type: 'volumes',
@@ -33,4 +34,7 @@ export const VolumesController = jobResourceController({
     },
     detach: { summary: 'Detach the volume from its instance (202, a volume.detach job)' },
   },
-});
+  // A volume is priced by its size at the platform's storage rate (DECISIONS 22).
+  price: async ({ platform, body }) => ({ resourceType: 'volume', sizeGb: body.sizeGb, marginPercent: (await loadSettings(platform)).marginPercent }),
+};
+export const VolumesController = jobResourceController(volumeRoutes);

@@ -3,6 +3,7 @@ import { PROVIDER_CAPABILITIES } from '../../../domain/providers/capabilities';
 import type { CatalogSnapshot } from '../catalog.types';
 import {
   ProviderError,
+  type ConsoleRequest,
   type InstanceAction,
   type InstanceSpec,
   type LiveStatus,
@@ -155,6 +156,12 @@ export class SimulatorDriver implements ProviderDriver {
   async databaseVersions(engine: string): Promise<string[]> {
     if (!PROVIDER_CAPABILITIES[this.kind].includes('databases')) return [];
     return [...(SIMULATED_DATABASE_VERSIONS[engine] ?? [])];
+  }
+
+  /** A simulated console proxy's URL; the machine must exist and run (else a ProviderError, as a provider would answer). */
+  async consoleUrl(externalId: string, request: ConsoleRequest): Promise<string> {
+    if ((this.status.get(externalId) ?? 'active') !== 'active') throw new ProviderError(`Machine ${externalId} is not running`, false);
+    return `https://console.${this.kind.replace(/_/g, '-')}.simulator.invalid/${request.protocol}/${encodeURIComponent(externalId)}?token=${encodeURIComponent(request.token)}`;
   }
 
   async liveStatus(externalId: string, tags?: Record<string, string>): Promise<LiveStatus> {

@@ -1,0 +1,147 @@
+import { Controller, Inject, Req } from '@nestjs/common';
+import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { HOURS_PER_MONTH, PRICE_CURRENCY, PRICED_RESOURCE_TYPES, priceOf, type Priceable, type PricedResourceType, type ResourcePrice } from '../../../../libs/domain/catalog/pricing';
+import { serverSpec } from '../../../../libs/domain/servers/server.decider';
+import type { Principal } from '../../../../libs/http/src/auth';
+import { unwrapBody } from '../../../../libs/http/src/body-shape';
+import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
+import { BODY_PARSE, zodBodyError } from '../../../../libs/http/src/validation';
+import type { Ports } from '../../../../libs/runtime/src/ports';
+import { BusController } from '../common/bus-controller';
+import { jobResourceCreateBody, jobResourceCreateLookups, type JobResourceRoutes } from '../common/job-resource.routes';
+import { dataScopeOf } from '../common/resource-lifecycle';
+import { databaseRoutes } from '../databases/databases.routes';
+import { instanceCreateBody } from '../instances/instances.controller';
+import { instanceLookups } from '../instances/instances.handlers';
+import { clusterRoutes } from '../kubernetes/clusters.routes';
+import { serverCreateBody, serverCreateInput } from '../servers/servers.controller';
+import { serverLookups } from '../servers/servers.handlers';
+import { bucketRoutes } from '../storage/buckets.routes';
+import { volumeRoutes } from '../storage/volumes.routes';
+import { PORTS } from '../tokens';
+
+/**
+ * Cost estimates (DECISIONS 22): each item's attributes are the body its create route takes, checked
+ * by that create's own schema and lookups (the same 400, 404 PROVIDER_NOT_FOUND and 422 answers), then
+ * priced by the domain's `priceOf`, the function the creates record their price with. Nothing is
+ * created or recorded.
+ */
+export const MAX_ESTIMATE_ITEMS = 100;
+const TYPE = 'cost-estimates';
+
+const itemSchema = z.object({
+  resourceType: z.enum(PRICED_RESOURCE_TYPES),
+  attributes: z.record(z.string(), z.unknown()).describe("The body the resource's create route takes (a job-backed resource's `providerId` query parameter goes here too)"),
+  quantity: z.number().int().min(1).max(1000).optional().describe('How many such resources (default 1)'),
+});
+const estimateBody = z.object({ items: z.array(itemSchema).min(1).max(MAX_ESTIMATE_ITEMS).describe(`1 to ${MAX_ESTIMATE_ITEMS} items`) });
+
+const pricedItem = z.object({
+  resourceType: z.enum(PRICED_RESOURCE_TYPES),
+  hourlyCents: z.number().int(),
+  monthlyCents: z.number().int().describe(`${HOURS_PER_MONTH} hours`),
+  unitPrice: z.number().describe('Cents per hour for one resource (fractional for storage)'),
+  quantity: z.number().int(),
+  priceSource: z.enum(['catalog', 'storage-rate']).describe("`catalog`: the plans' catalog prices; `storage-rate`: the platform's storage rate; the margin applied to both"),
+});
+const estimateAttributes = z.object({ currency: z.literal(PRICE_CURRENCY), hourlyCents: z.number().int(), monthlyCents: z.number().int(), items: z.array(pricedItem) });
+
+const estimateRoute = route({
+  method: 'POST',
+  path: '/v1/cost-estimates',
+  summary: 'Price resources from their create bodies (validated as the creates validate them); nothing is created',
+  tag: 'Billing',
+  auth: 'project',
+  // Pricing changes nothing: whoever may read the project may price (viewers included).
+  permission: 'cost-estimates:read',
+  type: TYPE,
+  body: estimateBody,
+  responses: { 200: z.object({ data: z.object({ type: z.literal(TYPE), attributes: estimateAttributes }) }) },
+});
+
+type Item = z.output<typeof itemSchema>;
+type PricedItem = z.output<typeof pricedItem>;
+
+export class EstimateCost extends Query<z.output<typeof estimateAttributes>> {
+  constructor(
+    readonly projectId: string,
+    readonly items: Item[],
+    readonly pointerPrefix: string,
+  ) {
+    super();
+  }
+}
+
+const JOB_BACKED: Record<Exclude<PricedResourceType, 'instance' | 'server'>, JobResourceRoutes> = {
+  cluster: clusterRoutes as unknown as JobResourceRoutes,
+  volume: volumeRoutes as unknown as JobResourceRoutes,
+  database: databaseRoutes as unknown as JobResourceRoutes,
+  bucket: bucketRoutes as unknown as JobResourceRoutes,
+};
+
+const providerField = z.object({ providerId: z.string().min(1).max(64).optional() });
+
+/** The create's own body schema: 400 with pointers into the item's attributes. */
+function parsed<S extends z.ZodType>(schema: S, value: unknown, pointer: string): z.output<S> {
+  const r = schema.safeParse(value, BODY_PARSE);
+  if (!r.success) throw zodBodyError(r.error, pointer);
+  return r.data;
+}
+
+@QueryHandler(EstimateCost)
+export class EstimateCostHandler implements IQueryHandler<EstimateCost> {
+  constructor(@Inject(PORTS) private readonly ports: Ports) {}
+
+  async execute({ projectId, items, pointerPrefix }: EstimateCost) {
+    const priced: PricedItem[] = [];
+    for (const [i, item] of items.entries()) {
+      const pointer = `${pointerPrefix}/items/${i}/attributes`;
+      const { priceSource, unitPrice, quantity, hourlyCents, monthlyCents }: ResourcePrice = priceOf(await this.priceable(projectId, item, pointer), item.quantity ?? 1);
+      priced.push({ resourceType: item.resourceType, hourlyCents, monthlyCents, unitPrice, quantity, priceSource });
+    }
+    return {
+      currency: PRICE_CURRENCY,
+      hourlyCents: priced.reduce((sum, x) => sum + x.hourlyCents, 0),
+      monthlyCents: priced.reduce((sum, x) => sum + x.monthlyCents, 0),
+      items: priced,
+    };
+  }
+
+  /** The item validated and looked up by its create's own code, in the form `priceOf` prices. */
+  private async priceable(projectId: string, { resourceType, attributes }: Item, pointer: string): Promise<Priceable> {
+    switch (resourceType) {
+      case 'instance': {
+        const body = parsed(instanceCreateBody, attributes, pointer);
+        const { catalog } = await instanceLookups(this.ports, projectId, { ...body, tags: body.tags ?? [] }, pointer);
+        return { resourceType, plan: catalog.plan };
+      }
+      case 'server': {
+        const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, serverCreateInput(parsed(serverCreateBody, attributes, pointer)), pointer);
+        // The decider's catalog rules (a plan of another role, provider or site: 422 INVALID_PLAN).
+        serverSpec({ type: 'RequestServer', serverId: '', jobId: '', projectId, request, catalog: { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os }, now: '' });
+        return { resourceType, plan };
+      }
+      default: {
+        const routes = JOB_BACKED[resourceType];
+        // A job-backed create names its provider in the query; an estimate item in its attributes.
+        const { providerId } = parsed(providerField, attributes, pointer);
+        const { providerId: _inBody, ...body } = parsed(jobResourceCreateBody(routes), attributes, pointer) as Record<string, unknown>;
+        const { price } = await jobResourceCreateLookups(this.ports, routes, projectId, providerId, body, pointer);
+        return price!;
+      }
+    }
+  }
+}
+
+@Controller()
+export class CostEstimatesController extends BusController {
+  @ApiRoute(estimateRoute)
+  async estimate(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof estimateRoute>['body']) {
+    const attributes = await this.queries.execute(new EstimateCost(dataScopeOf(p), body.items, unwrapBody(req.body, TYPE).pointerPrefix));
+    return { data: { type: TYPE, attributes } };
+  }
+}
+
+export const COST_ESTIMATE_HANDLERS = [EstimateCostHandler];
