@@ -73,6 +73,11 @@ export const configSchema = z
     /** Outbound mail (invitations, ticket forwarding, email endpoints). Unset: mail is written to the log, secrets left out. */
     SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps:// URL' }).optional(),
     MAIL_FROM: z.string().min(3).default('Cloud API <no-reply@cloud.invalid>'),
+    /**
+     * The bootstrap project's owner email (DECISIONS 17): a ticket written with an API key of a project
+     * without an owner member names this address as its author's.
+     */
+    BOOTSTRAP_OWNER_EMAIL: z.email().default('owner@cloud.invalid'),
     /** Where new support tickets and messages are forwarded by email (DECISIONS 17); unset: not forwarded by email. */
     SUPPORT_FORWARD_EMAIL: z.email().optional(),
     /** A GitHub-compatible issues API (base URL, `owner/repo`, token) that tickets are forwarded to; all three or none. */
@@ -136,6 +141,7 @@ export const configSchema = z
       jobConcurrency: c.JOB_CONCURRENCY,
       mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
       support: {
+        bootstrapOwnerEmail: c.BOOTSTRAP_OWNER_EMAIL,
         forwardEmail: c.SUPPORT_FORWARD_EMAIL,
         tracker: c.TRACKER_URL && c.TRACKER_REPO && c.TRACKER_TOKEN ? { url: c.TRACKER_URL.replace(/\/+$/, ''), repo: c.TRACKER_REPO, token: c.TRACKER_TOKEN } : null,
       },
