@@ -1,5 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { connect as tlsConnect } from 'node:tls';
 import { call, calls, LogSink, owner, startApp } from './fixtures';
 import type { HttpApp } from '../src';
 import { createLogger, renderMetrics } from '../src';
@@ -93,6 +96,64 @@ describe('transport', () => {
     const r = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { name: 'x', pad: 'a'.repeat(1024 * 1024) } });
     expect(r.status).toBe(413);
     expect(r.json.errors[0]).toMatchObject({ status: '413', code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers every one of 90 concurrent bodies over the limit with a readable 413, with or without Content-Length (never a broken pipe)', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    /** Writes 1.5 MiB (over the 1 MiB limit) in 64 KiB chunks, as a client streaming its body does. */
+    const oversize = (chunked: boolean) =>
+      new Promise<string>((resolve) => {
+        const u = new URL(`${url}/v1/widgets`);
+        const size = 24 * chunk.length;
+        const headers = { ...owner, 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(size) }) };
+        const req = httpsRequest(u, { method: 'POST', headers, rejectUnauthorized: false, agent: false }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('end', () => resolve(`${res.statusCode} ${JSON.parse(Buffer.concat(parts).toString()).errors?.[0]?.code}`));
+          res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+        });
+        req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+        let sent = 0;
+        const write = () => {
+          while (sent < size) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once('drain', write);
+          }
+          req.end();
+        };
+        write();
+      });
+    const outcomes = await Promise.all(Array.from({ length: 90 }, (_, i) => oversize(i % 2 === 1)));
+    expect(outcomes.filter((o) => o !== '413 PAYLOAD_TOO_LARGE')).toEqual([]);
+  }, 120_000);
+
+  it('a client that writes its whole oversize body before reading gets the 413, not a reset: the refused body is drained behind the answer', async () => {
+    const u = new URL(url);
+    const socket = tlsConnect({ host: u.hostname, port: Number(u.port), rejectUnauthorized: false, servername: 'localhost' });
+    await once(socket, 'secureConnect');
+    let received = '';
+    const answered = new Promise<void>((resolve) => socket.on('data', (c: Buffer) => { received += c.toString('latin1'); if (received.includes('PAYLOAD_TOO_LARGE')) resolve(); }));
+    const errors: string[] = [];
+    socket.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+    socket.on('end', () => errors.push('closed by the server'));
+    const writable = () => new Promise<void>((resolve) => ['drain', 'close', 'end', 'error'].forEach((e) => socket.once(e, () => resolve())));
+    const size = 8 * 1024 * 1024;
+    const head = `POST /v1/widgets HTTP/1.1\r\nHost: ${u.host}\r\nX-Service-API-Key: ${owner['X-Service-API-Key']}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
+    socket.write(head);
+    // The answer comes before the body is sent (its Content-Length is over the limit); only then does
+    // this client write the body, all of it, as a client that reads after writing would.
+    await answered;
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    const chunk = Buffer.alloc(256 * 1024, 0x61);
+    for (let sent = 0; sent < size && errors.length === 0; sent += chunk.length) if (!socket.write(chunk)) await writable();
+    // The connection survived the refused body: the next request on it is answered.
+    received = '';
+    const next = new Promise<void>((resolve) => socket.on('data', () => { if (/^HTTP\/1\.1 \d{3} [\s\S]*\r\n\r\n/.test(received)) resolve(); }));
+    socket.write(`GET /v1/widgets HTTP/1.1\r\nHost: ${u.host}\r\nX-Service-API-Key: ${owner['X-Service-API-Key']}\r\n\r\n`);
+    if (errors.length === 0) await Promise.race([next, writable()]);
+    socket.destroy();
+    expect(errors).toEqual([]);
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it('answers 404 NOT_FOUND on unknown routes and 405 with Allow on known paths', async () => {
