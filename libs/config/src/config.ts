@@ -86,6 +86,13 @@ export const configSchema = z
     TRACKER_TOKEN: z.string().min(1).optional(),
     /** Operator setting: lets webhook endpoints and outbound calls reach loopback, link-local and private addresses (tests). */
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    /** DNS servers webhook target names are resolved with (`ip` or `ip:port`, comma-separated); unset: the system's. */
+    DNS_SERVERS: z
+      .string()
+      .refine((v) => v.split(',').every((s) => /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/.test(s.trim())), 'must be IP addresses (ip or ip:port), comma-separated')
+      .optional(),
+    /** The bound of a name lookup on a request path (webhook create, endpoint tests): past it the name counts as not resolving yet. */
+    DNS_TIMEOUT_MS: positiveInt.max(30_000).default(2000),
     /** Stripe (official SDK); STRIPE_API_URL points it elsewhere (stripe-mock in tests). */
     STRIPE_SECRET_KEY: z.string().min(1).optional(),
     STRIPE_API_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
@@ -145,7 +152,10 @@ export const configSchema = z
         forwardEmail: c.SUPPORT_FORWARD_EMAIL,
         tracker: c.TRACKER_URL && c.TRACKER_REPO && c.TRACKER_TOKEN ? { url: c.TRACKER_URL.replace(/\/+$/, ''), repo: c.TRACKER_REPO, token: c.TRACKER_TOKEN } : null,
       },
-      webhooks: { allowPrivateTargets: c.WEBHOOKS_ALLOW_PRIVATE_TARGETS },
+      webhooks: {
+        allowPrivateTargets: c.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+        dns: { servers: c.DNS_SERVERS?.split(',').map((s) => s.trim()), timeoutMs: c.DNS_TIMEOUT_MS },
+      },
       payments: {
         stripe: c.STRIPE_SECRET_KEY ? { secretKey: c.STRIPE_SECRET_KEY, apiUrl: c.STRIPE_API_URL, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : null,
         stripeWebhookSecret: c.STRIPE_WEBHOOK_SECRET,
