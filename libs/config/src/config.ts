@@ -86,6 +86,12 @@ export const configSchema = z
     TRACKER_TOKEN: z.string().min(1).optional(),
     /** Operator setting: lets webhook endpoints and outbound calls reach loopback, link-local and private addresses (tests). */
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    /** The invoice PDF's issuer (DECISIONS 16): name, address lines separated by `;`, tax id, billing contact, and the footer's sentence. */
+    INVOICE_ISSUER_NAME: z.string().trim().min(1).max(200).default('Cloud Provisioning Platform'),
+    INVOICE_ISSUER_ADDRESS: z.string().max(500).optional(),
+    INVOICE_ISSUER_TAX_ID: z.string().trim().min(1).max(64).optional(),
+    INVOICE_ISSUER_EMAIL: z.email().optional(),
+    INVOICE_FOOTER: z.string().trim().min(1).max(300).default('Payment is due by the due date. Questions about this invoice: open a support ticket with category billing.'),
     /** DNS servers webhook target names are resolved with (`ip` or `ip:port`, comma-separated); unset: the system's. */
     DNS_SERVERS: z
       .string()
@@ -162,6 +168,13 @@ export const configSchema = z
         paystack: c.PAYSTACK_SECRET_KEY ? { secretKey: c.PAYSTACK_SECRET_KEY, apiUrl: c.PAYSTACK_API_URL.replace(/\/+$/, '') } : null,
       },
       inboundWebhooks: { githubSecret: c.GITHUB_WEBHOOK_SECRET },
+      invoiceIssuer: {
+        name: c.INVOICE_ISSUER_NAME,
+        addressLines: (c.INVOICE_ISSUER_ADDRESS ?? '').split(';').map((l) => l.trim()).filter(Boolean),
+        taxId: c.INVOICE_ISSUER_TAX_ID ?? null,
+        email: c.INVOICE_ISSUER_EMAIL ?? null,
+        footer: c.INVOICE_FOOTER,
+      },
       /** null: bearer tokens are only accepted as API keys. */
       jwt: c.JWT_ISSUER
         ? {
