@@ -117,29 +117,28 @@ export function renderInvoicePdf(invoice: InvoiceDoc, issuer: InvoiceIssuer, to:
   const right = { qty: RIGHT - amountW - unitW - 2 * GAP, unit: RIGHT - amountW - GAP, amount: RIGHT };
   const descriptionWidth = right.qty - qtyW - GAP - PAGE.margin;
 
+  /** One table row: the description wrapping in its column, the three numbers each on one line. */
+  const tableRow = (cells: string[], bold: boolean) => {
+    font(bold ? 'Helvetica-Bold' : 'Helvetica', size);
+    doc.text(cells[0], PAGE.margin, y, { width: descriptionWidth });
+    rightAligned(cells[1], right.qty, y);
+    rightAligned(cells[2], right.unit, y);
+    rightAligned(cells[3], right.amount, y);
+  };
   const headerRow = () => {
     doc.rect(PAGE.margin - 4, y - 4, CONTENT_WIDTH + 8, size + 8).fill('#eeeeee');
-    font('Helvetica-Bold', size);
-    doc.text(header[0], PAGE.margin, y, { lineBreak: false });
-    rightAligned(header[1], right.qty, y);
-    rightAligned(header[2], right.unit, y);
-    rightAligned(header[3], right.amount, y);
+    tableRow(header, true);
     y += size + 10;
   };
   headerRow();
   for (const row of rows) {
-    font('Helvetica', size);
-    const height = doc.heightOfString(row[0], { width: descriptionWidth });
+    const height = font('Helvetica', size).heightOfString(row[0], { width: descriptionWidth });
     if (y + height > BODY_BOTTOM) {
       doc.addPage();
       y = PAGE.margin;
       headerRow();
-      font('Helvetica', size);
     }
-    doc.text(row[0], PAGE.margin, y, { width: descriptionWidth });
-    rightAligned(row[1], right.qty, y);
-    rightAligned(row[2], right.unit, y);
-    rightAligned(row[3], right.amount, y);
+    tableRow(row, false);
     y += height + 6;
     doc.moveTo(PAGE.margin, y - 3).lineTo(RIGHT, y - 3).strokeColor('#e4e4e4').lineWidth(0.5).stroke();
   }
