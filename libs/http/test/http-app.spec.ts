@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { connect as tlsConnect } from 'node:tls';
@@ -98,32 +97,38 @@ describe('transport', () => {
     expect(r.json.errors[0]).toMatchObject({ status: '413', code: 'PAYLOAD_TOO_LARGE' });
   });
 
-  it('answers every one of 90 concurrent bodies over the limit with a readable 413, with or without Content-Length (never a broken pipe)', async () => {
-    const chunk = Buffer.alloc(64 * 1024, 'a');
-    /** Writes 1.5 MiB (over the 1 MiB limit) in 64 KiB chunks, as a client streaming its body does. */
-    const oversize = (chunked: boolean) =>
-      new Promise<string>((resolve) => {
-        const u = new URL(`${url}/v1/widgets`);
-        const size = 24 * chunk.length;
-        const headers = { ...owner, 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(size) }) };
-        const req = httpsRequest(u, { method: 'POST', headers, rejectUnauthorized: false, agent: false }, (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (c: Buffer) => parts.push(c));
-          res.on('end', () => resolve(`${res.statusCode} ${JSON.parse(Buffer.concat(parts).toString()).errors?.[0]?.code}`));
-          res.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+  it('answers every one of 90 concurrent clients writing 1.5 MiB bodies (with or without Content-Length) before reading with a 413 (never a broken pipe)', async () => {
+    const u = new URL(url);
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const chunks = 24; // 1.5 MiB: over the 1 MiB limit
+    /** A client that writes its whole request, then reads the answer: the outcome is the answer, or the error that stopped the writing. */
+    const writeThenRead = async (chunked: boolean): Promise<string> => {
+      const socket = tlsConnect({ host: u.hostname, port: Number(u.port), rejectUnauthorized: false, servername: 'localhost' });
+      await once(socket, 'secureConnect');
+      let received = '';
+      let failed: string | null = null;
+      socket.on('error', (e: NodeJS.ErrnoException) => (failed ??= e.code ?? e.message));
+      const answered = new Promise<void>((resolve) => {
+        socket.on('data', (c: Buffer) => {
+          received += c.toString('latin1');
+          if (received.includes('PAYLOAD_TOO_LARGE')) resolve();
         });
-        req.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
-        let sent = 0;
-        const write = () => {
-          while (sent < size) {
-            sent += chunk.length;
-            if (!req.write(chunk)) return void req.once('drain', write);
-          }
-          req.end();
-        };
-        write();
+        socket.on('close', () => resolve());
       });
-    const outcomes = await Promise.all(Array.from({ length: 90 }, (_, i) => oversize(i % 2 === 1)));
+      const writable = () => new Promise<void>((resolve) => ['drain', 'close', 'error'].forEach((e) => socket.once(e, () => resolve())));
+      const length = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${chunks * chunk.length}`;
+      socket.write(`POST /v1/widgets HTTP/1.1\r\nHost: ${u.host}\r\nX-Service-API-Key: ${owner['X-Service-API-Key']}\r\nContent-Type: application/json\r\n${length}\r\n\r\n`);
+      for (let i = 0; i < chunks && !failed && !socket.destroyed; i++) {
+        const piece = chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
+        if (!socket.write(piece)) await writable();
+      }
+      if (chunked && !failed && !socket.destroyed) socket.write('0\r\n\r\n');
+      const written = failed ?? (socket.destroyed ? 'closed while writing' : null);
+      await answered;
+      socket.destroy();
+      return written ?? `${/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]} ${received.includes('PAYLOAD_TOO_LARGE') ? 'PAYLOAD_TOO_LARGE' : received.slice(0, 80)}`;
+    };
+    const outcomes = await Promise.all(Array.from({ length: 90 }, (_, i) => writeThenRead(i % 2 === 1)));
     expect(outcomes.filter((o) => o !== '413 PAYLOAD_TOO_LARGE')).toEqual([]);
   }, 120_000);
 
