@@ -30,6 +30,17 @@ export const MEMBERS_LIST: ListShape = { query: 'GET /v1/iam/members, /v1/iam/te
 export const INVITES_LIST: ListShape = { query: 'GET /v1/projects/{projectId}/invites', equal: ['projectId', 'scope', 'status'], sortable: ['createdAt', 'email', 'expiresAt', 'status'] };
 const LISTS: ListShape[] = [MEMBERS_LIST, INVITES_LIST];
 
+/**
+ * The query that finds a project's owner of record: its oldest active owner member (the customer
+ * record's owner email, DECISIONS 18; a ticket's author for an API key, DECISIONS 17).
+ */
+export const projectOwnerQuery = (projectId: string) => ({
+  filter: { projectId, role: 'owner', status: 'active', scope: 'project' },
+  sort: [{ field: 'createdAt', direction: 1 as const }],
+  limit: 1,
+  withTotal: false,
+});
+
 /** Members and invitations of every project (an invitation is a member in status `invited`). */
 export const membersProjection: DocumentProjection<MemberDoc> = {
   name: 'members',

@@ -4,6 +4,10 @@ import { notificationDeliveriesProjection, type DeliveryDoc } from '../../projec
 import { notificationEndpointsProjection } from '../../projections/notification-endpoints/notification-endpoints.projection';
 import { Deliverer } from './deliverer';
 import { EndpointSender } from './endpoint-sender';
+import { NameResolver } from '../../libs/runtime/src/name-resolver';
+
+/** A delivery's lookup bound: a name silent this long fails the attempt, which is retried. */
+const DELIVERY_LOOKUP_TIMEOUT_MS = 5000;
 
 const deliverers = new WeakMap<RuntimeServices, Deliverer>();
 
@@ -16,7 +20,8 @@ export function deliverer(rt: RuntimeServices): Deliverer {
     deliveries: () => rt.projections.collection(notificationDeliveriesProjection),
     endpoints: () => rt.projections.collection(notificationEndpointsProjection),
     vault: rt.vault,
-    sender: new EndpointSender(rt.mailer, rt.config.webhooks.allowPrivateTargets, () => rt.clock.now()),
+    // Deliveries resolve with their own bounded resolver: names that never answer hold its slots, not the request paths'.
+    sender: new EndpointSender(rt.mailer, rt.config.webhooks.allowPrivateTargets, () => rt.clock.now(), 256, new NameResolver({ servers: rt.config.webhooks.dns.servers, timeoutMs: DELIVERY_LOOKUP_TIMEOUT_MS, maxConcurrent: 16 }).callback),
     clock: rt.clock,
     logger: rt.logger,
     concurrency: 128,

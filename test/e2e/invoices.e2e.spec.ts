@@ -3,6 +3,7 @@ import { PDFParse } from 'pdf-parse';
 import { ManualClock } from '../../libs/runtime/src/clock';
 import { MonthEndInvoicing } from '../../sagas/usage-invoicing/month-end-run';
 import { eventually } from '../support/wait';
+import { pdfTextItems } from '../support/pdf-layout';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 type Api = ReturnType<TestServer['as']>;
@@ -21,6 +22,14 @@ function getBytes(srv: TestServer, key: string, path: string): Promise<{ status:
   });
 }
 
+const ISSUER = {
+  INVOICE_ISSUER_NAME: 'Acme Cloud Ltd',
+  INVOICE_ISSUER_ADDRESS: '12 Marina Road; Lagos Island, Lagos; Nigeria',
+  INVOICE_ISSUER_TAX_ID: 'NG-TIN 12345678-0001',
+  INVOICE_ISSUER_EMAIL: 'billing@acme-cloud.example',
+  INVOICE_FOOTER: 'Payment is due by the due date shown above.',
+};
+
 const startOfNextMonth = (ms: number) => {
   const d = new Date(ms);
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
@@ -36,7 +45,7 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
   const year = () => new Date(clock.now()).getUTCFullYear();
 
   beforeAll(async () => {
-    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero' }, { clock });
+    srv = await startTestServer(profile, { SIMULATOR_LATENCY: 'zero', ...ISSUER }, { clock });
     // Usage is billed in live mode only (DECISIONS 21); the bootstrap key is a test key.
     const live = await srv.as(srv.bootstrap.apiKey).post('/v1/api-keys', { name: 'live owner', role: 'owner', mode: 'live' });
     expect(live.status).toBe(201);
@@ -164,9 +173,12 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
     const { text } = await parser.getText();
     await parser.destroy();
     for (const expected of [
-      `Invoice ${first.invoiceNumber}`,
-      `Issued: ${first.createdAt.slice(0, 10)}`,
-      'Due: 2030-01-31',
+      'INVOICE',
+      first.invoiceNumber,
+      'Issue date',
+      first.createdAt.slice(0, 10),
+      'Due date',
+      '2030-01-31',
       'Compute: web-1',
       'Support plan',
       'USD 3.00', // unit price of the first line
@@ -182,6 +194,55 @@ describe.each<Profile>(['embedded', 'server'])('invoices and usage (%s profile)'
       expect(text).toContain(expected);
     }
     expect((await getBytes(srv, ownerKey, '/v1/invoices/no-such-invoice/pdf')).status).toBe(404);
+  });
+
+  it('lays the PDF out as a finance team sends it: issuer, bill-to, footer on every page, every amount on one line inside the page', async () => {
+    // A customer that declared its organization (KYC): the bill-to names it.
+    const kyc = { legalName: 'Shoprite Digital Ltd', registrationNumber: 'RC 1234567', country: 'NG', address: '5 Allen Avenue, Ikeja', contactName: 'Ada Obi', contactEmail: 'ada@shoprite.example' };
+    expect((await owner.post('/v1/kyc', kyc)).status).toBe(201);
+    // An NGN total over a million, and enough rows to need a second page.
+    const lineItems = [
+      { description: 'Dedicated server bm.xl in Lagos LOS1, 744 hours, with a description long enough to wrap inside its own column', quantity: 744, unitPriceCents: 16_500_00 },
+      ...Array.from({ length: 40 }, (_, i) => ({ description: `Volume vol-${i} (500 GB)`, quantity: 1, unitPriceCents: 2_500_00 + i })),
+    ];
+    const amountCents = lineItems.reduce((sum, l) => sum + l.quantity * l.unitPriceCents, 0);
+    const created = await owner.post('/v1/invoices', { currency: 'NGN', amountCents, taxRate: 0.075, dueDate: '2030-01-31', lineItems });
+    expect(created.status).toBe(201);
+    const ngn = created.body.data;
+    expect(ngn.totalCents).toBeGreaterThan(1_000_000_00);
+    const money = (cents: number) => `NGN ${Math.trunc(cents / 100).toLocaleString('en-US')}.${String(cents % 100).padStart(2, '0')}`;
+
+    const layout = await eventually(
+      async () => pdfTextItems((await getBytes(srv, ownerKey, `/v1/invoices/${ngn.id}/pdf`)).body),
+      (l) => l.items.some((i) => i.text === kyc.legalName),
+    );
+    const texts = layout.items.map((i) => i.text);
+    // Issuer (from configuration) and bill-to (the declared organization, the project's name and id).
+    for (const expected of ['Acme Cloud Ltd', '12 Marina Road', 'Lagos Island, Lagos', 'Nigeria', 'Tax ID: NG-TIN 12345678-0001', 'billing@acme-cloud.example', 'BILL TO', kyc.legalName, kyc.address]) expect(texts).toContain(expected);
+    expect(texts.some((t) => t.includes(srv.bootstrap.projectId))).toBe(true);
+    // Every amount is one run of text (never split across lines), inside the right margin.
+    const amounts = [...lineItems.flatMap((l) => [money(l.unitPriceCents), money(l.quantity * l.unitPriceCents)]), money(ngn.amountCents), money(ngn.taxCents), money(ngn.totalCents)];
+    for (const amount of amounts) {
+      const runs = layout.items.filter((i) => i.text === amount);
+      expect({ amount, drawn: runs.length > 0 }).toEqual({ amount, drawn: true });
+      for (const r of runs) expect(r.x + r.width).toBeLessThanOrEqual(layout.pageWidth - 50 + 0.5);
+    }
+    expect(layout.items.filter((i) => /^[\d,.]+$/.test(i.text) && /[,.]/.test(i.text))).toEqual([]); // no part of an amount alone on a line
+    // The total on one line with its label.
+    const total = layout.items.find((i) => i.text === money(ngn.totalCents) && i.page === layout.pages)!;
+    const label = layout.items.find((i) => i.text === 'Total' && i.page === total.page)!;
+    expect(Math.abs(label.y - total.y)).toBeLessThan(0.5);
+    expect(label.x + label.width).toBeLessThan(total.x);
+    // A footer on every page, with the page count.
+    expect(layout.pages).toBeGreaterThan(1);
+    for (let page = 1; page <= layout.pages; page++) {
+      const onPage = layout.items.filter((i) => i.page === page);
+      expect(onPage.map((i) => i.text)).toContain(`Page ${page} of ${layout.pages}`);
+      expect(onPage.some((i) => i.text.includes('Payment is due by the due date shown above.'))).toBe(true);
+      // The footer is the lowest text of the page.
+      const footer = onPage.find((i) => i.text === `Page ${page} of ${layout.pages}`)!;
+      expect(Math.min(...onPage.map((i) => i.y))).toBeGreaterThanOrEqual(footer.y - 12);
+    }
   });
 
   it('pays from the wallet: 422 INSUFFICIENT_FUNDS without funds, then paid once (InvoicePaid linked to its debit), 409 paying twice', async () => {

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { parse } from 'yaml';
 import { ManualClock } from '../../libs/runtime/src/clock';
@@ -53,6 +54,11 @@ describe.each<Profile>(['embedded', 'server'])('Kubernetes clusters, a declared 
     expect(ctx.context.cluster).toBe(config.clusters[0].name);
     expect(ctx.context.user).toBe(config.users[0].name);
     expect(config.clusters[0].cluster).toEqual({ server: ready.body.data.attributes.endpoint, 'certificate-authority-data': ready.body.data.attributes.caData });
+    // A real CA certificate a TLS client can trust (not base64 noise in a PEM header).
+    const ca = new X509Certificate(Buffer.from(config.clusters[0].cluster['certificate-authority-data'], 'base64'));
+    expect(ca.ca).toBe(true);
+    expect(ca.checkIssued(ca)).toBe(true);
+    expect(ca.verify(ca.publicKey)).toBe(true);
     const token: string = config.users[0].user.token;
     expect(token.length).toBeGreaterThanOrEqual(32);
     // The same credential every time (it is the cluster's, kept in the vault).

@@ -12,7 +12,7 @@ describe.each<Profile>(['embedded', 'server'])('support tickets (%s profile)', (
   let other: Api;
 
   beforeAll(async () => {
-    srv = await startTestServer(profile);
+    srv = await startTestServer(profile, { BOOTSTRAP_OWNER_EMAIL: 'ops-owner@example.com' });
     owner = srv.as(srv.bootstrap.apiKey);
     const project = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: `support-other-${profile}` });
     expect(project.status).toBe(201);
@@ -144,6 +144,24 @@ describe.each<Profile>(['embedded', 'server'])('support tickets (%s profile)', (
     expect(pointers((await owner.post(`/v1/support/${first.id}/messages`, {})).body)).toEqual(['/content']);
     // nothing was opened by the refused requests
     expect((await owner.get('/v1/support?limit=1')).body.meta.total).toBe(10);
+  });
+
+  it("names an API key's messages by the key, with the project owner's email (BOOTSTRAP_OWNER_EMAIL for the bootstrap project): email is never null (DECISIONS 17)", async () => {
+    const written = async (api: Api, keyName: string) => {
+      const key = await api.post('/v1/api-keys', { name: keyName, role: 'admin' });
+      expect(key.status).toBe(201);
+      const as = srv.as(key.body.data.attributes.key);
+      const opened = await as.post('/v1/support', { subject: 'Who wrote this', message: 'A key did' });
+      expect(opened.status).toBe(201);
+      const replied = await as.post(`/v1/support/${opened.body.data.id}/messages`, { content: 'Still the key' });
+      expect(replied.status).toBe(200);
+      return [opened.body.data.attributes.author, replied.body.data.attributes.messages.at(-1).author];
+    };
+    // The bootstrap project has no owner member: its owner's address is configured.
+    for (const author of await written(owner, 'Ops bot')) expect(author).toEqual({ name: 'Ops bot', email: 'ops-owner@example.com', isSupport: false });
+    // A project with an owner member: the customer record's owner email.
+    expect((await other.post('/v1/iam/members', { email: 'finance@example.com', role: 'owner' })).status).toBe(201);
+    for (const author of await written(other, 'Billing robot')) expect(author).toEqual({ name: 'Billing robot', email: 'finance@example.com', isSupport: false });
   });
 });
 

@@ -73,6 +73,11 @@ export const configSchema = z
     /** Outbound mail (invitations, ticket forwarding, email endpoints). Unset: mail is written to the log, secrets left out. */
     SMTP_URL: z.url({ protocol: /^smtps?$/, message: 'must be an smtp:// or smtps:// URL' }).optional(),
     MAIL_FROM: z.string().min(3).default('Cloud API <no-reply@cloud.invalid>'),
+    /**
+     * The bootstrap project's owner email (DECISIONS 17): a ticket written with an API key of a project
+     * without an owner member names this address as its author's.
+     */
+    BOOTSTRAP_OWNER_EMAIL: z.email().default('owner@cloud.invalid'),
     /** Where new support tickets and messages are forwarded by email (DECISIONS 17); unset: not forwarded by email. */
     SUPPORT_FORWARD_EMAIL: z.email().optional(),
     /** A GitHub-compatible issues API (base URL, `owner/repo`, token) that tickets are forwarded to; all three or none. */
@@ -81,6 +86,19 @@ export const configSchema = z
     TRACKER_TOKEN: z.string().min(1).optional(),
     /** Operator setting: lets webhook endpoints and outbound calls reach loopback, link-local and private addresses (tests). */
     WEBHOOKS_ALLOW_PRIVATE_TARGETS: bool.default(false),
+    /** The invoice PDF's issuer (DECISIONS 16): name, address lines separated by `;`, tax id, billing contact, and the footer's sentence. */
+    INVOICE_ISSUER_NAME: z.string().trim().min(1).max(200).default('Cloud Provisioning Platform'),
+    INVOICE_ISSUER_ADDRESS: z.string().max(500).optional(),
+    INVOICE_ISSUER_TAX_ID: z.string().trim().min(1).max(64).optional(),
+    INVOICE_ISSUER_EMAIL: z.email().optional(),
+    INVOICE_FOOTER: z.string().trim().min(1).max(300).default('Payment is due by the due date. Questions about this invoice: open a support ticket with category billing.'),
+    /** DNS servers webhook target names are resolved with (`ip` or `ip:port`, comma-separated); unset: the system's. */
+    DNS_SERVERS: z
+      .string()
+      .refine((v) => v.split(',').every((s) => /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$|^[0-9a-fA-F:]+$/.test(s.trim())), 'must be IP addresses (ip or ip:port), comma-separated')
+      .optional(),
+    /** The bound of a name lookup on a request path (webhook create, endpoint tests): past it the name counts as not resolving yet. */
+    DNS_TIMEOUT_MS: positiveInt.max(30_000).default(2000),
     /** Stripe (official SDK); STRIPE_API_URL points it elsewhere (stripe-mock in tests). */
     STRIPE_SECRET_KEY: z.string().min(1).optional(),
     STRIPE_API_URL: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional(),
@@ -136,16 +154,27 @@ export const configSchema = z
       jobConcurrency: c.JOB_CONCURRENCY,
       mail: { smtpUrl: c.SMTP_URL, from: c.MAIL_FROM },
       support: {
+        bootstrapOwnerEmail: c.BOOTSTRAP_OWNER_EMAIL,
         forwardEmail: c.SUPPORT_FORWARD_EMAIL,
         tracker: c.TRACKER_URL && c.TRACKER_REPO && c.TRACKER_TOKEN ? { url: c.TRACKER_URL.replace(/\/+$/, ''), repo: c.TRACKER_REPO, token: c.TRACKER_TOKEN } : null,
       },
-      webhooks: { allowPrivateTargets: c.WEBHOOKS_ALLOW_PRIVATE_TARGETS },
+      webhooks: {
+        allowPrivateTargets: c.WEBHOOKS_ALLOW_PRIVATE_TARGETS,
+        dns: { servers: c.DNS_SERVERS?.split(',').map((s) => s.trim()), timeoutMs: c.DNS_TIMEOUT_MS },
+      },
       payments: {
         stripe: c.STRIPE_SECRET_KEY ? { secretKey: c.STRIPE_SECRET_KEY, apiUrl: c.STRIPE_API_URL, webhookSecret: c.STRIPE_WEBHOOK_SECRET } : null,
         stripeWebhookSecret: c.STRIPE_WEBHOOK_SECRET,
         paystack: c.PAYSTACK_SECRET_KEY ? { secretKey: c.PAYSTACK_SECRET_KEY, apiUrl: c.PAYSTACK_API_URL.replace(/\/+$/, '') } : null,
       },
       inboundWebhooks: { githubSecret: c.GITHUB_WEBHOOK_SECRET },
+      invoiceIssuer: {
+        name: c.INVOICE_ISSUER_NAME,
+        addressLines: (c.INVOICE_ISSUER_ADDRESS ?? '').split(';').map((l) => l.trim()).filter(Boolean),
+        taxId: c.INVOICE_ISSUER_TAX_ID ?? null,
+        email: c.INVOICE_ISSUER_EMAIL ?? null,
+        footer: c.INVOICE_FOOTER,
+      },
       /** null: bearer tokens are only accepted as API keys. */
       jwt: c.JWT_ISSUER
         ? {

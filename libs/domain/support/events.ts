@@ -8,7 +8,7 @@ export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
 /** Who wrote a ticket or a message: the customer (a project credential) or support (`isSupport`). */
 export interface TicketAuthor {
   name: string;
-  /** Null when the credential carries no address (API keys). */
+  /** Always a string since DECISIONS 17 (the member's, or for an API key the project owner's); null only in events recorded before. */
   email: string | null;
   isSupport: boolean;
 }

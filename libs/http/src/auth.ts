@@ -29,6 +29,8 @@ export interface ProjectMemberPrincipal {
   projectId: string;
   /** The JWT `sub`. */
   memberId: string;
+  /** The token's `email` claim, when it carries one. */
+  email?: string;
   role: ProjectRole;
   /** A signed-in member always acts in live mode (test mode is for test keys). */
   mode: 'live';

@@ -34,7 +34,37 @@ export function parseJsonBody(text: string): unknown {
   return value;
 }
 
+/** How much of a refused body is read and discarded behind its 413 before the connection is cut. */
+export const OVERSIZE_DRAIN_FACTOR = 16;
+
+/**
+ * A 413 answered before the whole body arrived (Fastify refuses an over-limit Content-Length before
+ * reading, or stops at the limit) comes with `Connection: close`, and closing a socket the client is
+ * still writing to resets it: a client that writes its body before reading (most do) gets a broken
+ * pipe instead of the 413. Instead the 413 keeps the connection, and Node reads and discards the rest
+ * of the body behind it (a lingering close); a body still coming after `OVERSIZE_DRAIN_FACTOR` times
+ * the limit has its connection cut.
+ */
+function drainRefusedBodies(fastify: FastifyInstance, bodyLimit: number): void {
+  fastify.addHook('onSend', async (req, reply, payload) => {
+    const raw = req.raw;
+    if (reply.statusCode !== 413 || raw.complete || raw.destroyed) return payload;
+    reply.removeHeader('connection');
+    let drained = 0;
+    const cap = OVERSIZE_DRAIN_FACTOR * bodyLimit;
+    const count = (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > cap) raw.socket?.destroy();
+    };
+    raw.on('data', count);
+    raw.once('end', () => raw.off('data', count));
+    raw.resume();
+    return payload;
+  });
+}
+
 export function registerJsonBodyParser(fastify: FastifyInstance, bodyLimit = BODY_LIMIT): void {
+  drainRefusedBodies(fastify, bodyLimit);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(JSON_MEDIA_TYPES, { parseAs: 'string', bodyLimit }, (req, body, done) => {
     try {

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { connect as tlsConnect } from 'node:tls';
 import { call, calls, LogSink, owner, startApp } from './fixtures';
 import type { HttpApp } from '../src';
 import { createLogger, renderMetrics } from '../src';
@@ -93,6 +95,70 @@ describe('transport', () => {
     const r = await call(`${url}/v1/widgets`, { method: 'POST', headers: owner, body: { name: 'x', pad: 'a'.repeat(1024 * 1024) } });
     expect(r.status).toBe(413);
     expect(r.json.errors[0]).toMatchObject({ status: '413', code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('answers every one of 90 concurrent clients writing 1.5 MiB bodies (with or without Content-Length) before reading with a 413 (never a broken pipe)', async () => {
+    const u = new URL(url);
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const chunks = 24; // 1.5 MiB: over the 1 MiB limit
+    /** A client that writes its whole request, then reads the answer: the outcome is the answer, or the error that stopped the writing. */
+    const writeThenRead = async (chunked: boolean): Promise<string> => {
+      const socket = tlsConnect({ host: u.hostname, port: Number(u.port), rejectUnauthorized: false, servername: 'localhost' });
+      await once(socket, 'secureConnect');
+      let received = '';
+      let failed: string | null = null;
+      socket.on('error', (e: NodeJS.ErrnoException) => (failed ??= e.code ?? e.message));
+      const answered = new Promise<void>((resolve) => {
+        socket.on('data', (c: Buffer) => {
+          received += c.toString('latin1');
+          if (received.includes('PAYLOAD_TOO_LARGE')) resolve();
+        });
+        socket.on('close', () => resolve());
+      });
+      const writable = () => new Promise<void>((resolve) => ['drain', 'close', 'error'].forEach((e) => socket.once(e, () => resolve())));
+      const length = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${chunks * chunk.length}`;
+      socket.write(`POST /v1/widgets HTTP/1.1\r\nHost: ${u.host}\r\nX-Service-API-Key: ${owner['X-Service-API-Key']}\r\nContent-Type: application/json\r\n${length}\r\n\r\n`);
+      for (let i = 0; i < chunks && !failed && !socket.destroyed; i++) {
+        const piece = chunked ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]) : chunk;
+        if (!socket.write(piece)) await writable();
+      }
+      if (chunked && !failed && !socket.destroyed) socket.write('0\r\n\r\n');
+      const written = failed ?? (socket.destroyed ? 'closed while writing' : null);
+      await answered;
+      socket.destroy();
+      return written ?? `${/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]} ${received.includes('PAYLOAD_TOO_LARGE') ? 'PAYLOAD_TOO_LARGE' : received.slice(0, 80)}`;
+    };
+    const outcomes = await Promise.all(Array.from({ length: 90 }, (_, i) => writeThenRead(i % 2 === 1)));
+    expect(outcomes.filter((o) => o !== '413 PAYLOAD_TOO_LARGE')).toEqual([]);
+  }, 120_000);
+
+  it('a client that writes its whole oversize body before reading gets the 413, not a reset: the refused body is drained behind the answer', async () => {
+    const u = new URL(url);
+    const socket = tlsConnect({ host: u.hostname, port: Number(u.port), rejectUnauthorized: false, servername: 'localhost' });
+    await once(socket, 'secureConnect');
+    let received = '';
+    const answered = new Promise<void>((resolve) => socket.on('data', (c: Buffer) => { received += c.toString('latin1'); if (received.includes('PAYLOAD_TOO_LARGE')) resolve(); }));
+    const errors: string[] = [];
+    socket.on('error', (e: NodeJS.ErrnoException) => errors.push(e.code ?? e.message));
+    socket.on('end', () => errors.push('closed by the server'));
+    const writable = () => new Promise<void>((resolve) => ['drain', 'close', 'end', 'error'].forEach((e) => socket.once(e, () => resolve())));
+    const size = 8 * 1024 * 1024;
+    const head = `POST /v1/widgets HTTP/1.1\r\nHost: ${u.host}\r\nX-Service-API-Key: ${owner['X-Service-API-Key']}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
+    socket.write(head);
+    // The answer comes before the body is sent (its Content-Length is over the limit); only then does
+    // this client write the body, all of it, as a client that reads after writing would.
+    await answered;
+    expect(received).toMatch(/^HTTP\/1\.1 413 /);
+    const chunk = Buffer.alloc(256 * 1024, 0x61);
+    for (let sent = 0; sent < size && errors.length === 0; sent += chunk.length) if (!socket.write(chunk)) await writable();
+    // The connection survived the refused body: the next request on it is answered.
+    received = '';
+    const next = new Promise<void>((resolve) => socket.on('data', () => { if (/^HTTP\/1\.1 \d{3} [\s\S]*\r\n\r\n/.test(received)) resolve(); }));
+    socket.write(`GET /v1/widgets HTTP/1.1\r\nHost: ${u.host}\r\nX-Service-API-Key: ${owner['X-Service-API-Key']}\r\n\r\n`);
+    if (errors.length === 0) await Promise.race([next, writable()]);
+    socket.destroy();
+    expect(errors).toEqual([]);
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
   });
 
   it('answers 404 NOT_FOUND on unknown routes and 405 with Allow on known paths', async () => {

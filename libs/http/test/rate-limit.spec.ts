@@ -53,7 +53,8 @@ function suite(name: string, makeStore: () => Promise<RateLimitStore>) {
         expect(r.headers['x-ratelimit-remaining']).toBe(String(3 - i));
       }
       expect((await call(`${app.url}/v1/widgets?limit=1`, { headers: k1 })).status).toBe(429);
-      // same project (6/min): 5 used by k1 so far, k2 gets one, then the project limit bites
+      // same project (6/min): 4 used by k1 (its refused request spent nothing), k2 gets two, then the project limit bites
+      expect((await call(`${app.url}/v1/widgets?limit=1`, { headers: k2 })).headers['x-ratelimit-remaining']).toBe('1');
       const a = await call(`${app.url}/v1/widgets?limit=1`, { headers: k2 });
       expect(a.status).toBe(200);
       expect(a.headers['x-ratelimit-limit']).toBe('6');
@@ -63,6 +64,26 @@ function suite(name: string, makeStore: () => Promise<RateLimitStore>) {
       expect(b.headers['retry-after']).toBe(String(b.json.meta.retryAfter));
       // another project is unaffected
       expect((await call(`${app.url}/v1/widgets?limit=1`, { headers: { 'X-Service-API-Key': 'svc_test_other' } })).status).toBe(200);
+    });
+
+    it("a request refused by its key's limit spends none of the project's budget: one key cannot lock the others out", async () => {
+      const k1 = { 'X-Service-API-Key': 'svc_test_owner' };
+      const k2 = { 'X-Service-API-Key': 'svc_test_owner2' };
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) statuses.push((await call(`${app.url}/v1/widgets?limit=1`, { headers: k1 })).status);
+      expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(16);
+      // The project (6/min) has spent 4: the other key gets the 2 left, then the project's limit answers.
+      const other: number[] = [];
+      for (let i = 0; i < 3; i++) other.push((await call(`${app.url}/v1/widgets?limit=1`, { headers: k2 })).status);
+      expect(other).toEqual([200, 200, 429]);
+    });
+
+    it('concurrent requests are admitted exactly up to the limit (the check and the count are one step)', async () => {
+      const k1 = { 'X-Service-API-Key': 'svc_test_owner' };
+      const statuses = await Promise.all(Array.from({ length: 12 }, () => call(`${app.url}/v1/widgets?limit=1`, { headers: k1 }).then((r) => r.status)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(4);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(8);
     });
   });
 }

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { ProviderError, type ResourceCall } from '../src/driver.port';
 import { SimulatorDriver } from '../src/simulator/simulator-driver';
 
@@ -57,6 +58,14 @@ describe('SimulatorDriver.resourceOperation', () => {
     expect(cluster.attributes.endpoint).toMatch(/^https:\/\/[0-9a-f]{12}\.k8s\.sfo\.sim\.example:6443$/);
     const pem = Buffer.from(String(cluster.attributes.caData), 'base64').toString('utf8');
     expect(pem).toMatch(/^-----BEGIN CERTIFICATE-----\n([A-Za-z0-9+/=]{1,64}\n)+-----END CERTIFICATE-----\n$/);
+    // A real, self-signed CA certificate, valid now.
+    const ca = new X509Certificate(pem);
+    expect(ca.ca).toBe(true);
+    expect(ca.checkIssued(ca)).toBe(true);
+    expect(ca.verify(ca.publicKey)).toBe(true);
+    expect(Date.parse(ca.validFrom)).toBeLessThan(Date.now());
+    expect(Date.parse(ca.validTo)).toBeGreaterThan(Date.now());
+    expect(ca.subject).toContain('CN=kubernetes-ca');
     expect((await instant().resourceOperation('other:1', call({ resourceType: 'cluster', resourceId: 'k-1', region: 'SFO' }))).attributes.caData).toBe(cluster.attributes.caData);
     expect((await s.resourceOperation('c:1', call({ resourceType: 'cluster', resourceId: 'k-2', region: 'SFO' }))).attributes.caData).not.toBe(cluster.attributes.caData);
 

@@ -12,7 +12,7 @@ import { listOf, type ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { CUSTOMERS_LIST, projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
-import { membersProjection } from '../../../../projections/members/members.projection';
+import { membersProjection, projectOwnerQuery } from '../../../../projections/members/members.projection';
 import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId } from '../common/resource-lifecycle';
@@ -51,7 +51,7 @@ async function customerViews(ports: PortsOf<'projections'>, docs: ProjectDoc[]):
   return Promise.all(
     docs.map(async (doc) => {
       const [owners, held] = await Promise.all([
-        members.find({ filter: { projectId: doc.id, role: 'owner', status: 'active', scope: 'project' }, sort: [{ field: 'createdAt', direction: 1 }], limit: 1, withTotal: false }),
+        members.find(projectOwnerQuery(doc.id)),
         wallets.find({ filter: { projectId: doc.id }, sort: [{ field: 'currency', direction: 1 }], limit: 100, withTotal: false }),
       ]);
       return { doc, ownerEmail: owners.items[0]?.email ?? null, balances: held.items.map((w) => ({ currency: w.currency, amountCents: w.balanceCents })) };

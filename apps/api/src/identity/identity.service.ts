@@ -97,7 +97,7 @@ export class IdentityService implements Authenticator {
       return null;
     }
     const grant = registered ?? { role: identity.role };
-    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, mode: 'live', role: grant.role, ...(grant.permissions ? { permissions: [...grant.permissions] } : {}), ...(status === 'suspended' ? { suspended: true } : {}) };
+    return { kind: 'project-member', projectId: identity.projectId, memberId: identity.memberId, ...(identity.email ? { email: identity.email } : {}), mode: 'live', role: grant.role, ...(grant.permissions ? { permissions: [...grant.permissions] } : {}), ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isBilledScope, projectOfScope } from '../../../../libs/domain/shared/scope';
+import { isBilledScope, modeOfScope, projectOfScope } from '../../../../libs/domain/shared/scope';
 import { Inject } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
@@ -23,7 +23,9 @@ import { DebitWalletCommand } from '../billing/wallets.handlers';
 import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { ownDoc, written } from '../jobs/job-writes';
 import { PORTS } from '../tokens';
-import { renderInvoicePdf } from './invoice-pdf';
+import { renderInvoicePdf, type InvoiceRecipient } from './invoice-pdf';
+import { projectsProjection } from '../../../../projections/projects/projects.projection';
+import { kycRequestsProjection } from '../../../../projections/kyc-requests/kyc-requests.projection';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** What a client's POST decides: the invoice but its id, project, number, source and time. */
@@ -192,11 +194,19 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoice> {
 
 @QueryHandler(GetInvoicePdf)
 export class GetInvoicePdfHandler implements IQueryHandler<GetInvoicePdf> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'projections'>) {}
 
   async execute({ projectId, invoiceId }: GetInvoicePdf): Promise<{ invoice: InvoiceDoc; pdf: Buffer }> {
     const invoice = await ownDoc(this.ports, invoicesProjection, projectId, invoiceId, 'Invoice');
-    return { invoice, pdf: await renderInvoicePdf(invoice) };
+    return { invoice, pdf: await renderInvoicePdf(invoice, this.ports.config.invoiceIssuer, await this.recipient(invoice.projectId)) };
+  }
+
+  /** The project, and the organization its latest KYC request declared (unless rejected). */
+  private async recipient(scope: string): Promise<InvoiceRecipient> {
+    const projectId = projectOfScope(scope);
+    const project = await (await this.ports.projections.collection(projectsProjection)).get(projectId);
+    const kyc = project?.kycRequestId ? await (await this.ports.projections.collection(kycRequestsProjection)).get(project.kycRequestId) : null;
+    return { projectName: project?.name ?? projectId, projectId, testMode: modeOfScope(scope) === 'test', organization: kyc && kyc.status !== 'rejected' ? kyc.organization : null };
   }
 }
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import * as dns from 'node:dns/promises';
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { v7 as uuidv7 } from 'uuid';
@@ -19,6 +18,8 @@ import { EndpointSender, type SendResult } from '../../../../sagas/notification-
 import { ownDoc, written } from '../jobs/job-writes';
 import { PORTS } from '../tokens';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { requestPathResolver } from '../../../../libs/runtime/src/name-resolver';
+import type { AppConfig } from '../../../../libs/config/src/config';
 
 type Found<D> = { items: D[]; total: number };
 
@@ -207,12 +208,13 @@ export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString(
  * The webhook target rules at create (DECISIONS 10): the URL's form, then where its name resolves
  * now (a name that does not resolve yet is accepted: its deliveries fail and retry).
  */
-async function targetRefusal(raw: string, allowPrivate: boolean): Promise<string | null> {
+async function targetRefusal(raw: string, config: AppConfig): Promise<string | null> {
+  const allowPrivate = config.webhooks.allowPrivateTargets;
   const checked = checkWebhookUrl(raw, allowPrivate);
   if (!checked.ok) return checked.reason;
   if (allowPrivate) return null;
-  const host = checked.url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = await dns.lookup(host, { all: true }).catch(() => []);
+  // Bounded (DNS_TIMEOUT_MS): a name that does not answer in time counts as not resolving yet.
+  const addresses = await requestPathResolver(config).lookup(checked.url.hostname).catch(() => []);
   return addresses.map((a) => addressRefusal(a.address, false)).find((r) => r !== null) ?? null;
 }
 
@@ -226,7 +228,7 @@ export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
       if (!EVENT_NAMES.isPublished(name)) problems.push({ detail: `events[${i}]: unknown event name "${name}" (the names are listed at GET /v1/notifications/events; "*" subscribes to all)`, source: { pointer: `${pointerPrefix}/events/${i}` } });
     });
     if (input.type === 'webhook') {
-      const refusal = await targetRefusal(input.url!, this.ports.config.webhooks.allowPrivateTargets);
+      const refusal = await targetRefusal(input.url!, this.ports.config);
       if (refusal) problems.push({ detail: `url: ${refusal}`, source: { pointer: `${pointerPrefix}/url` } });
       if (input.secret !== undefined) {
         const m = SECRET.exec(input.secret);
@@ -324,7 +326,8 @@ export class TestEndpointsHandler implements ICommandHandler<TestEndpoints> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'config' | 'mailer' | 'now' | 'projections' | 'vault'>) {}
 
   async execute({ projectId }: TestEndpoints): Promise<TestResult[]> {
-    this.sender ??= new EndpointSender(this.ports.mailer, this.ports.config.webhooks.allowPrivateTargets, () => this.ports.clock.now(), 32);
+    // Its lookups are the request path's, bounded like the create's.
+    this.sender ??= new EndpointSender(this.ports.mailer, this.ports.config.webhooks.allowPrivateTargets, () => this.ports.clock.now(), 32, requestPathResolver(this.ports.config).callback);
     const endpoints = (await (await this.ports.projections.collection(notificationEndpointsProjection)).find({ filter: { projectId, enabled: true }, sort: [{ field: 'createdAt', direction: 1 }], limit: 1000, withTotal: false })).items;
     const results: TestResult[] = [];
     for (let i = 0; i < endpoints.length; i += 16) {

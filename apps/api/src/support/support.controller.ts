@@ -1,7 +1,7 @@
 import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../../../libs/domain/support/events';
+import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketAuthor } from '../../../../libs/domain/support/events';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -18,7 +18,13 @@ const TYPE = 'support-tickets';
 const text = (max: number) => z.string().min(1).max(max).refine((s) => s.trim().length > 0, { message: 'must not be blank' });
 const category = z.string().min(1).max(100).nullable();
 
-const author = z.object({ name: z.string(), email: z.string().nullable().describe('Null when the credential carries no address'), isSupport: z.boolean() });
+const author = z.object({
+  name: z.string().describe("The API key's name, or the member's email"),
+  email: z.string().describe("The member's email; for an API key the project owner's (DECISIONS 17)"),
+  isSupport: z.boolean(),
+});
+/** Events recorded before DECISIONS 17 may hold a null email: answered as an empty string, never null. */
+const authorOf = (a: TicketAuthor) => ({ ...a, email: a.email ?? '' });
 const ticketFields = {
   number: z.string().describe('TCK-<6-digit sequence per project> (DECISIONS 17)'),
   subject: z.string(),
@@ -53,9 +59,9 @@ const idParams = z.object({ id: pathId });
 
 function listedAttributes(doc: SupportTicketDoc) {
   const { number, subject, message, status, priority, category, replies, author, createdAt, updatedAt } = doc;
-  return { number, subject, message, status, priority, category, replies, author, createdAt, updatedAt };
+  return { number, subject, message, status, priority, category, replies, author: authorOf(author), createdAt, updatedAt };
 }
-const messageOf = (m: SupportMessageDoc) => ({ id: m.id, content: m.content, author: m.author, timestamp: m.timestamp });
+const messageOf = (m: SupportMessageDoc) => ({ id: m.id, content: m.content, author: authorOf(m.author), timestamp: m.timestamp });
 const ticketResource = (doc: SupportTicketDoc) => ({ id: doc.id, type: TYPE, attributes: listedAttributes(doc) });
 const ticketDocument = ({ ticket, messages }: TicketView) => resource(TYPE, ticket.id, { ...listedAttributes(ticket), messages: messages.map(messageOf) });
 

@@ -10,6 +10,7 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
+import { membersProjection, projectOwnerQuery } from '../../../../projections/members/members.projection';
 import { supportMessagesProjection, type SupportMessageDoc } from '../../../../projections/support-messages/support-messages.projection';
 import { supportTicketsProjection, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { ownDoc, written } from '../jobs/job-writes';
@@ -79,12 +80,22 @@ export class ListSupportTickets extends Query<ListResult<object>> {
   }
 }
 
-/** Requests through these routes come from the customer: an API key by its name, a member by its id (the JWT carries no address yet). */
-async function customer(ports: PortsOf<'projections'>, principal: Principal): Promise<TicketAuthor> {
-  if (principal.kind === 'project-member') return { name: principal.memberId, email: null, isSupport: false };
-  if (principal.kind !== 'project-key') return { name: `admin:${principal.keyId}`, email: null, isSupport: false };
+/**
+ * Requests through these routes come from the customer (DECISIONS 17). `email` is always a string: a
+ * member's own (its token's `email` claim, else its registry entry); for an API key the project
+ * owner's (the customer record's: its oldest active owner member), else `BOOTSTRAP_OWNER_EMAIL`.
+ * `name` is the key's name, or the member's email (members carry no other name).
+ */
+async function customer(ports: PortsOf<'projections' | 'config'>, principal: Principal): Promise<TicketAuthor> {
+  if (principal.kind === 'platform-admin') return { name: `admin:${principal.keyId}`, email: ports.config.support.bootstrapOwnerEmail, isSupport: false };
+  const members = await ports.projections.collection(membersProjection);
+  const ownerEmail = async () => (await members.find(projectOwnerQuery(principal.projectId))).items[0]?.email ?? ports.config.support.bootstrapOwnerEmail;
+  if (principal.kind === 'project-member') {
+    const email = principal.email ?? (await members.get(principal.memberId))?.email;
+    return { name: email ?? principal.memberId, email: email ?? (await ownerEmail()), isSupport: false };
+  }
   const key = await (await ports.projections.collection(apiKeysProjection)).get(principal.keyId);
-  return { name: key?.name ?? `API key ${principal.keyId}`, email: null, isSupport: false };
+  return { name: key?.name ?? `API key ${principal.keyId}`, email: await ownerEmail(), isSupport: false };
 }
 
 async function thread(ports: PortsOf<'projections'>, ticketId: string): Promise<SupportMessageDoc[]> {
@@ -115,7 +126,7 @@ async function decideTicket(ports: PortsOf<'events'>, ticketId: string, command:
  */
 @CommandHandler(OpenSupportTicket)
 export class OpenSupportTicketHandler implements ICommandHandler<OpenSupportTicket> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, principal, context }: OpenSupportTicket): Promise<TicketView> {
     const ticketId = uuidv7();
@@ -129,7 +140,7 @@ export class OpenSupportTicketHandler implements ICommandHandler<OpenSupportTick
 
 @CommandHandler(AddSupportMessage)
 export class AddSupportMessageHandler implements ICommandHandler<AddSupportMessage> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, ticketId, content, principal, context }: AddSupportMessage): Promise<TicketView> {
     const author = await customer(this.ports, principal);

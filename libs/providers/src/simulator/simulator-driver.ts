@@ -15,6 +15,7 @@ import {
   type UtilizationSample,
 } from '../driver.port';
 import { SEED_CATALOG } from './catalog-data';
+import { clusterCaCertificate } from './cluster-ca';
 
 /** A latency: fixed milliseconds, or a `[min, max]` range (jitter derived from the token). */
 export type Latency = number | [number, number];
@@ -72,13 +73,6 @@ const DOCUMENTATION_NETS = ['192.0.2', '198.51.100', '203.0.113'];
 const label = (value: unknown, fallback: string) =>
   (typeof value === 'string' ? value : '').toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || fallback;
 
-/** A PEM-looking CA certificate derived from the seed bytes: not a real certificate, no key behind it. */
-function pseudoCertificate(seed: Buffer): string {
-  const blocks: Buffer[] = [];
-  for (let i = 0; i < 12; i++) blocks.push(hash(seed.toString('hex'), 'ca', String(i)));
-  const body = Buffer.concat(blocks).toString('base64').match(/.{1,64}/g)!.join('\n');
-  return `-----BEGIN CERTIFICATE-----\n${body}\n-----END CERTIFICATE-----\n`;
-}
 
 /**
  * The default provider driver: no network, realistic latencies, a seeded catalog, and failure
@@ -143,7 +137,7 @@ export class SimulatorDriver implements ProviderDriver {
     await this.simulate(call.operation, token, call.tags, `${call.resourceType} ${call.resourceId}`);
     const externalId = this.resourceExternalIdFor(call.resourceType, call.resourceId);
     if (call.operation === 'delete') return { externalId, attributes: {} };
-    const attributes = this.describeResource(call);
+    const attributes = await this.describeResource(call);
     // A stopped model serves nothing: its endpoint is gone until it starts again.
     if (call.resourceType === 'model' && call.operation === 'stop') attributes.endpointUrl = null;
     return { externalId, attributes };
@@ -223,7 +217,7 @@ export class SimulatorDriver implements ProviderDriver {
   }
 
   /** What the provider assigned to the resource, per type; an unknown type has nothing to report. */
-  private describeResource(call: ResourceCall): Record<string, unknown> {
+  private async describeResource(call: ResourceCall): Promise<Record<string, unknown>> {
     const h = hash(this.kind, call.resourceType, call.resourceId);
     const hex = h.toString('hex');
     const region = label(call.region, 'global');
@@ -243,7 +237,7 @@ export class SimulatorDriver implements ProviderDriver {
       case 'cluster':
         return {
           endpoint: `https://${hex.slice(0, 12)}.k8s.${region}.sim.example:6443`,
-          caData: Buffer.from(pseudoCertificate(h)).toString('base64'),
+          caData: Buffer.from(await clusterCaCertificate(h, `sim cluster ${hex.slice(0, 12)}`)).toString('base64'),
         };
       case 'model':
         // The multi-cloud provider's service for the model, and the URL it serves at.
