@@ -352,6 +352,8 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   });
   app.post('/v1/messages', async (req, reply) => {
     const doc = await requireKey(req);
+    // As Anthropic's API: the version header is required (any dated version; the wire shape is one).
+    if (typeof req.headers['anthropic-version'] !== 'string') throw badRequest('anthropic-version: header is required', 'anthropic-version');
     const body = parse(messagesBody, req.body);
     const model = modelFor(body.model);
     const id = `msg_${req.id.slice(4)}`;
