@@ -15,15 +15,19 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+/** The embedded profile's counters live in the process: every gateway of one test server shares them, as Redis is shared on the server profile. */
+const memoryCounters = new WeakMap<TestServer, MemoryRateLimitStore>();
+
 /** A gateway beside a test server's API, on its platform (the event store and read models it shares), as `npm start` runs it. */
 export async function startTestGateway(srv: TestServer, opts: { upstreams?: Upstream[]; upstreamTimeoutMs?: number } = {}): Promise<TestGateway> {
   const redis = srv.env.REDIS_URL ? new Redis(srv.env.REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
+  if (!redis && !memoryCounters.has(srv)) memoryCounters.set(srv, new MemoryRateLimitStore());
   const gw = await createGateway({
     ports: srv.platform,
     logger: srv.platform.logger,
     cloudAuth: srv.identity,
     hasher: srv.identity.hasher,
-    rateLimits: redis ? new RedisRateLimitStore(redis, `gw:${srv.env.PG_SCHEMA}:`) : new MemoryRateLimitStore(),
+    rateLimits: redis ? new RedisRateLimitStore(redis, `gw:${srv.env.PG_SCHEMA}:`) : memoryCounters.get(srv)!,
     tls: loadOrCreateSelfSigned(srv.dataDir),
     host: '127.0.0.1',
     port: 0,
