@@ -18,8 +18,14 @@ export interface InferenceCall {
   hints: Readonly<Record<string, string>>;
 }
 
-/** Where the answer goes: the transport renders each delta in its wire format. */
+/**
+ * Where the answer goes: the transport renders each delta in its wire format. Until the first
+ * content byte reaches the client (a streamed answer's first delta; a whole answer's end) another
+ * upstream may take over.
+ */
 export interface InferenceSink {
+  /** Streamed: each delta reaches the client as it comes (no failover after the first); else the answer is sent whole at the end. */
+  readonly streaming: boolean;
   /** The client's connection: aborted when it goes away. */
   readonly signal: AbortSignal;
   /** The first content of the attempt that will answer (lifecycle frames were held back until now). */
@@ -140,13 +146,13 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
             done = event;
             break;
           }
-          if (!began) {
+          if (!began && sink.streaming) {
             began = true;
             await sink.start(upstream.name);
           }
           chunks++;
           text += event.text;
-          await sink.text(event.text);
+          if (sink.streaming) await sink.text(event.text);
           if (sink.signal.aborted) throw new ClientGoneError();
         }
         if (!done) throw new UpstreamError('status', 502, 'upstream ended without finishing');

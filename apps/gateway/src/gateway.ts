@@ -287,6 +287,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
       });
     };
     const sink = {
+      streaming: stream,
       signal: gone.signal,
       start: async () => {
         if (!renderer) return;
