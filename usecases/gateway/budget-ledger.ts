@@ -11,8 +11,8 @@ interface Known {
 /**
  * Reservations and settlements on a key's month stream, appended at the expected revision: the store
  * decides concurrent reservations one after another, across processes. This process keeps each
- * stream's fold and reads only the events appended since (a month's stream is never re-read whole);
- * a lost race reads the newer events and decides again.
+ * stream's fold and appends on it without reading first; a lost race (or a refusal on that guess)
+ * reads only the events appended since (a month's stream is never re-read whole) and decides again.
  */
 export class BudgetLedger {
   private readonly known = new Map<string, Known>();
@@ -24,9 +24,21 @@ export class BudgetLedger {
 
   async decide(stream: string, command: BudgetCommand, ctx: CommandContext): Promise<BudgetState> {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      const known = await this.catchUp(stream);
-      const decided = budgetDecider.decide(command, known.state);
-      if (decided.length === 0) return known.state;
+      // The first attempt decides on what this process last saw of the stream (or on no stream): the
+      // append's expected revision checks that guess. A refusal or a no-op is answered from the stream, never from a guess.
+      const guess = attempt === 0;
+      const known = guess ? this.known.get(stream) ?? { state: budgetDecider.initialState(), revision: 'no_stream' as const } : await this.catchUp(stream);
+      let decided;
+      try {
+        decided = budgetDecider.decide(command, known.state);
+      } catch (err) {
+        if (guess) continue;
+        throw err;
+      }
+      if (decided.length === 0) {
+        if (guess) continue;
+        return known.state;
+      }
       try {
         const { nextRevision } = await this.events.append(stream, decided.map((e) => toNewEvent(e, ctx)), { expectedRevision: known.revision });
         const state = decided.reduce(budgetDecider.evolve, known.state);
