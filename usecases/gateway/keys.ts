@@ -9,7 +9,7 @@ import type { KeyHasher } from '../../libs/runtime/src/key-hasher';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import { gatewayKeysProjection, type GatewayKeyDoc } from '../../projections/gateway-keys/gateway-keys.projection';
 
-type KeyPorts = PortsOf<'events' | 'now' | 'readBack'>;
+type KeyPorts = PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>;
 
 /** `gwk_` + 40 lowercase hex characters of 160 random bits (DECISIONS 19). */
 export const newOrgKey = (): string => `gwk_${randomBytes(20).toString('hex')}`;
@@ -38,6 +38,8 @@ export async function mintKey(ports: KeyPorts, hasher: KeyHasher, session: Sessi
     ctx,
     { newStream: true },
   );
+  // The key works from the answer on: authentication reads the key model.
+  await ports.waitForProjections(position, [gatewayKeysProjection.name]);
   const doc = await ports.readBack(gatewayKeysProjection, stream, keyId, position);
   if (!doc) throw new DomainError('CONFLICT', 'The key was minted but is not readable yet; list the keys');
   return { key, doc };
@@ -46,13 +48,15 @@ export async function mintKey(ports: KeyPorts, hasher: KeyHasher, session: Sessi
 export async function revokeKey(ports: KeyPorts, session: SessionHolder, keyId: string, ctx: CommandContext): Promise<void> {
   const stream = gatewayKeyStream(keyId);
   const { position } = await handleCommand(ports.events, stream, keyDecider, { type: 'RevokeKey', keyId, projectId: session.scope, now: ports.now() }, ctx);
-  // The revoke answers once this process's key model has it: the next request with the key is refused.
-  await ports.readBack(gatewayKeysProjection, stream, keyId, position);
+  // The revoke answers once the key model (which authentication reads) has it: the next request with the key is refused.
+  await ports.waitForProjections(position, [gatewayKeysProjection.name]);
 }
 
 export async function changeKeyLimits(ports: KeyPorts, session: SessionHolder, keyId: string, limits: KeyLimits, ctx: CommandContext): Promise<GatewayKeyDoc> {
   const stream = gatewayKeyStream(keyId);
   const { position } = await handleCommand(ports.events, stream, keyDecider, { type: 'ChangeKeyLimits', keyId, projectId: session.scope, limits, now: ports.now() }, ctx);
+  // New limits hold from the next call: calls read them from the key model.
+  await ports.waitForProjections(position, [gatewayKeysProjection.name]);
   const doc = await ports.readBack(gatewayKeysProjection, stream, keyId, position);
   if (!doc) throw new DomainError('NOT_FOUND', 'Key not found');
   return doc;
