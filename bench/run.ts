@@ -20,6 +20,9 @@
  * Group "files" (in the default run; BENCH_ONLY=files): PUT /v1/files/{id} at BENCH_FILE_VERSIONS versions
  * of 64 KiB (default 500) beside the same PUT at 10 versions, BENCH_FILE_SAMPLES PUTs per half (default
  * 100), see files.bench.ts.
+ * Group "gateway" (in the default run; BENCH_ONLY=gateway): the inference gateway's streamed tokens/s,
+ * first-token latency and non-streamed calls/s, BENCH_GATEWAY_TOKENS (default 4000, at most sim-mini's 4096 output tokens) and
+ * BENCH_GATEWAY_TTFT_SAMPLES (default 200), see gateway.bench.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -36,6 +39,7 @@ import { benchWallets } from './wallet.bench';
 import { benchLongStreams } from './long-streams.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { benchFiles } from './files.bench';
+import { benchGateway } from './gateway.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -45,7 +49,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams,gateway').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -156,6 +160,13 @@ async function main(): Promise<number> {
     });
   }
 
+  if (only.has('gateway')) {
+    await step('gateway', async () => {
+      const r = await benchGateway({ tokens: num('BENCH_GATEWAY_TOKENS', 4000), ttftSamples: num('BENCH_GATEWAY_TTFT_SAMPLES', 200), durationMs: num('BENCH_DURATION_MS', 10_000) });
+      rows.push(...r.rows);
+      details.gateway = r.details;
+    });
+  }
   if (only.has('files')) {
     await step('files', async () => {
       const runs = [];

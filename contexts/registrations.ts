@@ -17,12 +17,13 @@ import { adminModule } from './modules/admin.module';
 import { notificationsModule } from './modules/notifications.module';
 import { webhooksModule } from './modules/webhooks.module';
 import { consolesModule } from './modules/consoles.module';
+import { gatewayModule } from './modules/gateway.module';
 
 /**
  * The composition root: every bounded context the runtime runs; each app is built from this list (one
  * line per context) and hands it to its Platform.
  */
-export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule, webhooksModule, consolesModule];
+export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule, webhooksModule, consolesModule, gatewayModule];
 
 const registry = registryOf(CONTEXT_MODULES);
 

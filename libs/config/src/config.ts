@@ -18,6 +18,8 @@ export const configSchema = z
     HOST: z.string().default('127.0.0.1'),
     PORT: port.default(8443),
     HTTP_PORT: port.optional(),
+    /** The inference gateway's port (DECISIONS 19), TLS like the API; `npm start` serves it beside the API. */
+    GATEWAY_PORT: port.default(8444),
     TRUST_PROXY: bool.default(false),
     /** The base URL clients call (behind a proxy or a DNS name): the OpenAPI document's `servers`. Default: the listening URL. */
     PUBLIC_URL: z
@@ -129,6 +131,7 @@ export const configSchema = z
       host: c.HOST,
       port: c.PORT,
       httpPort: c.HTTP_PORT,
+      gatewayPort: c.GATEWAY_PORT,
       trustProxy: c.TRUST_PROXY,
       publicUrl: c.PUBLIC_URL?.replace(/\/+$/, ''),
       tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : null,

@@ -1,0 +1,406 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type pino from 'pino';
+import { v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import { PUBLIC_MODELS, publicModel, type PublicModel } from '../../../libs/domain/gateway/catalog';
+import type { KeyLimits } from '../../../libs/domain/gateway/events';
+import { DomainError } from '../../../libs/domain/shared/domain-error';
+import { dataScope } from '../../../libs/domain/shared/scope';
+import { AppError } from '../../../libs/application/src/errors';
+import type { Authenticator } from '../../../libs/http/src/auth';
+import { listOf, listResponse, parseListQuery, type ListQuery } from '../../../libs/http/src/list-query';
+import type { RateLimitStore } from '../../../libs/http/src/rate-limit';
+import type { TlsPair } from '../../../libs/http/src/tls';
+import type { Ports } from '../../../libs/runtime/src/ports';
+import type { KeyHasher } from '../../../libs/runtime/src/key-hasher';
+import { GATEWAY_KEYS_LIST, gatewayKeysProjection, type GatewayKeyDoc } from '../../../projections/gateway-keys/gateway-keys.projection';
+import { GATEWAY_SPEND_LIST, GATEWAY_USAGE_LIST, gatewaySpendProjection, gatewayUsageProjection } from '../../../projections/gateway-usage/gateway-usage.projection';
+import { BudgetLedger } from '../../../usecases/gateway/budget-ledger';
+import { authenticateOrgKey, changeKeyLimits, mintKey, revokeKey, sessionContext, type SessionHolder } from '../../../usecases/gateway/keys';
+import { ClientGoneError, runInference, StreamBrokenError, type InferenceOutcome } from '../../../usecases/gateway/run-inference';
+import { estimateTokens, UpstreamError, type Upstream, type UpstreamMessage } from '../../../usecases/gateway/upstream.port';
+import { badRequest, errorBody, forbidden, GatewayError, invalidKey, notFound, type Vendor } from './errors';
+import { SessionCodec, sessionCookie } from './session';
+import { SIMULATOR_HINTS, SimulatorUpstream } from './simulator';
+import * as wire from './wire';
+
+export interface GatewayOptions {
+  ports: Ports;
+  logger: pino.Logger;
+  /** The cloud API's credential check (its IdentityService): sessions are exchanged for owner/admin credentials. */
+  cloudAuth: Authenticator;
+  hasher: KeyHasher;
+  /** Counters of the per-minute limits: Redis on the server profile (exact across gateway processes). */
+  rateLimits: RateLimitStore;
+  tls: TlsPair;
+  host: string;
+  port: number;
+  /** The waterfall of a public model; default: two simulator upstreams. */
+  upstreams?: readonly Upstream[];
+  upstreamTimeoutMs?: number;
+}
+
+interface KeyAuth {
+  kind: 'key';
+  doc: GatewayKeyDoc;
+}
+interface SessionAuth {
+  kind: 'session';
+  session: SessionHolder;
+}
+
+const usd = (micros: number | null) => (micros === null ? null : micros / 1_000_000);
+const limitsOut = (l: KeyLimits) => ({ rpm: l.rpm, monthlySpendCapUsd: usd(l.monthlySpendCapMicros) });
+const keyAttributes = (d: GatewayKeyDoc) => ({ name: d.name, prefix: d.prefix, mode: d.mode, limits: limitsOut(d.limits), revoked: d.revoked, revokedAt: d.revokedAt, createdAt: d.createdAt });
+
+const limitsIn = z
+  .object({
+    rpm: z.number().int().min(1).max(1_000_000).nullable().optional(),
+    monthlySpendCapUsd: z.number().min(0).max(1_000_000_000).nullable().optional(),
+  })
+  .strict();
+const keyBody = z.object({ name: z.string().trim().min(1).max(100).default('key'), limits: limitsIn.optional() }).strict();
+const limitsBody = z.object({ limits: limitsIn }).strict();
+const toLimits = (l: z.infer<typeof limitsIn> | undefined, base: KeyLimits = { rpm: null, monthlySpendCapMicros: null }): KeyLimits => ({
+  rpm: l?.rpm === undefined ? base.rpm : l.rpm,
+  monthlySpendCapMicros: l?.monthlySpendCapUsd === undefined ? base.monthlySpendCapMicros : l.monthlySpendCapUsd === null ? null : Math.round(l.monthlySpendCapUsd * 1_000_000),
+});
+
+const textContent = z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough())]);
+const flatten = (c: z.infer<typeof textContent>): string => (typeof c === 'string' ? c : c.map((p) => p.text ?? '').join(''));
+const tokensLimit = z.number().int().min(1).max(1_000_000).optional();
+const chatBody = z
+  .object({
+    model: z.string().min(1),
+    messages: z.array(z.object({ role: z.string(), content: textContent.nullable().optional() }).passthrough()).min(1),
+    max_tokens: tokensLimit.nullable(),
+    max_completion_tokens: tokensLimit.nullable(),
+    stream: z.boolean().nullable().optional(),
+    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
+  })
+  .passthrough();
+const responsesBody = z
+  .object({
+    model: z.string().min(1),
+    input: z.union([z.string(), z.array(z.object({ role: z.string().optional(), content: textContent.optional() }).passthrough())]),
+    instructions: z.string().nullable().optional(),
+    max_output_tokens: tokensLimit.nullable(),
+    stream: z.boolean().nullable().optional(),
+  })
+  .passthrough();
+const messagesBody = z
+  .object({
+    model: z.string().min(1),
+    messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: textContent }).passthrough()).min(1),
+    system: textContent.optional(),
+    max_tokens: z.number().int().min(1).max(1_000_000),
+    stream: z.boolean().optional(),
+  })
+  .passthrough();
+const roleOf = (r: string): UpstreamMessage['role'] => (r === 'system' || r === 'developer' ? 'system' : r === 'assistant' ? 'assistant' : 'user');
+
+const usageFilter = z.object({ keyId: z.string().max(100).optional(), model: z.string().max(200).optional(), from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(), to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() });
+const USAGE_SPEC = listOf('usage', GATEWAY_USAGE_LIST);
+const SPEND_SPEC = listOf('spend', GATEWAY_SPEND_LIST);
+const KEYS_SPEC = listOf('keys', GATEWAY_KEYS_LIST);
+
+/** The inference gateway's HTTP surface (spec 4.18, 5.2; DECISIONS 19): a thin transport over usecases/gateway. */
+export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyInstance; url: string; close(): Promise<void> }> {
+  const { ports } = o;
+  const ledger = new BudgetLedger(ports.events);
+  const sessions = new SessionCodec(o.hasher, () => ports.clock.now());
+  const upstreams = o.upstreams ?? [new SimulatorUpstream('simulator'), new SimulatorUpstream('simulator-b')];
+  const upstreamTimeoutMs = o.upstreamTimeoutMs ?? 30_000;
+  const app = Fastify({ https: { key: o.tls.key, cert: o.tls.cert }, logger: false, bodyLimit: 4 * 1024 * 1024, genReqId: () => `req_${uuidv7().replace(/-/g, '')}` });
+
+  const vendorOf = (req: FastifyRequest): Vendor => (req.url.startsWith('/v1/messages') ? 'anthropic' : 'openai');
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id).header('request-id', req.id);
+  });
+  const fail = (req: FastifyRequest, reply: FastifyReply, e: GatewayError) => reply.code(e.status).headers(e.headers).send(errorBody(vendorOf(req), e));
+  app.setErrorHandler((err, req, reply) => {
+    const e = toGatewayError(err);
+    if (e.status >= 500) o.logger.error({ err: err instanceof Error ? err.message : String(err), requestId: req.id }, 'gateway request failed');
+    return fail(req, reply, e);
+  });
+  app.setNotFoundHandler((req, reply) => fail(req, reply, notFound(`Unknown route ${req.method} ${req.url.split('?')[0]}`)));
+
+  // ---------------------------------------------------------------- who asks
+  /** An organization key, only from `Authorization: Bearer` (and `x-api-key` on /v1/messages); never a cookie or the query. */
+  const keyOf = async (req: FastifyRequest): Promise<GatewayKeyDoc | null> => {
+    const auth = req.headers.authorization;
+    const bearer = typeof auth === 'string' && /^Bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
+    const xKey = vendorOf(req) === 'anthropic' && typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : undefined;
+    const secret = xKey ?? bearer;
+    return secret ? authenticateOrgKey(ports, o.hasher, secret) : null;
+  };
+  const requireKey = async (req: FastifyRequest): Promise<GatewayKeyDoc> => {
+    const doc = await keyOf(req);
+    if (!doc) throw invalidKey();
+    return doc;
+  };
+  const sessionOf = (req: FastifyRequest) => sessions.decode(sessionCookie(req.headers.cookie));
+  /** Session-only routes (mint, revoke, limits): an organization key is refused with 403. */
+  const requireSession = async (req: FastifyRequest): Promise<SessionHolder> => {
+    const s = sessionOf(req);
+    if (s) return s;
+    if (await keyOf(req)) throw forbidden('This route needs a session (POST /api/session); an organization key may not manage keys');
+    throw invalidKey();
+  };
+  const keyOrSession = async (req: FastifyRequest): Promise<KeyAuth | SessionAuth> => {
+    const doc = await keyOf(req);
+    if (doc) return { kind: 'key', doc };
+    const s = sessionOf(req);
+    if (s) return { kind: 'session', session: s };
+    throw invalidKey();
+  };
+  const scopeOf = (a: KeyAuth | SessionAuth) => (a.kind === 'key' ? a.doc.projectId : a.session.scope);
+  const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
+    const r = schema.safeParse(body ?? {});
+    if (!r.success) {
+      const issue = r.error.issues[0];
+      const param = issue?.path.map(String).join('.') || null;
+      throw badRequest(`${param ? `${param}: ` : ''}${issue?.message ?? 'invalid body'}`, param);
+    }
+    return r.data;
+  };
+
+  // ---------------------------------------------------------------- session and keys
+  app.post('/api/session', async (req, reply) => {
+    const apiKey = req.headers['x-service-api-key'];
+    const auth = req.headers.authorization;
+    const bearer = typeof auth === 'string' && /^Bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
+    const principal = await o.cloudAuth.authenticate({ apiKey: typeof apiKey === 'string' ? apiKey : undefined, bearer }, req);
+    if (!principal || (principal.kind !== 'project-key' && principal.kind !== 'project-member') || principal.suspended) throw invalidKey();
+    if (principal.role !== 'owner' && principal.role !== 'admin') throw forbidden('Only an owner or admin of the project may open a gateway session');
+    const holder: SessionHolder = {
+      projectId: principal.projectId,
+      scope: dataScope(principal.projectId, principal.mode),
+      mode: principal.mode,
+      actor: principal.kind === 'project-key' ? `apikey:${principal.keyId}` : `member:${principal.memberId}`,
+    };
+    return reply.header('set-cookie', sessions.cookie(sessions.encode(holder))).code(201).send({ data: { type: 'sessions', id: req.id, attributes: { projectId: holder.projectId, mode: holder.mode } } });
+  });
+
+  app.post('/api/keys', async (req, reply) => {
+    const session = await requireSession(req);
+    const body = parse(keyBody, req.body);
+    const { key, doc } = await mintKey(ports, o.hasher, session, { name: body.name, limits: toLimits(body.limits) }, sessionContext(session, req.id));
+    return reply.code(201).send({ data: { type: 'keys', id: doc.id, attributes: { ...keyAttributes(doc), key } } });
+  });
+  app.get('/api/keys', async (req) => {
+    const auth = await keyOrSession(req);
+    const list = parseListQuery(req.query as Record<string, string>, KEYS_SPEC);
+    const { items, total } = await (await ports.projections.collection(gatewayKeysProjection)).find({ filter: { projectId: scopeOf(auth) }, sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResponse(req, list, items.map((d) => ({ id: d.id, type: 'keys', attributes: keyAttributes(d) })), total);
+  });
+  app.patch<{ Params: { id: string } }>('/api/keys/:id', async (req) => {
+    const session = await requireSession(req);
+    const body = parse(limitsBody, req.body);
+    const current = await (await ports.projections.collection(gatewayKeysProjection)).get(req.params.id);
+    if (!current || current.projectId !== session.scope || current.revoked) throw notFound('Key not found');
+    const doc = await changeKeyLimits(ports, session, req.params.id, toLimits(body.limits, current.limits), sessionContext(session, req.id));
+    return { data: { type: 'keys', id: doc.id, attributes: keyAttributes(doc) } };
+  });
+  app.delete<{ Params: { id: string } }>('/api/keys/:id', async (req, reply) => {
+    const session = await requireSession(req);
+    await revokeKey(ports, session, req.params.id, sessionContext(session, req.id));
+    return reply.code(204).send();
+  });
+
+  // ---------------------------------------------------------------- usage and spend
+  const usageQuery = (scope: string, list: ListQuery<z.infer<typeof usageFilter>>) => {
+    const f = list.filters;
+    const filter: Record<string, unknown> = { projectId: scope };
+    if (f.keyId) filter.keyId = f.keyId;
+    if (f.model) filter.model = f.model;
+    if (f.from || f.to) filter.day = { ...(f.from ? { $gte: f.from } : {}), ...(f.to ? { $lte: f.to } : {}) };
+    return filter as never;
+  };
+  app.get('/api/usage', async (req) => {
+    const scope = scopeOf(await keyOrSession(req));
+    const list = parseListQuery(req.query as Record<string, string>, USAGE_SPEC, usageFilter);
+    const { items, total } = await (await ports.projections.collection(gatewayUsageProjection)).find({ filter: usageQuery(scope, list), sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResponse(req, list, items.map(({ id, _position, projectId: _p, costMicros, ...rest }) => ({ id, type: 'usage', attributes: { ...rest, costUsd: usd(costMicros) } })), total);
+  });
+  app.get('/api/spend', async (req) => {
+    const scope = scopeOf(await keyOrSession(req));
+    const list = parseListQuery(req.query as Record<string, string>, SPEND_SPEC, usageFilter);
+    const { items, total } = await (await ports.projections.collection(gatewaySpendProjection)).find({ filter: usageQuery(scope, list), sort: list.sort, skip: list.skip, limit: list.limit });
+    return listResponse(req, list, items.map(({ id, _position, projectId: _p, costMicros, ...rest }) => ({ id, type: 'spend', attributes: { ...rest, costMicros, costUsd: usd(costMicros) } })), total);
+  });
+
+  // ---------------------------------------------------------------- catalog
+  const modelRow = (m: PublicModel) => ({ id: m.id, type: 'models', attributes: { ownedBy: m.ownedBy, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, price: m.price, source: 'public', createdAt: m.createdAt } });
+  app.get('/api/models', async () => ({ data: PUBLIC_MODELS.map(modelRow), meta: { page: 1, limit: 100, total: PUBLIC_MODELS.length, totalPages: 1 } }));
+  app.get<{ Params: { id: string } }>('/api/models/:id', async (req) => {
+    const m = publicModel(req.params.id);
+    if (!m) throw notFound(`Model ${req.params.id} not found`);
+    return { data: modelRow(m) };
+  });
+  const openaiModel = (m: PublicModel) => ({ id: m.id, object: 'model', created: Math.floor(Date.parse(m.createdAt) / 1000), owned_by: m.ownedBy });
+  app.get('/v1/models', async (req) => {
+    await requireKey(req);
+    return { object: 'list', data: PUBLIC_MODELS.map(openaiModel) };
+  });
+  app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
+    await requireKey(req);
+    const m = publicModel(req.params.id);
+    if (!m) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${req.params.id}' does not exist`, {}, 'model');
+    return openaiModel(m);
+  });
+
+  // ---------------------------------------------------------------- inference
+  const rpmCheck = async (doc: GatewayKeyDoc) => {
+    if (doc.limits.rpm === null) return;
+    const now = ports.clock.now();
+    const windowStart = Math.floor(now / 60_000) * 60_000;
+    // Refused calls spend nothing: the limit is the bucket's own (libs/http's one atomic take).
+    const { admitted } = await o.rateLimits.take([{ key: `gw:key:${doc.id}`, limit: doc.limits.rpm }], windowStart, 60_000);
+    if (!admitted) {
+      const retryAfter = Math.max(1, Math.ceil((windowStart + 60_000 - now) / 1000));
+      throw new GatewayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', `Rate limit of ${doc.limits.rpm} requests per minute reached for this key`, { 'retry-after': String(retryAfter) });
+    }
+  };
+  const modelFor = (id: string) => {
+    const m = publicModel(id);
+    if (!m) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${id}' does not exist or you do not have access to it`, {}, 'model');
+    return m;
+  };
+  const hintsOf = (req: FastifyRequest) => Object.fromEntries(SIMULATOR_HINTS.filter((h) => typeof req.headers[h] === 'string').map((h) => [h, req.headers[h] as string]));
+
+  type Render = { plain(o: InferenceOutcome): unknown; stream(): wire.StreamRenderer };
+  async function infer(req: FastifyRequest, reply: FastifyReply, doc: GatewayKeyDoc, model: PublicModel, messages: UpstreamMessage[], maxTokens: number | undefined | null, stream: boolean, render: Render) {
+    await rpmCheck(doc);
+    const max = maxTokens ?? model.maxOutputTokens;
+    if (max > model.maxOutputTokens) throw badRequest(`max_tokens: at most ${model.maxOutputTokens} for ${model.id}`, 'max_tokens');
+    const gone = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    });
+    const renderer = stream ? render.stream() : null;
+    let began = false;
+    const write = async (chunk: string) => {
+      if (gone.signal.aborted) return;
+      if (!reply.raw.write(chunk)) await new Promise<void>((resolve) => {
+        const done = () => { reply.raw.off('drain', done); reply.raw.off('close', done); resolve(); };
+        reply.raw.on('drain', done).on('close', done);
+      });
+    };
+    const sink = {
+      streaming: stream,
+      signal: gone.signal,
+      start: async () => {
+        if (!renderer) return;
+        began = true;
+        reply.hijack();
+        reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': req.id, 'request-id': req.id, 'x-accel-buffering': 'no' });
+        await write(renderer.start(estimateTokens(messages.map((m) => m.content).join('\n'))));
+      },
+      text: async (delta: string) => {
+        if (renderer) await write(renderer.text(delta));
+      },
+    };
+    try {
+      const outcome = await runInference(
+        { ports, ledger, upstreamTimeoutMs },
+        { requestId: req.id, key: { id: doc.id, scope: doc.projectId, mode: doc.mode, limits: doc.limits }, model: { id: model.id, price: model.price }, upstreams, messages, maxTokens: max, hints: hintsOf(req) },
+        sink,
+      );
+      if (!renderer) return reply.send(render.plain(outcome));
+      await write(renderer.end(outcome));
+      reply.raw.end();
+    } catch (err) {
+      if (err instanceof ClientGoneError) {
+        if (!began) reply.hijack();
+        reply.raw.destroy();
+        return;
+      }
+      if (err instanceof StreamBrokenError && began) {
+        await write(renderer!.error(err.message));
+        reply.raw.end();
+        return;
+      }
+      throw err;
+    }
+  }
+
+  const created = () => Math.floor(ports.clock.now() / 1000);
+  app.post('/v1/chat/completions', async (req, reply) => {
+    const doc = await requireKey(req);
+    const body = parse(chatBody, req.body);
+    const model = modelFor(body.model);
+    const id = `chatcmpl-${req.id.slice(4)}`;
+    const messages = body.messages.map((m) => ({ role: roleOf(m.role), content: m.content ? flatten(m.content) : '' }));
+    const at = created();
+    return infer(req, reply, doc, model, messages, body.max_completion_tokens ?? body.max_tokens, !!body.stream, {
+      plain: (out) => wire.chatCompletion(id, model.id, at, out),
+      stream: () => wire.chatStream(id, model.id, at, !!body.stream_options?.include_usage),
+    });
+  });
+  app.post('/v1/responses', async (req, reply) => {
+    const doc = await requireKey(req);
+    const body = parse(responsesBody, req.body);
+    const model = modelFor(body.model);
+    const id = `resp_${req.id.slice(4)}`;
+    const msgId = `msg_${req.id.slice(4)}`;
+    const input: UpstreamMessage[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input.map((m) => ({ role: roleOf(m.role ?? 'user'), content: m.content ? flatten(m.content) : '' }));
+    const messages = body.instructions ? [{ role: 'system' as const, content: body.instructions }, ...input] : input;
+    const at = created();
+    return infer(req, reply, doc, model, messages, body.max_output_tokens, !!body.stream, {
+      plain: (out) => wire.response(id, msgId, model.id, at, out),
+      stream: () => wire.responseStream(id, msgId, model.id, at),
+    });
+  });
+  app.post('/v1/messages', async (req, reply) => {
+    const doc = await requireKey(req);
+    // As Anthropic's API: the version header is required (any dated version; the wire shape is one).
+    if (typeof req.headers['anthropic-version'] !== 'string') throw badRequest('anthropic-version: header is required', 'anthropic-version');
+    const body = parse(messagesBody, req.body);
+    const model = modelFor(body.model);
+    const id = `msg_${req.id.slice(4)}`;
+    const messages: UpstreamMessage[] = [...(body.system ? [{ role: 'system' as const, content: flatten(body.system) }] : []), ...body.messages.map((m) => ({ role: m.role, content: flatten(m.content) }))];
+    return infer(req, reply, doc, model, messages, body.max_tokens, !!body.stream, {
+      plain: (out) => wire.message(id, model.id, out),
+      stream: () => wire.messageStream(id, model.id),
+    });
+  });
+
+  const url = await app.listen({ host: o.host, port: o.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : o.port;
+  return { app, url: `https://${o.host}:${port}`, close: () => app.close() };
+  void url;
+}
+
+/** Every failure as the vendors say it: ours as they are, the use cases' codes, upstream failures, the rest 500. */
+function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  if (err instanceof DomainError || err instanceof AppError) {
+    switch (err.code) {
+      case 'INSUFFICIENT_FUNDS':
+        // A cap is not lifted by waiting a few seconds: the SDKs must not retry it.
+        return new GatewayError(429, 'insufficient_quota', 'insufficient_quota', err.message, { 'x-should-retry': 'false' });
+      case 'NOT_FOUND':
+        return notFound(err.message);
+      case 'BAD_REQUEST':
+      case 'INVALID_QUERY':
+        return badRequest(err.message);
+      case 'CONFLICT':
+        return new GatewayError(409, 'invalid_request_error', 'conflict', err.message);
+      default:
+        return new GatewayError(500, 'server_error', null, 'Internal error');
+    }
+  }
+  // The list helpers of libs/http refuse bad queries with their own error (status + code).
+  const edge = err as { name?: string; status?: unknown; code?: unknown; message?: string };
+  if (edge.name === 'ApiError' && typeof edge.status === 'number' && edge.status < 500) return new GatewayError(edge.status, 'invalid_request_error', String(edge.code).toLowerCase(), edge.message ?? 'Bad request');
+  if (err instanceof UpstreamError) {
+    if (err.kind === 'timeout') return new GatewayError(504, 'server_error', 'upstream_timeout', 'Every upstream of this model timed out');
+    if (err.status === 429) return new GatewayError(429, 'rate_limit_exceeded', 'upstream_rate_limited', 'Every upstream of this model is rate limited', { 'retry-after': '1' });
+    return new GatewayError(502, 'server_error', 'upstream_error', `Every upstream of this model failed (${err.status})`);
+  }
+  const fastifyErr = err as { statusCode?: number; message?: string };
+  if (typeof fastifyErr.statusCode === 'number' && fastifyErr.statusCode >= 400 && fastifyErr.statusCode < 500) return new GatewayError(fastifyErr.statusCode, 'invalid_request_error', null, fastifyErr.message ?? 'Bad request');
+  return new GatewayError(500, 'server_error', null, 'Internal error');
+}
