@@ -12,7 +12,6 @@ import { routeRegistry } from '../../../../libs/http/src/route';
 
 const STILL_REBUILT: string[] = [
   "PATCH /v1/invoices/:id/pay",
-  "POST /v1/admin/catalog/sync/:providerId",
   "POST /v1/billing/checkout/:checkoutId/complete",
   "POST /v1/billing/checkout/:checkoutId/promo",
   "POST /v1/billing/checkout/setup-intent",
