@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { ADMIN_HANDLERS, AdminProjectionsController } from './admin/admin-projections.controller';
 import { BatchesController } from './batches/batches.controller';
-import { CatalogSyncController, SyncCatalogHandler, WrittenCatalogSyncHandler } from './catalog/catalog-sync';
+import { CatalogSyncController, SyncCatalogHandler } from './catalog/catalog-sync';
 import { CatalogController } from './catalog/catalog.controller';
 import { CatalogQueryHandler } from './catalog/catalog.queries';
 import { HealthController } from './health/health.controller';
@@ -84,7 +84,7 @@ export const ROUTES: Readonly<Record<string, HttpModule>> = {
     handlers: [...IDENTITY_HANDLERS, ...MEMBER_HANDLERS, ...ROLE_HANDLERS, ...PROVIDER_KEY_HANDLERS],
   },
   providers: { controllers: [ProvidersController], handlers: PROVIDER_HANDLERS },
-  catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler, WrittenCatalogSyncHandler] },
+  catalog: { controllers: [CatalogController, CatalogSyncController], handlers: [CatalogQueryHandler, SyncCatalogHandler] },
   compute: { controllers: [SshKeysController, TemplatesController, InstancesController, ServersController, BatchesController], handlers: [...INSTANCE_HANDLERS, ...SERVER_HANDLERS, ...BATCH_HANDLERS] },
   networking: { controllers: [ElasticIpsController, VlansController, FirewallsController, PrivateNetworksController, InterconnectionsController, NetworkDatabasesController], handlers: NETWORK_DATABASE_HANDLERS },
   storage: { controllers: [VolumesController, SnapshotsController, FileSystemsController, BucketsController] },

@@ -14,6 +14,8 @@ export interface EventMetadata {
   idempotencyKey?: string;
   /** live or test (DECISIONS 21): the mode of the request (or of the event that caused this one); absent means live. */
   mode?: 'live' | 'test';
+  /** On a command's context only, never recorded: a keyed request re-run to answer its committed write (`handleCommand`). */
+  recovering?: boolean;
   schemaVersion: number;
   [key: string]: unknown;
 }

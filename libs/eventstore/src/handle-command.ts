@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
 import { DomainError } from '../../domain/shared/domain-error';
@@ -27,6 +28,32 @@ export function idempotencyReservation(context: CommandContext): IdempotencyRese
   const scope = projectId ? `project:${projectId}` : actor?.startsWith('admin:') ? actor : undefined;
   return scope ? { scope, key, requestId } : undefined;
 }
+
+/**
+ * An id a request draws for what it creates (`name` tells its ids apart: 'resource', 'job'). A keyed
+ * request's ids follow from its key, scope and request id, so a re-run of the same request after a
+ * crash (`recovering`, DECISIONS 5) names the same resource and finds its own earlier events; any
+ * other request draws a fresh uuidv7. Keyed ids are name-based (UUID version 8, from SHA-256).
+ */
+export function requestScopedId(context: CommandContext, name: string): string {
+  const r = idempotencyReservation(context);
+  if (!r) return uuidv7();
+  const h = createHash('sha256').update(`${r.scope}\n${r.key}\n${r.requestId}\n${name}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x80;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/**
+ * A keyed request run again to answer a write that committed but was never answered (DECISIONS 5):
+ * it carries the writing request's id and `recovering`, so each of its appends first looks for that
+ * request's events on the stream and, finding them, answers with them instead of writing again.
+ */
+const recoveringRequest = (context: CommandContext): string | undefined => {
+  const m = context.metadata;
+  return m.recovering === true && typeof m.requestId === 'string' && !m.causationId ? m.requestId : undefined;
+};
 
 /**
  * The context of a write a keyed request makes beside its own (a reservation on a shared stream, a
@@ -59,6 +86,8 @@ export interface CommandResult<S> {
   /** Position of the last appended event, or null when the command decided nothing. */
   position: number | null;
   events: DomainEvent[];
+  /** A recovering request found these events already written by its first run (nothing appended now). */
+  replayed?: boolean;
 }
 
 /**
@@ -74,12 +103,17 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   options: { attempts?: number; newStream?: boolean; known?: KnownState<S> } = {},
 ): Promise<CommandResult<S>> {
   const attempts = options.attempts ?? 4;
+  const recovering = recoveringRequest(context);
+  if (recovering) {
+    const found = await ownEarlierWrite(store, streamId, decider, recovering);
+    if (found) return found;
+  }
   for (let attempt = 1; ; attempt++) {
     // The first attempt may decide without reading: on the initial state when the caller just
     // generated the stream's id (`newStream`), or on a state the caller knows at a revision
     // (`known`). The append's expected revision checks that guess: if the stream is elsewhere (a
     // saga's replay, a read model behind), the next attempt reads and folds it.
-    const guess: KnownState<S> | undefined = attempt > 1 ? undefined : options.known ?? (options.newStream ? { state: decider.initialState(), revision: 'no_stream' } : undefined);
+    const guess: KnownState<S> | undefined = attempt > 1 || recovering ? undefined : options.known ?? (options.newStream ? { state: decider.initialState(), revision: 'no_stream' } : undefined);
     let state: S;
     let expected: number | 'no_stream';
     if (guess) {
@@ -113,9 +147,20 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   }
 }
 
+/** The events `requestId` appended to the stream, with the state as of the last of them; null when it appended none. */
+async function ownEarlierWrite<C, E extends DomainEvent, S>(store: EventStore, streamId: string, decider: Decider<C, E, S>, requestId: string): Promise<CommandResult<S> | null> {
+  const events = await store.readStream(streamId);
+  const own = events.filter((e) => e.metadata.requestId === requestId && !e.metadata.causationId);
+  if (own.length === 0) return null;
+  const last = own[own.length - 1].position;
+  const { state } = await aggregateStream({ readStream: async () => events }, streamId, decider, { upToPosition: last });
+  return { state, position: last, events: own.map((e) => ({ type: e.type, data: e.data }) as DomainEvent), replayed: true };
+}
+
 export function toNewEvent(e: DomainEvent, context: CommandContext): NewEvent {
   // Every event of a data scope carries its mode (DECISIONS 21), also when a timer wrote it.
   const { mode: given, projectId } = context.metadata as Partial<EventMetadata>;
   const mode = given ?? (projectId ? modeOfScope(projectId) : undefined);
-  return { id: uuidv7(), type: e.type, data: e.data as Record<string, unknown>, metadata: { ...context.metadata, ...(mode ? { mode } : {}), schemaVersion: 1 } };
+  const { recovering: _recovering, ...metadata } = context.metadata;
+  return { id: uuidv7(), type: e.type, data: e.data as Record<string, unknown>, metadata: { ...metadata, ...(mode ? { mode } : {}), schemaVersion: 1 } };
 }

@@ -137,11 +137,26 @@ async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: Pip
   }
   if (res.fingerprint !== fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
   if (res.state === 'in-progress') throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed');
+  if (res.state === 'committed' && rerunnable(req.apiRoute, res.write)) {
+    // The same handler runs again as the writing request: it finds its own events and answers from them.
+    req.idempotency = { scope, key, fingerprint, recovering: res.write };
+    return undefined;
+  }
   const response = res.state === 'completed' ? res.response : await recoverAnswer(req, res.write, o);
   reply.code(response.status).header('Idempotent-Replayed', 'true');
   if (response.contentType) reply.header('content-type', response.contentType);
   return reply.send(response.body);
 }
+
+const defaultStatus = (route: RegisteredRoute): number => Object.keys(route.responses).map(Number).filter((s) => s >= 200 && s < 300).sort()[0] ?? 200;
+
+/**
+ * A committed write whose answer was lost is answered by re-running its request (DECISIONS 5): the
+ * handler, run as the writing request (`recovering`), finds its own events instead of writing again
+ * and answers from them. Not for a 204 route (nothing to rebuild), a write whose request is unknown,
+ * or a route that still rebuilds it with a `recover` query of its own.
+ */
+const rerunnable = (route: RegisteredRoute, write: CommittedWrite): boolean => !!write.requestId && !route.recover && defaultStatus(route) !== 204;
 
 /**
  * The answer of a keyed write that committed but was never answered, rebuilt by its route's
@@ -151,7 +166,7 @@ async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: Pip
  */
 async function recoverAnswer(req: FastifyRequest, write: CommittedWrite, o: PipelineOptions): Promise<StoredResponse> {
   const route = req.apiRoute!;
-  const status = Object.keys(route.responses).map(Number).filter((s) => s >= 200 && s < 300).sort()[0] ?? 200;
+  const status = defaultStatus(route);
   let response: StoredResponse | null = status === 204 ? { status, body: '' } : null;
   if (!response && route.recover && o.resolve && req.principal) {
     try {
@@ -161,7 +176,11 @@ async function recoverAnswer(req: FastifyRequest, write: CommittedWrite, o: Pipe
       req.log.warn({ err: e, stream: write.streamId }, 'idempotent answer could not be rebuilt; answering the generic one');
     }
   }
-  response ??= genericRecoveredResponse(write);
+  return storeRecovered(req, write, response ?? genericRecoveredResponse(write), o);
+}
+
+/** Stores a rebuilt answer unless another retry stored one first: the answer every retry replays. */
+async function storeRecovered(req: FastifyRequest, write: CommittedWrite, response: StoredResponse, o: PipelineOptions): Promise<StoredResponse> {
   try {
     return o.idempotencyStore.recovered ? await o.idempotencyStore.recovered(write.scope, write.key, response) : response;
   } catch (e) {
@@ -170,12 +189,34 @@ async function recoverAnswer(req: FastifyRequest, write: CommittedWrite, o: Pipe
   }
 }
 
-async function settleIdempotency(req: FastifyRequest, reply: FastifyReply, payload: unknown, o: PipelineOptions): Promise<void> {
-  const claim = req.idempotency;
-  if (!claim) return;
-  req.idempotency = undefined;
+/**
+ * The answer of a re-run (`rerunnable`): its own 2xx, stored as the key's answer (a racing retry's, if
+ * that was stored first); a refusal (the re-run saw the world its first run changed) is the generic
+ * answer naming the write; a 5xx is sent unstored, so that the next retry runs again.
+ */
+async function settleRecovered(req: FastifyRequest, reply: FastifyReply, write: CommittedWrite, payload: unknown, body: string | undefined, o: PipelineOptions): Promise<unknown> {
+  if (reply.statusCode >= 500) return payload;
+  const own = reply.statusCode < 300 && body !== undefined;
+  if (!own) req.log.warn({ stream: write.streamId, status: reply.statusCode }, 'the re-run of a committed write was refused; answering the generic recovered answer');
+  const contentType = reply.getHeader('content-type');
+  let response: StoredResponse;
   try {
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined;
+    response = await storeRecovered(req, write, own ? { status: reply.statusCode, body, contentType: contentType === undefined ? undefined : String(contentType) } : genericRecoveredResponse(write), o);
+  } catch {
+    return payload; // unstored (logged): the next retry runs again
+  }
+  reply.code(response.status).header('Idempotent-Replayed', 'true');
+  if (response.contentType) reply.header('content-type', response.contentType);
+  return response.body;
+}
+
+async function settleIdempotency(req: FastifyRequest, reply: FastifyReply, payload: unknown, o: PipelineOptions): Promise<unknown> {
+  const claim = req.idempotency;
+  if (!claim) return payload;
+  req.idempotency = undefined;
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : payload == null ? '' : undefined;
+  if (claim.recovering) return settleRecovered(req, reply, claim.recovering, payload, body, o);
+  try {
     if (reply.statusCode >= 500 || body === undefined) await o.idempotencyStore.release(claim.scope, claim.key, claim.token);
     else {
       const contentType = reply.getHeader('content-type');
@@ -184,6 +225,7 @@ async function settleIdempotency(req: FastifyRequest, reply: FastifyReply, paylo
   } catch (e) {
     req.log.error({ err: e }, 'idempotency store failed while settling');
   }
+  return payload;
 }
 
 const wantsJsonApi = (accept: string | undefined): boolean => !!accept && /application\/vnd\.api\+json/i.test(accept);
@@ -233,8 +275,7 @@ export function installPipeline(fastify: FastifyInstance, o: PipelineOptions): v
     if (req.rateLimit) for (const [k, v] of Object.entries(rateLimitHeaders(req.rateLimit))) reply.header(k, v);
     const ct = reply.getHeader('content-type');
     if (typeof ct === 'string' && ct.startsWith('application/json') && wantsJsonApi(req.headers.accept)) reply.header('content-type', 'application/vnd.api+json');
-    await settleIdempotency(req, reply, payload, o);
-    return payload;
+    return settleIdempotency(req, reply, payload, o);
   });
 
   fastify.addHook('onResponse', async (req, reply) => {

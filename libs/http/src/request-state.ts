@@ -4,7 +4,13 @@ import type { SparseFields } from './envelope';
 import type { RateLimitState } from './rate-limit';
 import type { ParsedRequest, RegisteredRoute } from './route';
 
-export interface IdempotencyClaim { scope: string; key: string; token: string; fingerprint: string }
+import type { CommittedWrite } from './idempotency';
+
+/**
+ * The key this request holds: `token` for a first run; `recovering` for a re-run of the request whose
+ * write committed but was never answered (its handler finds its own earlier events, DECISIONS 5).
+ */
+export type IdempotencyClaim = { scope: string; key: string; fingerprint: string } & ({ token: string; recovering?: undefined } | { token?: undefined; recovering: CommittedWrite });
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -5,8 +5,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Principal } from '../../../../libs/http/src/auth';
 import { commandContext } from '../identity/request-context';
 import { dataScopeOf } from '../common/resource-lifecycle';
-import { GetBatch, RequestBatch, WrittenBatch, type BatchView } from './batches.handlers';
-import { recoverBy } from '../common/recovery';
+import { GetBatch, RequestBatch, type BatchView } from './batches.handlers';
 import { BusController } from '../common/bus-controller';
 
 const resourceIds = z
@@ -38,7 +37,6 @@ const batchDocument = z.object({ data: z.object({ id: z.string(), type: z.litera
  * summing up its items, and the status route reports each resource under `items`.
  */
 /** A batch request whose answer a crash lost answers the batch it wrote, fanned out. */
-const recoverBatch = recoverBy((w) => new WrittenBatch(w), (batch) => ({ data: view(batch), jobId: batch.doc.id }));
 const actionRoute = route({
   method: 'POST',
   path: '/v1/batch/batch/action',
@@ -49,7 +47,6 @@ const actionRoute = route({
   type: 'batches',
   body: actionBody,
   idempotent: true,
-  recover: recoverBatch,
   responses: { 202: batchDocument },
 });
 const removeRoute = route({
@@ -62,7 +59,6 @@ const removeRoute = route({
   type: 'batches',
   body: deleteBody,
   idempotent: true,
-  recover: recoverBatch,
   responses: { 202: batchDocument },
 });
 const statusRoute = route({

@@ -1,14 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { batchDecider } from '../../../../libs/domain/batches/batch.decider';
 import { batchStream, type BatchAction } from '../../../../libs/domain/batches/events';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { notFound } from '../../../../libs/application/src/errors';
 import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
 import { PORTS } from '../tokens';
 import { batchOutcome } from './batch-view';
-import { idInStream, type RecoveredWrite } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export type BatchView = { doc: BatchDoc; outcome: Awaited<ReturnType<typeof batchOutcome>> };
@@ -30,7 +28,7 @@ export class RequestBatchHandler implements ICommandHandler<RequestBatch> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'projections' | 'readBack'>) {}
 
   async execute({ projectId, action, resourceType, resourceIds, ctx }: RequestBatch): Promise<BatchView> {
-    const batchId = uuidv7();
+    const batchId = requestScopedId(ctx, 'batch');
     const command = { type: 'RequestBatch' as const, batchId, projectId, action, resourceType, resourceIds, now: this.ports.now() };
     const r = await handleCommand(this.ports.events, batchStream(batchId), batchDecider, command, ctx);
     await this.ports.consistency.waitForSaga('saga:batch-fanout', r.position!, batchStream(batchId), ['batches']);
@@ -50,24 +48,4 @@ export class GetBatchHandler implements IQueryHandler<GetBatch> {
   }
 }
 
-/** The batch a committed request wrote, once fanned out as its answer was (recovery of a lost answer). */
-export class WrittenBatch extends Query<BatchView | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenBatch)
-export class WrittenBatchHandler implements IQueryHandler<WrittenBatch> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'projections' | 'readBack'>) {}
-
-  async execute({ write }: WrittenBatch): Promise<BatchView | null> {
-    const batchId = idInStream(batchStream, write.streamId);
-    if (!batchId) return null;
-    await this.ports.consistency.waitForSaga('saga:batch-fanout', write.position, write.streamId, ['batches']);
-    const doc = await this.ports.readBack(batchesProjection, write.streamId, batchId, null);
-    return doc && doc.projectId === write.projectId ? { doc, outcome: await batchOutcome(this.ports, doc) } : null;
-  }
-}
-
-export const BATCH_HANDLERS = [RequestBatchHandler, GetBatchHandler, WrittenBatchHandler];
+export const BATCH_HANDLERS = [RequestBatchHandler, GetBatchHandler];

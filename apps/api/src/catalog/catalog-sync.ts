@@ -1,9 +1,8 @@
 import { Controller, Inject, Req } from '@nestjs/common';
-import { Command, CommandBus, CommandHandler, Query, QueryBus, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../../../libs/domain/jobs/events';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
@@ -16,9 +15,6 @@ import { providersProjection } from '../../../../projections/providers/providers
 import { commandContext } from '../identity/request-context';
 import { jobAttributes, jobResource } from '../jobs/job-view';
 import { PORTS } from '../tokens';
-import { idInStream } from '../common/recovery';
-import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
-import type { RecoverAnswer } from '../../../../libs/http/src/route';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Refresh a provider's catalog: a `catalog.sync` job (the catalog context's job handler runs it). */
@@ -42,43 +38,13 @@ export class SyncCatalogHandler implements ICommandHandler<SyncCatalog> {
       if (!provider || provider.deletedAt) throw new AppError('PROVIDER_NOT_FOUND', `Provider ${providerRef} not found`);
       kind = provider.name;
     }
-    const jobId = uuidv7();
+    const jobId = requestScopedId(context, 'job');
     const job = { jobId, projectId: null, type: 'catalog.sync' as const, resourceType: 'catalog' as const, resourceId: kind, operation: 'sync', payload: { providerKind: kind }, maxAttempts: 3, enqueuedAt: this.ports.now() };
     const enqueued = await handleCommand(this.ports.events, jobStream(jobId), jobDecider, { type: 'EnqueueJob', job }, context, { newStream: true });
     await this.ports.waitForProjections(enqueued.position, [jobsProjection.name]);
     return (await this.ports.readBack(jobsProjection, jobStream(jobId), jobId, enqueued.position))!;
   }
 }
-
-/** The sync job a keyed request enqueued, as of the write, for an answer a crash lost (DECISIONS 5). */
-export class WrittenCatalogSync extends Query<JobDoc | null> {
-  constructor(readonly write: CommittedWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenCatalogSync)
-export class WrittenCatalogSyncHandler implements IQueryHandler<WrittenCatalogSync> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenCatalogSync): Promise<JobDoc | null> {
-    const jobId = idInStream(jobStream, write.streamId);
-    if (!jobId) return null;
-    await this.ports.waitForProjections(write.position, [jobsProjection.name]);
-    const doc = await this.ports.readBack(jobsProjection, write.streamId, jobId, write.position);
-    return doc && doc.projectId === null && doc.type === 'catalog.sync' ? doc : null;
-  }
-}
-
-/**
- * An admin route's `recover` (`recoverBy` serves project principals): the job the write enqueued,
- * answered as the sync answers it. Only a platform admin reaches the route, so no project is checked.
- */
-const recoverSync: RecoverAnswer = async (write, { principal, get }) => {
-  if (principal.kind !== 'platform-admin') return null;
-  const job = await get(QueryBus).execute(new WrittenCatalogSync(write));
-  return job ? { data: jobResource(job), jobId: job.id } : null;
-};
 
 const params = z.object({ providerId: z.string().min(1).max(64) });
 
@@ -91,7 +57,6 @@ const syncRoute = route({
   auth: 'admin',
   params,
   idempotent: true,
-  recover: recoverSync,
   responses: { 202: resourceSchema('jobs', jobAttributes, { jobId: z.string() }) },
 });
 

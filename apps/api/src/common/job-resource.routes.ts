@@ -1,12 +1,11 @@
 import { Controller, Inject, Req, type Type } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import type { Capability } from '../../../../libs/domain/providers/capabilities';
 import { priceOf, type Priceable } from '../../../../libs/domain/catalog/pricing';
 import { jobResourceDecider, type JobResource } from '../../../../libs/domain/shared/job-resource';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../../../libs/application/src/errors';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
@@ -28,7 +27,6 @@ import { requireSameProvider, resolveProvider } from '../providers/resolve-provi
 import { PORTS } from '../tokens';
 import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
-import { idInStream, recoverBy, requestEvent, type RecoveredWrite } from './recovery';
 import { listOf } from '../../../../libs/http/src/list-query';
 
 type AnyObject = z.ZodObject;
@@ -196,11 +194,12 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
     const projectId = dataScopeOf(call.principal);
     const { provider, input, fields: prepared, price } = await jobResourceCreateLookups(this.ports, routes, projectId, call.providerId, call.body, call.pointerPrefix);
     let fields = prepared;
-    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
+    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : requestScopedId(call.context, 'resource');
     if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
-    const secret = routes.secrets ? await routes.secrets({ ...input, body: fields, id }) : null;
+    // A re-run after a crash (DECISIONS 5) finds the secret its first run kept and showed: it makes none, and shows none.
+    const secret = routes.secrets && !call.context.metadata.recovering ? await routes.secrets({ ...input, body: fields, id }) : null;
     if (secret?.fields) fields = { ...fields, ...secret.fields };
-    const jobId = uuidv7();
+    const jobId = requestScopedId(call.context, 'job');
     const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, price: price ? priceOf(price) : undefined, now: this.ports.now() };
     const r = await handleCommand(this.ports.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
     await settleJob(this.ports, r.position, jobId, projection.name);
@@ -247,7 +246,7 @@ export class RequestResourceOperationHandler implements ICommandHandler<RequestR
     const prepare = call.operation === 'delete' ? routes.prepareDelete : (call.operation === 'update' ? routes.update : routes.actions?.[call.operation])?.prepare;
     const input = { platform: this.ports, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
     const args = prepare ? await prepare(input) : call.body;
-    const jobId = uuidv7();
+    const jobId = requestScopedId(call.context, 'job');
     const command = { type: 'RequestOperation' as const, id: call.id, jobId, projectId, operation: call.operation, args, requestedBy: requestedBy(call.context), now: this.ports.now() };
     const r = await handleCommand(this.ports.events, resource.stream(call.id), deciderOf(resource), command, call.context);
     await settleJob(this.ports, r.position, jobId, projection.name);
@@ -267,7 +266,7 @@ export class ImportJobResourceHandler implements ICommandHandler<ImportJobResour
     const { externalId, ...body } = call.body as { externalId: string } & Record<string, unknown>;
     const input = { platform: this.ports, projectId, provider, body, pointerPrefix: call.pointerPrefix };
     const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
-    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : uuidv7();
+    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : requestScopedId(call.context, 'resource');
     if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
     const command = { type: 'ImportResource' as const, id, projectId, providerId: provider.id, providerKind: provider.name, fields, externalId, attributes: {}, now: this.ports.now() };
     const r = await handleCommand(this.ports.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
@@ -310,37 +309,8 @@ export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> 
   }
 }
 
-/**
- * What a committed create, operation, update or import wrote, as it answered (recovery of a lost
- * answer): the resource as of the write, with the job its request event enqueued, or the `/db` record.
- */
-export class WrittenJobResource extends Query<Accepted | { data: Resource<Record<string, unknown>> } | null> {
-  constructor(
-    readonly routes: JobResourceRoutes,
-    readonly write: RecoveredWrite,
-    readonly as: 'accepted' | 'record',
-  ) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenJobResource)
-export class WrittenJobResourceHandler implements IQueryHandler<WrittenJobResource> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
-
-  async execute({ routes, write, as }: WrittenJobResource) {
-    const { resource, projection } = routes;
-    const id = idInStream(resource.stream, write.streamId);
-    if (!id) return null;
-    const doc = await written(this.ports, projection as DocumentProjection<Doc>, write.streamId, id, write.projectId, write.position, resource.label);
-    if (as === 'record') return { data: recordOf(routes, doc) };
-    const jobId = (await requestEvent(this.ports, write))?.data.jobId;
-    return typeof jobId === 'string' ? { data: toResourceOf(routes, doc), jobId } : null;
-  }
-}
-
 /** The generic handlers every job-backed resource shares (registered once). */
-export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, ImportJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler, WrittenJobResourceHandler];
+export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, ImportJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler];
 
 // ---------------------------------------------------------------- the generated controller
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that supports this') });
@@ -370,7 +340,6 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
     if (inQuery !== undefined && inQuery !== inBody) throw badRequest([{ detail: 'providerId in the body differs from the providerId of the query', source: { pointer: `${pointerPrefix}/providerId` } }]);
     return { providerId: String(inBody), body };
   };
-  const recoverAccepted = recoverBy((w) => new WrittenJobResource(routes, w, 'accepted'));
 
   @Controller()
   class JobResourceController extends BusController {
@@ -421,13 +390,13 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   };
   declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.summaries.list, permission: read, query: listQuery, list: listOf(decl.type, list), responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   if (decl.summaries.get) declare('get', { ...common, method: 'GET', path: item, summary: decl.summaries.get, permission: read, params, query: providerQuery, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
-  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: jobResourceCreateBody(routes), idempotent: true, recover: recoverAccepted, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
-  if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, recover: recoverAccepted, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.create) declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.summaries.create, permission: write, type: decl.type, query: providerQuery, body: jobResourceCreateBody(routes), idempotent: true, responses: { [decl.createStatus ?? 202]: accepted } }, ['req', 'principal', 'parsed']);
+  if (decl.summaries.delete) declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.summaries.delete, permission: write, params, query: providerQuery, idempotent: true, responses: decl.deleteStatus === 204 ? { 204: null } : { 202: accepted } }, ['req', 'principal', 'parsed']);
   if (decl.records) {
     const recordAttributes = attributes.extend({ externalId: z.string().nullable() });
     const importBody = (decl.body ?? routes.resource.schema).extend({ externalId: z.string().min(1).max(255).describe("The provider's id of the resource") });
     declare('listRecords', { ...common, method: 'GET', path: `${decl.path}/db`, summary: decl.records.list, permission: read, query: listQuery, list: listOf(decl.type, list), responses: { 200: collectionSchema(decl.type, recordAttributes) } }, ['principal', 'parsed']);
-    declare('importRecord', { ...common, method: 'POST', path: `${decl.path}/db`, summary: decl.records.create, permission: write, type: decl.type, query: providerQuery, body: importBody, idempotent: true, recover: recoverBy((w) => new WrittenJobResource(routes, w, 'record')), responses: { 201: resourceSchema(decl.type, recordAttributes) } }, ['req', 'principal', 'parsed']);
+    declare('importRecord', { ...common, method: 'POST', path: `${decl.path}/db`, summary: decl.records.create, permission: write, type: decl.type, query: providerQuery, body: importBody, idempotent: true, responses: { 201: resourceSchema(decl.type, recordAttributes) } }, ['req', 'principal', 'parsed']);
   }
   if (decl.update) {
     Object.defineProperty(proto, 'update', {
@@ -437,7 +406,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       writable: true,
       configurable: true,
     });
-    declare('update', { ...common, method: 'PATCH', path: item, summary: decl.update.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.update.body ?? z.object({}), idempotent: true, recover: recoverAccepted, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+    declare('update', { ...common, method: 'PATCH', path: item, summary: decl.update.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.update.body ?? z.object({}), idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   }
   if (decl.actionsRoute) {
     Object.defineProperty(proto, 'actions', {
@@ -448,7 +417,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       writable: true,
       configurable: true,
     });
-    declare('actions', { ...common, method: 'POST', path: `${item}/actions`, summary: decl.actionsRoute.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.actionsRoute.body, idempotent: true, recover: recoverAccepted, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+    declare('actions', { ...common, method: 'POST', path: `${item}/actions`, summary: decl.actionsRoute.summary, permission: write, type: decl.type, params, query: providerQuery, body: decl.actionsRoute.body, idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   }
   for (const [operation, action] of Object.entries(decl.actions ?? {})) {
     const method = `action_${operation.replace(/[^a-z0-9]/gi, '_')}`;
@@ -459,7 +428,7 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
       writable: true,
       configurable: true,
     });
-    declare(method, { ...common, method: 'POST', path: `${item}/${operation}`, summary: action.summary, permission: write, type: decl.type, params, query: providerQuery, body: action.body ?? z.object({}), idempotent: true, recover: recoverAccepted, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
+    declare(method, { ...common, method: 'POST', path: `${item}/${operation}`, summary: action.summary, permission: write, type: decl.type, params, query: providerQuery, body: action.body ?? z.object({}), idempotent: true, responses: { 202: accepted } }, ['req', 'principal', 'parsed']);
   }
   return JobResourceController;
 }

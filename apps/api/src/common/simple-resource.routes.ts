@@ -1,10 +1,9 @@
 import { Controller, Inject, Req, type Type } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { simpleResourceDecider, type SimpleResource } from '../../../../libs/domain/shared/simple-resource';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resource as resourceDocument, resourceSchema, type ResourceDocument } from '../../../../libs/http/src/envelope';
@@ -20,8 +19,6 @@ import { commandContext } from '../identity/request-context';
 import { PORTS } from '../tokens';
 import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
-import { idInStream, recoverBy, type RecoveredWrite } from './recovery';
-import { written } from '../jobs/job-writes';
 import { listOf } from '../../../../libs/http/src/list-query';
 
 type Op = 'list' | 'get' | 'create' | 'delete';
@@ -107,16 +104,6 @@ export class ListSimpleResources extends Query<ListResult<object>> {
   }
 }
 
-/** The resource a committed create wrote, as its create answered it (recovery of a lost answer). */
-export class WrittenSimpleResource extends Query<ResourceDocument | null> {
-  constructor(
-    readonly routes: SimpleRoutes<AnyObject, z.ZodType, AnyObject>,
-    readonly write: RecoveredWrite,
-  ) {
-    super();
-  }
-}
-
 const deciders = new WeakMap<SimpleResource, ReturnType<typeof simpleResourceDecider>>();
 const deciderOf = (r: SimpleResource) => deciders.get(r) ?? deciders.set(r, simpleResourceDecider(r)).get(r)!;
 
@@ -141,7 +128,7 @@ export class CreateSimpleResourceHandler implements ICommandHandler<CreateSimple
     const projectId = dataScopeOf(call.principal);
     await routes.scope?.check(this.ports, projectId, call.query, 'create');
     const input = { platform: this.ports, projectId, body: call.body, query: call.query, pointerPrefix: call.pointerPrefix };
-    const { id = uuidv7(), fields } = routes.prepare ? await routes.prepare(input) : { fields: call.body as Record<string, unknown> };
+    const { id = requestScopedId(call.context, 'resource'), fields } = routes.prepare ? await routes.prepare(input) : { fields: call.body as Record<string, unknown> };
     const stream = routes.resource.stream(id);
     const result = await handleCommand(this.ports.events, stream, deciderOf(routes.resource), { type: 'CreateResource', id, projectId, fields, now: this.ports.now() }, call.context);
     await this.ports.waitForProjections(result.position, [routes.projection.name]);
@@ -189,19 +176,8 @@ export class ListSimpleResourcesHandler implements IQueryHandler<ListSimpleResou
   }
 }
 
-@QueryHandler(WrittenSimpleResource)
-export class WrittenSimpleResourceHandler implements IQueryHandler<WrittenSimpleResource> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack'>) {}
-
-  async execute({ routes, write }: WrittenSimpleResource): Promise<ResourceDocument | null> {
-    const id = idInStream(routes.resource.stream, write.streamId);
-    if (!id) return null;
-    return toDocument(routes, await written(this.ports, routes.projection, write.streamId, id, write.projectId, write.position, routes.resource.label));
-  }
-}
-
 /** The generic handlers every simple resource shares (registered once). */
-export const SIMPLE_RESOURCE_HANDLERS = [CreateSimpleResourceHandler, DeleteSimpleResourceHandler, GetSimpleResourceHandler, ListSimpleResourcesHandler, WrittenSimpleResourceHandler];
+export const SIMPLE_RESOURCE_HANDLERS = [CreateSimpleResourceHandler, DeleteSimpleResourceHandler, GetSimpleResourceHandler, ListSimpleResourcesHandler];
 
 // ---------------------------------------------------------------- the generated controller
 /**
@@ -249,7 +225,7 @@ export function simpleResourceController<S extends AnyObject, B extends z.ZodTyp
   const write = `${decl.permission}:write`;
   declare('list', { ...common, method: 'GET', path: decl.path, summary: decl.routes.list!, permission: read, list: listOf(decl.type, decl.projection.lists[0]!), responses: { 200: collectionSchema(decl.type, attributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, summary: decl.routes.get!, permission: read, params, responses: { 200: resourceSchema(decl.type, attributes) } }, ['principal', 'parsed']);
-  declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.routes.create!, permission: write, type: decl.type, body: decl.body ?? decl.resource.schema, idempotent: true, recover: recoverBy((w) => new WrittenSimpleResource(routes, w)), responses: { 201: resourceSchema(decl.type, attributes) } }, ['req', 'principal', 'parsed']);
+  declare('create', { ...common, method: 'POST', path: decl.path, summary: decl.routes.create!, permission: write, type: decl.type, body: decl.body ?? decl.resource.schema, idempotent: true, responses: { 201: resourceSchema(decl.type, attributes) } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, summary: decl.routes.delete!, permission: write, params, responses: { 204: null } }, ['req', 'principal', 'parsed']);
   return SimpleResourceController;
 }

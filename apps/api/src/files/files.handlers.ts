@@ -12,7 +12,6 @@ import type { Resource } from '../../../../libs/http/src/envelope';
 import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
 import { filesProjection, type FileDoc } from '../../../../projections/files/files.projection';
 import { PORTS } from '../tokens';
-import { idInStream, type RecoveredWrite } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Where the request's content sits (`/content`, or under `/data/attributes`), for the 413's pointer. */
@@ -110,24 +109,6 @@ async function written(ports: PortsOf<'readBack' | 'waitForProjections'>, fileId
   return (await ports.readBack(filesProjection, fileStream(fileId), fileId, position))!;
 }
 
-/** The file a committed create or PUT wrote, as of that write (recovery of a lost answer). */
-export class WrittenFile extends Query<FileDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenFile)
-export class WrittenFileHandler implements IQueryHandler<WrittenFile> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenFile): Promise<FileDoc | null> {
-    const fileId = idInStream(fileStream, write.streamId);
-    const doc = fileId ? await written(this.ports, fileId, write.position) : null;
-    return doc && doc.projectId === write.projectId ? doc : null;
-  }
-}
-
 @CommandHandler(CreateFile)
 export class CreateFileHandler implements ICommandHandler<CreateFile> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
@@ -136,9 +117,11 @@ export class CreateFileHandler implements ICommandHandler<CreateFile> {
     if (input.content) checkSize(input.content);
     const files = await this.ports.projections.collection(filesProjection);
     const same = { projectId, path: input.path, name: input.name };
-    if (await files.findOne({ ...same, deletedAt: null })) throw new AppError('CONFLICT', `A file named "${input.name}" already exists at "${input.path}"`);
+    // A re-run after a crash (DECISIONS 5) finds the file its first run created: from the first generation on, the live one.
+    const recovering = context.metadata.recovering === true;
+    if (!recovering && (await files.findOne({ ...same, deletedAt: null }))) throw new AppError('CONFLICT', `A file named "${input.name}" already exists at "${input.path}"`);
     // The next generation of this path and name; one the model has not seen yet (a delete elsewhere) is skipped.
-    let generation = (await files.find({ filter: same, limit: 1 })).total;
+    let generation = recovering ? 0 : (await files.find({ filter: same, limit: 1 })).total;
     for (;;) {
       const fileId = fileIdFor(projectId, input.path, input.name, generation);
       const stream = fileStream(fileId);
@@ -229,4 +212,4 @@ export class GetFileVersionHandler implements IQueryHandler<GetFileVersion> {
   }
 }
 
-export const FILE_HANDLERS = [WrittenFileHandler, CreateFileHandler, PutFileContentHandler, DeleteFileHandler, GetFileHandler, ListFilesHandler, ListFileVersionsHandler, GetFileVersionHandler];
+export const FILE_HANDLERS = [CreateFileHandler, PutFileContentHandler, DeleteFileHandler, GetFileHandler, ListFilesHandler, ListFileVersionsHandler, GetFileVersionHandler];

@@ -11,8 +11,7 @@ import { FILE_VERSIONS_LIST, type FileVersionDoc } from '../../../../projections
 import { FILES_LIST, type FileDoc } from '../../../../projections/files/files.projection';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent, WrittenFile } from './files.handlers';
-import { recoverBy } from '../common/recovery';
+import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent } from './files.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 
@@ -106,7 +105,6 @@ const versionsRoute = route({
 });
 const versionRoute = route({ ...common, method: 'GET', path: '/v1/files/{id}/versions/{version}', summary: 'Get one version of a file by its number', permission: 'files:read', params: versionParams, responses: { 200: one(versionRecord) } });
 /** A create or PUT whose answer a crash lost answers the file as that write left it. */
-const recoverFile = recoverBy((w) => new WrittenFile(w), (doc) => ({ data: fileItem(doc) }));
 const createRoute = route({
   ...common,
   method: 'POST',
@@ -116,7 +114,6 @@ const createRoute = route({
   type: 'files',
   body: createBody,
   idempotent: true,
-  recover: recoverFile,
   responses: { 201: one(fileRecord) },
 });
 const putRoute = route({
@@ -129,7 +126,6 @@ const putRoute = route({
   params: idParams,
   body: putBody,
   idempotent: true,
-  recover: recoverFile,
   responses: { 200: one(fileRecord) },
 });
 const removeRoute = route({ ...common, method: 'DELETE', path: '/v1/files/{id}', summary: 'Soft-delete a file: it leaves lists and answers 404', permission: 'files:write', params: idParams, responses: { 204: null } });

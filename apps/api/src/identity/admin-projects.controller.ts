@@ -5,9 +5,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { QueryBus } from '@nestjs/cqrs';
-import type { RecoverAnswer } from '../../../../libs/http/src/route';
-import { CreateProject, ListProjects, WrittenProject } from './identity.handlers';
+import { CreateProject, ListProjects } from './identity.handlers';
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
 import { BusController } from '../common/bus-controller';
@@ -21,21 +19,6 @@ const createBody = z.object({
 });
 const projectResource = (p: ProjectDoc) => ({ id: p.id, type: 'projects' as const, attributes: { name: p.name, workspaceId: workspaceOfProject(p), createdAt: p.createdAt } });
 
-/**
- * The create's answer a crash lost (DECISIONS 5; `recoverBy` serves project principals, this route an
- * admin's): the project and the key the request issued, without the key's secret, which was never stored.
- */
-const recoverProject: RecoverAnswer = async (write, { principal, get }) => {
-  if (principal.kind !== 'platform-admin') return null;
-  const found = await get(QueryBus).execute(new WrittenProject(write));
-  if (!found) return null;
-  return {
-    data: projectResource(found.project),
-    included: found.keys.map((k) => apiKeyResource(k)),
-    meta: { key: 'Not shown: the answer that carried the first API key was lost in an outage, and the key is not stored, so it cannot be shown again.' },
-  };
-};
-
 /** Operator extension: platform admins create projects (each with its first API key). */
 const createRoute = route({
   method: 'POST',
@@ -46,7 +29,6 @@ const createRoute = route({
   type: 'projects',
   body: createBody,
   idempotent: true,
-  recover: recoverProject,
   responses: {
     201: z.object({
       data: z.object({ id: z.string(), type: z.literal('projects'), attributes: projectAttributes }),
@@ -69,6 +51,8 @@ export class AdminProjectsController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const { project, key } = await this.commands.execute(new CreateProject(body.name, commandContext(req, principal), body.workspaceId));
+    // Run again after a crash lost the answer (DECISIONS 5): the key's secret was never stored, so it is not in it.
+    if (key.key === null) return { data: projectResource(project), included: [apiKeyResource(key.doc)], meta: { key: 'Not shown: the answer that carried the first API key was lost in an outage, and the key is not stored, so it cannot be shown again.' } };
     return {
       data: projectResource(project),
       included: [apiKeyResource(key.doc, { key: key.key })],

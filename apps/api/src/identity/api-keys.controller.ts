@@ -6,8 +6,7 @@ import { modeOfKey, principalMode, principalProjectId, type Principal } from '..
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { API_KEYS_LIST, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
-import { IssueApiKey, ListApiKeys, RevokeApiKey, WrittenApiKey } from './identity.handlers';
-import { recoverInProject } from '../common/recovery';
+import { IssueApiKey, ListApiKeys, RevokeApiKey } from './identity.handlers';
 import { commandContext, granteeOf } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { BusController } from '../common/bus-controller';
@@ -78,12 +77,6 @@ const createRoute = route({
   type: 'api-keys',
   body: createBody,
   idempotent: true,
-  // A retry of a create whose answer a crash lost gets the key it issued, but not its secret: only an
-  // HMAC of it was ever stored (revoke it and create another; DECISIONS 11).
-  recover: recoverInProject(
-    (w) => new WrittenApiKey(w),
-    (doc) => resource('api-keys', doc.id, apiKeyResource(doc).attributes, { meta: { key: 'Not shown: the answer that carried this key was lost in an outage, and the key is not stored. Revoke it and create another.' } }),
-  ),
   responses: { 201: resourceSchema('api-keys', apiKeyAttributes.extend({ key: z.string() })) },
 });
 const revokeRoute = route({
@@ -112,6 +105,9 @@ export class ApiKeysController extends BusController {
     const custom = (roles as readonly string[]).includes(role) ? {} : { customRoleId: role };
     const input = { projectId: projectOf(principal), name: body.name, role: custom.customRoleId ? 'viewer' : (role as (typeof roles)[number]), ...custom, expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null, mode: body.mode ?? body.environment ?? principalMode(principal) } as const;
     const issued = await this.commands.execute(new IssueApiKey(input, commandContext(req, principal), granteeOf(principal)));
+    // A retry of a create whose answer a crash lost gets the key it issued, but not its secret: only an
+    // HMAC of it was ever stored (revoke it and create another; DECISIONS 11).
+    if (issued.key === null) return resource('api-keys', issued.doc.id, apiKeyResource(issued.doc).attributes, { meta: { key: 'Not shown: the answer that carried this key was lost in an outage, and the key is not stored. Revoke it and create another.' } });
     const r = apiKeyResource(issued.doc, { key: issued.key });
     return resource(r.type, r.id, r.attributes);
   }

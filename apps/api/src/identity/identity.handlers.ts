@@ -1,10 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
 import { apiKeyStream, projectStream } from '../../../../libs/domain/identity/events';
 import { projectDecider } from '../../../../libs/domain/identity/project.decider';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { PROJECT_ROLES, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
 import { roleGrantee } from './members.handlers';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
@@ -16,10 +15,8 @@ import { projectsProjection, type ProjectDoc } from '../../../../projections/pro
 import { IDENTITY, PORTS } from '../tokens';
 import type { KeyHasher } from './api-key-secrets';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
-import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { workspaceOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
-import type { CommittedWrite } from '../../../../libs/http/src/idempotency';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 export class IssueApiKey extends Command<IssuedKey> {
@@ -70,13 +67,6 @@ export class ListApiKeys extends Query<{ items: ApiKeyDoc[]; total: number }> {
 }
 
 /** The permission catalogue (DECISIONS 15), generated from the route declarations. */
-/** The key a committed create issued, as of that write (recovery of a lost answer; its secret is never stored). */
-export class WrittenApiKey extends Query<ApiKeyDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
 export class ListPermissions extends Query<{ items: CataloguedPermission[]; total: number }> {
   constructor(readonly list: ListQuery<{ resource?: string; role?: ProjectRole }>) {
     super();
@@ -113,7 +103,7 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
     if (!input.customRoleId || !input.projectId) return issueApiKey(this.ports, this.identity.hasher, input, context);
     // A custom role is reserved for the key on the role's stream first (a delete then sees it), and
     // the key's issue names that grant; a refused issue gives it back (a crash leaves it to the delete).
-    const keyId = uuidv7();
+    const keyId = requestScopedId(context, 'api-key');
     const roleGrant = await reserveRole(this.ports, input.projectId, input.customRoleId, { kind: 'api-key', id: keyId }, PROJECT_ROLES, context);
     try {
       return await issueApiKey(this.ports, this.identity.hasher, { ...input, keyId, roleGrant }, context);
@@ -150,7 +140,7 @@ export class CreateProjectHandler implements ICommandHandler<CreateProject> {
     // A workspace's id is its founding project's, and workspaces are never removed (projects are
     // never deleted; a closed one still holds its workspace), so the check cannot be outdated by the append.
     if (workspaceId !== undefined && (await workspaceOf(this.ports, workspaceId)) !== workspaceId) throw notFound(`Workspace ${workspaceId} not found`);
-    const projectId = uuidv7();
+    const projectId = requestScopedId(context, 'project');
     const created = await handleCommand(this.ports.events, projectStream(projectId), projectDecider, { type: 'CreateProject', projectId, name, workspaceId, now: this.ports.now() }, context, { newStream: true });
     const key = await issueApiKey(this.ports, this.identity.hasher, { projectId, name: 'default', role: 'owner', expiresAt: null, mode: 'test' }, context);
     await this.ports.waitForProjections(created.position, [projectsProjection.name]);
@@ -166,17 +156,6 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeys> {
     const filter: Record<string, string | boolean> = { projectId, scope: 'project' };
     if (list.filters.revoked) filter.revoked = list.filters.revoked === 'true';
     return (await this.ports.projections.collection(apiKeysProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
-  }
-}
-
-@QueryHandler(WrittenApiKey)
-export class WrittenApiKeyHandler implements IQueryHandler<WrittenApiKey> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'readBack'>) {}
-
-  async execute({ write }: WrittenApiKey): Promise<ApiKeyDoc | null> {
-    const keyId = idInStream(apiKeyStream, write.streamId);
-    const doc = keyId ? await this.ports.readBack(apiKeysProjection, write.streamId, keyId, write.position) : null;
-    return doc && doc.projectId === write.projectId ? doc : null;
   }
 }
 
@@ -206,35 +185,4 @@ export class ListProjectsHandler implements IQueryHandler<ListProjects> {
   }
 }
 
-/**
- * The project a keyed admin create wrote, for an answer a crash lost (DECISIONS 5): the project as of
- * the write, and the API key the same request issued (none when the crash came before it); the key's
- * secret was never stored, so it is not in it.
- */
-export class WrittenProject extends Query<{ project: ProjectDoc; keys: ApiKeyDoc[] } | null> {
-  constructor(readonly write: CommittedWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenProject)
-export class WrittenProjectHandler implements IQueryHandler<WrittenProject> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections' | 'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenProject): Promise<{ project: ProjectDoc; keys: ApiKeyDoc[] } | null> {
-    const projectId = idInStream(projectStream, write.streamId);
-    if (!projectId) return null;
-    await this.ports.waitForProjections(write.position, [projectsProjection.name, apiKeysProjection.name]);
-    const project = await this.ports.readBack(projectsProjection, write.streamId, projectId, write.position);
-    if (!project) return null;
-    const { items } = await (await this.ports.projections.collection(apiKeysProjection)).find({ filter: { projectId, scope: 'project' }, sort: [{ field: 'createdAt', direction: 1 }], limit: 100 });
-    const keys: ApiKeyDoc[] = [];
-    for (const doc of items) {
-      const [issued] = await this.ports.events.readStream(apiKeyStream(doc.id));
-      if (issued?.metadata.requestId === write.requestId && issued.position <= write.position) keys.push((await this.ports.readBack(apiKeysProjection, apiKeyStream(doc.id), doc.id, write.position)) ?? doc);
-    }
-    return { project, keys };
-  }
-}
-
-export const IDENTITY_HANDLERS = [WrittenProjectHandler, WrittenApiKeyHandler, IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler, ListPermissionsHandler];
+export const IDENTITY_HANDLERS = [IssueApiKeyHandler, RevokeApiKeyHandler, CreateProjectHandler, ListApiKeysHandler, ListProjectsHandler, ListPermissionsHandler];

@@ -44,8 +44,11 @@ export class IdentityService implements Authenticator {
   }
 
   /** Issues a key outside a request (first-start bootstrap, benches); requests go through IssueApiKey. */
-  issueKey(input: KeyInput, ctx: CommandContext): Promise<IssuedKey> {
-    return issueApiKey(this.ports, this.hasher, input, ctx);
+  async issueKey(input: KeyInput, ctx: CommandContext): Promise<IssuedKey & { key: string }> {
+    const issued = await issueApiKey(this.ports, this.hasher, input, ctx);
+    // Only a request run again after a crash gets no secret, and this is no request.
+    if (issued.key === null) throw new Error('a key issued outside a request has its secret');
+    return { ...issued, key: issued.key };
   }
 
   keys() {

@@ -5,6 +5,8 @@ import { isProjectPrincipal, principalActor, principalDataScope, principalMode, 
 /** Event metadata for a command issued by an HTTP request. */
 export function commandContext(req: FastifyRequest, principal: Principal | null): CommandContext {
   const idem = req.headers['idempotency-key'];
+  // A re-run to answer a committed write (DECISIONS 5) acts as the request that wrote: its ids and its events are that request's.
+  const writer = req.idempotency?.recovering?.requestId;
   return {
     metadata: {
       // the data scope (DECISIONS 21): `<project>` in live mode, `<project>:test` in test mode
@@ -13,9 +15,10 @@ export function commandContext(req: FastifyRequest, principal: Principal | null)
       actor: principalActor(principal),
       // live or test (DECISIONS 21): the key's prefix; members and platform admins act in live mode
       mode: principalMode(principal),
-      requestId: req.id,
-      correlationId: req.id,
+      requestId: writer ?? req.id,
+      correlationId: writer ?? req.id,
       idempotencyKey: typeof idem === 'string' ? idem : undefined,
+      ...(writer ? { recovering: true } : {}),
     },
   };
 }

@@ -4,13 +4,12 @@
  * proves every hold of its fold void on the holder's stream before it is appended (at the revision
  * it read, so a grant recorded meanwhile makes it decide again: in use).
  */
-import { v7 as uuidv7 } from 'uuid';
 import { apiKeyDecider, apiKeyHoldsRole } from '../../../../libs/domain/identity/api-key.decider';
 import { customRolesDecider, customRolesStream, type CustomRole, type RoleHolder } from '../../../../libs/domain/identity/custom-roles';
 import { apiKeyStream } from '../../../../libs/domain/identity/events';
 import { memberHoldsRole, membershipDecider, membershipStream } from '../../../../libs/domain/identity/membership';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { badRequest, unavailable } from '../../../../libs/application/src/errors';
 import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
@@ -39,7 +38,7 @@ const unknownRole = (builtIns: readonly string[]) => badRequest([{ detail: `role
  * the returned grant. A role deleted meanwhile answers as an unknown one (`builtIns`: the request's choices).
  */
 export async function reserveRole(ports: PortsOf<'events' | 'now'>, projectId: string, roleId: string, holder: RoleHolder, builtIns: readonly string[], context: CommandContext): Promise<string> {
-  const grantId = uuidv7();
+  const grantId = requestScopedId(context, 'role-grant');
   try {
     await handleCommand(ports.events, customRolesStream(projectId), customRolesDecider, { type: 'GrantRole', roleId, projectId, grantId, holder, now: ports.now() }, aside(context), { attempts: HOLD_ATTEMPTS });
   } catch (err) {

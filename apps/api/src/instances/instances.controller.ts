@@ -10,8 +10,7 @@ import { commandContext } from '../identity/request-context';
 import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { instanceAttributes, instanceResource } from './instance-view';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
-import { recoverBy } from '../common/recovery';
-import { WrittenInstance, CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
+import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
@@ -67,7 +66,6 @@ const createRoute = route({
   type: 'instances',
   body: instanceCreateBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenInstance(w, true)),
   responses: { 202: accepted },
 });
 const listRoute = route({
@@ -114,7 +112,6 @@ const removeRoute = route({
   permission: 'instances:write',
   params: idParams,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenInstance(w, false)),
   responses: { 202: accepted },
 });
 const actionRoute = route({
@@ -128,7 +125,6 @@ const actionRoute = route({
   params: idParams,
   body: actionBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenInstance(w, false)),
   responses: { 202: accepted },
 });
 const eventsRoute = route({

@@ -1,12 +1,11 @@
 import { modeOfScope } from '../../../../libs/domain/shared/scope';
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { instanceDecider, type InstanceRequest } from '../../../../libs/domain/compute/instance.decider';
 import { instanceStream, type InstanceAction } from '../../../../libs/domain/compute/instance.events';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import type { Tag } from '../../../../libs/domain/shared/tags';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/src/driver.port';
@@ -20,8 +19,6 @@ import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { ownDoc, settleJob, written } from '../jobs/job-writes';
 import { PORTS } from '../tokens';
-import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
-import { instanceResource } from './instance-view';
 import { requestInstanceAction } from '../../../../usecases/compute/request-instance-action';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
@@ -116,8 +113,8 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateInstance): Promise<Accepted> {
     const { request, provider, kind, catalog, sshKeyFingerprint } = await instanceLookups(this.ports, projectId, input, pointerPrefix);
-    const instanceId = uuidv7();
-    const jobId = uuidv7();
+    const instanceId = requestScopedId(ctx, 'instance');
+    const jobId = requestScopedId(ctx, 'job');
     const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.ports.now() };
     const r = await handleCommand(this.ports.events, instanceStream(instanceId), instanceDecider, command, ctx, { newStream: true });
     await settleJob(this.ports, r.position, jobId, INSTANCE_MODELS);
@@ -130,7 +127,7 @@ export class RequestInstanceActionHandler implements ICommandHandler<RequestInst
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'consistency' | 'events' | 'logger' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, action, ctx, viaDelete }: RequestInstanceAction): Promise<Accepted> {
-    const jobId = uuidv7();
+    const jobId = requestScopedId(ctx, 'job');
     const r = await requestInstanceAction(this.ports, { projectId, instanceId: id, action, jobId, viaDelete }, ctx);
     await settleJob(this.ports, r.position, jobId, INSTANCE_MODELS);
     return { doc: await writtenInstance(this.ports, projectId, id, r.position), jobId };
@@ -243,30 +240,7 @@ export class InstanceMetricsHandler implements IQueryHandler<InstanceMetrics> {
   }
 }
 
-/** What a committed create, action or terminate answered (recovery of a lost answer): the instance as of the write, and its job. */
-export class WrittenInstance extends Query<{ data: ReturnType<typeof instanceResource>; jobId: string } | null> {
-  constructor(
-    readonly write: RecoveredWrite,
-    readonly expandPlan: boolean,
-  ) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenInstance)
-export class WrittenInstanceHandler implements IQueryHandler<WrittenInstance> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
-
-  async execute({ write, expandPlan }: WrittenInstance) {
-    const id = idInStream(instanceStream, write.streamId);
-    const jobId = id ? (await requestEvent(this.ports, write))?.data.jobId : undefined;
-    if (!id || typeof jobId !== 'string') return null;
-    return { data: instanceResource(await writtenInstance(this.ports, write.projectId, id, write.position), { expandPlan }), jobId };
-  }
-}
-
 export const INSTANCE_HANDLERS = [
-  WrittenInstanceHandler,
   CreateInstanceHandler,
   RequestInstanceActionHandler,
   UpdateInstanceHandler,

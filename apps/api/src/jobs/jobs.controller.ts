@@ -8,8 +8,7 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { commandContext } from '../identity/request-context';
 import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { jobAttributes, jobResource } from './job-view';
-import { GetJob, ListJobs, RetryJob, WrittenJobRetry } from './jobs.handlers';
-import { recoverBy } from '../common/recovery';
+import { GetJob, ListJobs, RetryJob } from './jobs.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 import { JOBS_BY_STATUS_LIST, JOBS_LIST } from '../../../../projections/jobs/jobs.projection';
@@ -49,7 +48,6 @@ const retryRoute = route({
   permission: 'jobs:write',
   params: idParams,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenJobRetry(w), (job) => ({ data: { jobId: job.id, status: 'retrying' as const } })),
   responses: { 200: z.object({ data: z.object({ jobId: z.string(), status: z.literal('retrying') }) }) },
 });
 

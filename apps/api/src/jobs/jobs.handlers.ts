@@ -13,7 +13,6 @@ import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.p
 import { JOB_RESOURCES } from '../../../../contexts/registrations';
 import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
 import { PORTS } from '../tokens';
-import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** A failed job re-opened with a fresh budget of attempts (DECISIONS 7). */
@@ -56,7 +55,8 @@ export class RetryJobHandler implements ICommandHandler<RetryJob> {
     if (!job || job.projectId !== projectId) throw notFound('Job not found');
     const { state } = await aggregateStream(events, jobStream(jobId), jobDecider);
     // The decider refuses anything but a failed job (400 RETRY_FAILED); asked here first so a refused retry resets nothing.
-    jobDecider.decide({ type: 'RetryJob', now: this.ports.now() }, state);
+    // A re-run after a crash (DECISIONS 5) finds its reset and its retry written (each append answers with them).
+    if (!ctx.metadata.recovering) jobDecider.decide({ type: 'RetryJob', now: this.ports.now() }, state);
     const resource = JOB_RESOURCES[job.resourceType];
     const resetAt = resource ? await resetForRetry(events, resource, job, this.ports.now(), ctx) : null;
     const retried = await handleCommand(events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: this.ports.now() }, ctx);
@@ -90,26 +90,4 @@ export class GetJobHandler implements IQueryHandler<GetJob> {
   }
 }
 
-/**
- * The job a committed retry re-opened (recovery of a lost answer): the retry writes the resource's
- * reset first (its event names the job), then the job's own stream.
- */
-export class WrittenJobRetry extends Query<JobDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenJobRetry)
-export class WrittenJobRetryHandler implements IQueryHandler<WrittenJobRetry> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
-
-  async execute({ write }: WrittenJobRetry): Promise<JobDoc | null> {
-    const named = idInStream(jobStream, write.streamId) ?? (await requestEvent(this.ports, write))?.data.jobId;
-    if (typeof named !== 'string') return null;
-    const doc = await this.ports.readBack(jobsProjection, jobStream(named), named, write.position);
-    return doc && doc.projectId === write.projectId ? doc : null;
-  }
-}
-
-export const JOB_HANDLERS = [RetryJobHandler, ListJobsHandler, GetJobHandler, WrittenJobRetryHandler];
+export const JOB_HANDLERS = [RetryJobHandler, ListJobsHandler, GetJobHandler];

@@ -14,8 +14,7 @@ import type { CommandContext } from '../../../../libs/eventstore/src/handle-comm
 import { databasesProjection } from '../../../../projections/databases/databases.projection';
 import { networkDatabasesProjection } from '../../../../projections/network-databases/network-databases.projection';
 import { privateNetworksProjection, type PrivateNetworkDoc } from '../../../../projections/private-networks/private-networks.projection';
-import { CreateJobResource, jobResourceAttributes, ListJobResources, WrittenJobResource, type JobResourceRoutes } from '../common/job-resource.routes';
-import { recoverBy } from '../common/recovery';
+import { CreateJobResource, jobResourceAttributes, ListJobResources, type JobResourceRoutes } from '../common/job-resource.routes';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { ownDoc } from '../jobs/job-writes';
@@ -141,7 +140,6 @@ const attachRoute = route({
   query: z.object({ providerId }),
   body: networkDatabases.schema.pick({ databaseId: true, privateIp: true, tags: true }),
   idempotent: true,
-  recover: recoverBy((w) => new WrittenJobResource(attachments as unknown as JobResourceRoutes, w, 'accepted')),
   responses: { 202: resourceSchema(attachments.type, attributes, { jobId: z.string() }) },
 });
 

@@ -6,12 +6,10 @@ import { principalDataScope, type Principal } from '../../../../libs/http/src/au
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/providers/capabilities';
-import { PROVIDERS_LIST, providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
+import { PROVIDERS_LIST, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from './providers.handlers';
-import { recoverDocument } from '../common/recovery';
-import { providerStream } from '../../../../libs/domain/providers/events';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 
@@ -94,7 +92,6 @@ const createRoute = route({
   type: 'providers',
   body: createBody,
   idempotent: true,
-  recover: recoverDocument(providersProjection, providerStream, providerDocument),
   responses: { 201: resourceSchema('providers', providerAttributes) },
 });
 const getRoute = route({

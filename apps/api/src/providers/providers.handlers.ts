@@ -1,9 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { providerDecider } from '../../../../libs/domain/providers/provider.decider';
 import { providerStream, type ProviderChanges, type ProviderKind } from '../../../../libs/domain/providers/events';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
@@ -87,9 +86,10 @@ export class RegisterProviderHandler implements ICommandHandler<RegisterProvider
 
   async execute({ projectId, input, context }: RegisterProvider): Promise<ProviderDoc> {
     await checkRegion(this.ports, input.name, input.region);
-    const providerId = uuidv7();
+    const providerId = requestScopedId(context, 'provider');
     const { vault } = this.ports;
-    const credentialsRef = input.credentials ? await vault.put(projectId, input.credentials) : null;
+    // A re-run after a crash (DECISIONS 5) finds the provider its first run registered, credentials kept: it keeps none again.
+    const credentialsRef = input.credentials && !context.metadata.recovering ? await vault.put(projectId, input.credentials) : null;
     const command = { type: 'RegisterProvider' as const, providerId, projectId, name: input.name, enabled: input.enabled, region: input.region, credentialsRef, now: this.ports.now() };
     const result = await handleCommand(this.ports.events, providerStream(providerId), providerDecider, command, context).catch(async (err) => {
       if (credentialsRef) await vault.delete(credentialsRef).catch(() => undefined);

@@ -11,9 +11,8 @@ import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
-import { WrittenServer, CreateBackup, CreateServer, type CreateServerInput, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
+import { CreateBackup, CreateServer, type CreateServerInput, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
 import { BusController } from '../common/bus-controller';
-import { recoverBy } from '../common/recovery';
 import { listOf } from '../../../../libs/http/src/list-query';
 import { SERVERS_BY_STATUS_LIST, SERVERS_LIST } from '../../../../projections/servers/servers.projection';
 import { BACKUPS_LIST } from '../../../../projections/backups/backups.projection';
@@ -79,7 +78,6 @@ const listRoute = route({
   responses: { 200: collectionSchema('servers', serverAttributes) },
 });
 /** Every keyed server route rebuilds a lost answer from what it wrote (server, backup or restore). */
-const recoverServer = recoverBy((w) => new WrittenServer(w));
 const getRoute = route({ method: 'GET', path: '/v1/servers/{id}', summary: 'Get a server (terminated servers stay readable)', tag: 'Servers', auth: 'project', permission: 'servers:read', params: idParams, responses: { 200: serverDoc } });
 const createRoute = route({
   method: 'POST',
@@ -91,7 +89,6 @@ const createRoute = route({
   type: 'servers',
   body: serverCreateBody,
   idempotent: true,
-  recover: recoverServer,
   responses: { 201: withJob },
 });
 const patchRoute = route({
@@ -127,7 +124,6 @@ const actionRoute = route({
   params: idParams,
   body: actionBody,
   idempotent: true,
-  recover: recoverServer,
   responses: { 202: withJob },
 });
 const serverBackupsRoute = route({
@@ -152,7 +148,6 @@ const backupServerRoute = route({
   params: idParams,
   body: backupBody,
   idempotent: true,
-  recover: recoverServer,
   responses: { 201: backupDoc },
 });
 const instanceBackupsRoute = route({
@@ -177,7 +172,6 @@ const backupInstanceRoute = route({
   params: instanceParams,
   body: backupBody,
   idempotent: true,
-  recover: recoverServer,
   responses: { 201: backupDoc },
 });
 const getBackupRoute = route({ method: 'GET', path: '/v1/backups/{id}', summary: 'Get a backup (archived backups are gone: 404)', tag: 'Servers', auth: 'project', permission: 'servers:read', params: idParams, responses: { 200: backupDoc } });
@@ -190,7 +184,6 @@ const restoreRoute = route({
   permission: 'servers:write',
   params: idParams,
   idempotent: true,
-  recover: recoverServer,
   responses: { 201: withJob },
 });
 const deleteBackupRoute = route({ method: 'DELETE', path: '/v1/backups/{id}', summary: 'Delete (archive) a backup', tag: 'Servers', auth: 'project', permission: 'servers:write', params: idParams, responses: { 204: null } });

@@ -1,11 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { planRole, serverDecider, type ServerRequest } from '../../../../libs/domain/servers/server.decider';
 import { serverStream, type ServerPowerAction, type ServerSpecData, type Tag } from '../../../../libs/domain/servers/server.events';
 import { backupDecider } from '../../../../libs/domain/servers/backup.decider';
 import { backupStream, type BackupSource } from '../../../../libs/domain/servers/backup.events';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest, invalidState, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { Filter } from '../../../../libs/readstore/src/read-store.port';
@@ -17,8 +16,6 @@ import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
 import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
 import { PORTS } from '../tokens';
-import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
-import { backupResource, serverResource } from './server-view';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
@@ -88,9 +85,10 @@ export class ListBackups extends Query<Found<BackupDoc>> {
 const ownServer = (ports: PortsOf<'projections'>, projectId: string, id: string) => ownDoc(ports, serversProjection, projectId, id, 'Server');
 const writtenServer = (ports: PortsOf<'readBack'>, projectId: string, id: string, position: number | null) => written(ports, serversProjection, serverStream(id), id, projectId, position, 'Server');
 
-async function ownBackup(ports: PortsOf<'projections'>, projectId: string, id: string): Promise<BackupDoc> {
+async function ownBackup(ports: PortsOf<'projections'>, projectId: string, id: string, ctx?: CommandContext): Promise<BackupDoc> {
   const doc = await (await ports.projections.collection(backupsProjection)).get(id);
-  if (!doc || doc.projectId !== projectId || doc.status !== 'available') throw notFound('Backup not found');
+  // A restore run again after a crash (DECISIONS 5) finds the backup its first run archived.
+  if (!doc || doc.projectId !== projectId || (doc.status !== 'available' && !ctx?.metadata.recovering)) throw notFound('Backup not found');
   return doc;
 }
 
@@ -148,7 +146,7 @@ export class CreateServerHandler implements ICommandHandler<CreateServer> {
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateServer): Promise<Accepted> {
     const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, input, pointerPrefix);
-    const [serverId, jobId] = [uuidv7(), uuidv7()];
+    const [serverId, jobId] = [requestScopedId(ctx, 'server'), requestScopedId(ctx, 'job')];
     const catalog = { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os };
     const r = await handleCommand(this.ports.events, serverStream(serverId), serverDecider, { type: 'RequestServer', serverId, jobId, projectId, request, catalog, now: this.ports.now() }, ctx, { newStream: true });
     await settleJob(this.ports, r.position, jobId, 'servers');
@@ -174,7 +172,7 @@ export class RequestServerPowerActionHandler implements ICommandHandler<RequestS
 
   async execute({ projectId, id, action, ctx }: RequestServerPowerAction): Promise<Accepted> {
     await ownServer(this.ports, projectId, id);
-    const jobId = uuidv7();
+    const jobId = requestScopedId(ctx, 'job');
     const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, { type: 'RequestServerPowerAction', jobId, action, now: this.ports.now(), requestedBy: requestedBy(ctx) }, ctx);
     await settleJob(this.ports, r.position, jobId, 'servers');
     return { doc: await writtenServer(this.ports, projectId, id, r.position), jobId };
@@ -188,7 +186,7 @@ export class UpdateServerHandler implements ICommandHandler<UpdateServer> {
   async execute({ projectId, id, input, ctx }: UpdateServer) {
     await ownServer(this.ports, projectId, id);
     const plan = input.plan === undefined ? undefined : await new CatalogValidation(this.ports).resolvePlan(input.plan);
-    const jobId = uuidv7();
+    const jobId = requestScopedId(ctx, 'job');
     const command = { type: 'UpdateServer' as const, jobId, label: input.label, locked: input.locked, tags: input.tags, plan, now: this.ports.now(), requestedBy: requestedBy(ctx) };
     const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, command, ctx);
     const migrating = r.events.some((e) => e.type === 'compute.ServerMigrationRequested.v1');
@@ -204,7 +202,7 @@ export class DeleteServerHandler implements ICommandHandler<DeleteServer> {
 
   async execute({ projectId, id, ctx }: DeleteServer): Promise<void> {
     await ownServer(this.ports, projectId, id);
-    const jobId = uuidv7();
+    const jobId = requestScopedId(ctx, 'job');
     const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, { type: 'RequestServerDeletion', jobId, now: this.ports.now(), requestedBy: requestedBy(ctx) }, ctx);
     await settleJob(this.ports, r.position, jobId, 'servers');
   }
@@ -217,7 +215,7 @@ export class CreateBackupHandler implements ICommandHandler<CreateBackup> {
   async execute({ projectId, source, resourceId, name, ctx }: CreateBackup): Promise<BackupDoc> {
     const { spec, status } = await backupSource(this.ports, projectId, source, resourceId);
     if (['deleting', 'terminating', 'terminated'].includes(status)) throw invalidState(`Cannot back up a ${source} in status ${status}`);
-    const backupId = uuidv7();
+    const backupId = requestScopedId(ctx, 'backup');
     const backup = { backupId, projectId, name, source, resourceId, serverSpec: spec, createdAt: this.ports.now() };
     const r = await handleCommand(this.ports.events, backupStream(backupId), backupDecider, { type: 'CreateBackup', backup }, ctx);
     await this.ports.waitForProjections(r.position, ['backups']);
@@ -241,8 +239,8 @@ export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: RestoreBackup): Promise<Accepted> {
-    const backup = await ownBackup(this.ports, projectId, id);
-    const [serverId, jobId] = [uuidv7(), uuidv7()];
+    const backup = await ownBackup(this.ports, projectId, id, ctx);
+    const [serverId, jobId] = [requestScopedId(ctx, 'server'), requestScopedId(ctx, 'job')];
     const { events } = this.ports;
     const archived = await handleCommand(events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'restored', restoredServerId: serverId, now: this.ports.now() }, ctx);
     const spec = { ...backup.serverSpec, projectId };
@@ -251,40 +249,6 @@ export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
     const doc = await writtenServer(this.ports, projectId, serverId, r.position);
     await this.ports.waitForProjections(archived.position, ['backups']);
     return { doc, jobId };
-  }
-}
-
-/**
- * What a committed server write answered (recovery of a lost answer): a create or power action (the
- * server as of the write and its job), a backup (the backup), a restore (written to the backup's
- * stream first, which names the new server: that server and its job).
- */
-export class WrittenServer extends Query<{ data: ReturnType<typeof serverResource> | ReturnType<typeof backupResource>; jobId?: string } | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenServer)
-export class WrittenServerHandler implements IQueryHandler<WrittenServer> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
-
-  async execute({ write }: WrittenServer) {
-    const backupId = idInStream(backupStream, write.streamId);
-    if (backupId) {
-      const archived = await requestEvent(this.ports, write, 'compute.BackupArchived.v1');
-      const restored = archived?.data.restoredServerId;
-      if (typeof restored === 'string') return this.server({ ...write, streamId: serverStream(restored) }, restored);
-      return { data: backupResource(await written(this.ports, backupsProjection, write.streamId, backupId, write.projectId, write.position, 'Backup')) };
-    }
-    const serverId = idInStream(serverStream, write.streamId);
-    return serverId ? this.server(write, serverId) : null;
-  }
-
-  private async server(write: RecoveredWrite, serverId: string) {
-    const jobId = (await requestEvent(this.ports, write))?.data.jobId;
-    if (typeof jobId !== 'string') return null;
-    return { data: serverResource(await writtenServer(this.ports, write.projectId, serverId, write.position)), jobId };
   }
 }
 
@@ -329,7 +293,6 @@ export class ListBackupsHandler implements IQueryHandler<ListBackups> {
 }
 
 export const SERVER_HANDLERS = [
-  WrittenServerHandler,
   CreateServerHandler,
   RequestServerPowerActionHandler,
   UpdateServerHandler,
