@@ -60,6 +60,8 @@ import { ANALYTICS_HANDLERS, AdminAnalyticsController } from './admin/analytics'
 import { InvoicesController } from './invoicing/invoices.controller';
 import { INVOICING_HANDLERS } from './invoicing/invoices.handlers';
 import { UsageController } from './invoicing/usage.controller';
+import { EventsController } from './events/events.controller';
+import { EVENT_HANDLERS } from './events/events.handlers';
 
 /** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
 export interface HttpModule {
@@ -96,6 +98,7 @@ export const ROUTES: Readonly<Record<string, HttpModule>> = {
   ai: { controllers: [ModelsController] },
   admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController, AdminAnalyticsController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS, ...ANALYTICS_HANDLERS] },
   webhooks: { controllers: [InboundWebhooksController], handlers: WEBHOOK_HANDLERS },
+  events: { controllers: [EventsController], handlers: EVENT_HANDLERS },
 };
 
 /**
