@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { contextOf, toCloudEvent, type CloudEvent } from '../../libs/messaging/src/cloudevents';
-import { dataScope, projectOfScope } from '../../libs/domain/shared/scope';
+import { dataScope, modeOfScope, projectOfScope } from '../../libs/domain/shared/scope';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
@@ -43,20 +43,30 @@ export function eventIndexProjection(eventTypes: readonly string[]): DocumentPro
     creates: eventTypes,
     lists: EVENT_LISTS,
     indexes: indexesFor(EVENT_LISTS),
-    documentId: (event: RecordedEvent) => (typeof event.metadata?.projectId === 'string' && event.metadata.projectId ? event.id : null),
+    documentId: (event: RecordedEvent) => (scopeOfEvent(event) === null ? null : event.id),
     evolve: (_current, e: RecordedEvent) => indexDoc(e),
   };
 }
 
-/** The index document of a recorded event (null for an event of no project). */
-export function indexDoc(e: RecordedEvent): EventIndexDoc | null {
+/**
+ * The data scope whose keys see an event (DECISIONS 21): its project in the event's mode (an API key a
+ * test key made is recorded under the bare project, in test mode); null for an event of no project.
+ */
+export function scopeOfEvent(e: Pick<RecordedEvent, 'metadata'>): string | null {
   const scope = e.metadata?.projectId;
   if (typeof scope !== 'string' || !scope) return null;
+  return dataScope(projectOfScope(scope), e.metadata.mode === 'test' || modeOfScope(scope) === 'test' ? 'test' : 'live');
+}
+
+/** The index document of a recorded event (null for an event of no project). */
+export function indexDoc(e: RecordedEvent): EventIndexDoc | null {
+  const scope = scopeOfEvent(e);
+  if (scope === null) return null;
   const event = toCloudEvent(e);
   return {
     id: e.id,
     _position: e.position,
-    scope: dataScope(projectOfScope(scope), event.livemode ? 'live' : 'test'),
+    scope,
     context: contextOf(e.type),
     eventType: e.type,
     subject: e.streamId,

@@ -109,7 +109,7 @@ function operation(r: RegisteredRoute, names: SchemaNamer): Json {
       continue;
     }
     const schema = names.extract(schemaOf(s, 'output'), r);
-    responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
+    responses[status] = { description: `HTTP ${status}`, content: r.produces && Number(status) < 300 ? { [r.produces]: { schema } } : { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
   }
   for (const e of errorStatuses(r)) responses[e] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[e].name}` };
   // A route's own meaning of an error status: the generic response's headers and body, its description extended.

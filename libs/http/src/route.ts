@@ -44,6 +44,8 @@ export interface ApiRouteOptions {
   recover?: RecoverAnswer;
   /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */
   list?: ListSpec;
+  /** The media type of the 2xx answers when not JSON (`text/event-stream`): the OpenAPI document says it instead of the JSON pair. */
+  produces?: string;
   /** Error status → what this route answers with it beyond the generic meaning (e.g. a 429 of its own code), said in its OpenAPI response. */
   errorNotes?: Record<number, string>;
 }

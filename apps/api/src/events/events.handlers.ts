@@ -5,6 +5,8 @@ import type { Condition, Filter } from '../../../../libs/readstore/src/read-stor
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 import { EVENT_INDEX, type EventIndexDoc } from '../../../../projections/event-index/event-index.projection';
 import { PORTS } from '../tokens';
+import { typeFilterOf } from './event-filters';
+import { EventStreams } from './event-streams';
 
 export interface EventFilters {
   /** An event type, or a prefix of one (`compute`, `compute.Instance`). */
@@ -25,9 +27,6 @@ export class ListEvents extends Query<{ items: EventIndexDoc[]; total: number }>
 /** A condition of two bounds (the read stores take several operators on one field; the port's type names one). */
 const range = (bounds: Record<string, string | undefined>): Condition => Object.fromEntries(Object.entries(bounds).filter(([, v]) => v !== undefined)) as Condition;
 
-const FULL_TYPE = /^[a-z][a-z0-9]*\.[A-Z][A-Za-z0-9]*\.v[1-9][0-9]*$/;
-const CONTEXT = /^([a-z][a-z0-9]*)\.?$/;
-
 /**
  * The filter of a list, chosen so an index serves it (projections/event-index): a whole type and a
  * bare context are equalities; any other prefix is a range on the type, checked while walking the
@@ -36,10 +35,10 @@ const CONTEXT = /^([a-z][a-z0-9]*)\.?$/;
 export function eventFilter(scope: string, f: EventFilters): Filter {
   const filter: Filter = { scope };
   if (f.type !== undefined) {
-    const context = CONTEXT.exec(f.type);
-    if (FULL_TYPE.test(f.type)) filter.eventType = f.type;
-    else if (context) filter.context = context[1]!;
-    else filter.eventType = range({ $gte: f.type, $lt: `${f.type}\uffff` });
+    const t = typeFilterOf(f.type);
+    if ('type' in t) filter.eventType = t.type;
+    else if ('context' in t) filter.context = t.context;
+    else filter.eventType = range({ $gte: t.prefix, $lt: `${t.prefix}\uffff` });
   }
   if (f.subject !== undefined) filter.subject = f.subject;
   if (f.from !== undefined || f.to !== undefined) filter.time = range({ $gte: f.from, $lte: f.to });
@@ -55,4 +54,4 @@ export class ListEventsHandler implements IQueryHandler<ListEvents> {
   }
 }
 
-export const EVENT_HANDLERS = [ListEventsHandler];
+export const EVENT_HANDLERS = [ListEventsHandler, EventStreams];
