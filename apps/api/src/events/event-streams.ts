@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
-import { invalidQuery } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import { serializeCloudEvent } from '../../../../libs/messaging/src/cloudevents';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { EventTail, type Following, type TailEntry } from '../../../../libs/subscriptions/src/event-tail';
@@ -82,7 +82,7 @@ export class EventStreams implements OnModuleDestroy {
   async startAfter(asked: number | undefined, parameter: string): Promise<number> {
     const head = await this.platform.events.headPosition();
     if (asked === undefined) return head;
-    if (asked > head) throw invalidQuery([{ detail: `position ${asked} is beyond the newest event (${head})`, source: { parameter } }]);
+    if (asked > head) throw new AppError('INVALID_QUERY', `position ${asked} is beyond the newest event (${head})`, { source: { parameter } });
     return asked;
   }
 

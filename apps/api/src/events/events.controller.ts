@@ -1,7 +1,7 @@
 import { Controller, Inject, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { invalidQuery } from '../../../../libs/http/src/errors';
+import { AppError } from '../../../../libs/application/src/errors';
 import { EventStreams, type StreamSelection, type StreamSubscription } from './event-streams';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -85,7 +85,7 @@ export class EventsController extends BusController {
   async stream(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @CurrentPrincipal() p: Principal, @Parsed('query') q: RouteInput<typeof streamRoute>['query']) {
     const header = req.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && header.trim() !== '' ? header.trim() : undefined;
-    if (lastEventId !== undefined && !LAST_EVENT_ID.test(lastEventId)) throw invalidQuery([{ detail: 'Last-Event-ID must be a position (a whole number)', source: { header: 'Last-Event-ID' } }]);
+    if (lastEventId !== undefined && !LAST_EVENT_ID.test(lastEventId)) throw new AppError('INVALID_QUERY', 'Last-Event-ID must be a position (a whole number)', { source: { header: 'Last-Event-ID' } });
     const asked = lastEventId !== undefined ? Number(lastEventId) : (q.after ?? q.from);
     const after = await this.streams.startAfter(asked, lastEventId !== undefined ? 'Last-Event-ID' : q.after !== undefined ? 'after' : 'from');
     const selection: StreamSelection = { scope: dataScopeOf(p), types: q.type?.map(typeFilterOf), subject: q.subject };
