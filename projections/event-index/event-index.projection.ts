@@ -15,6 +15,8 @@ export interface EventIndexDoc extends ReadDoc {
   subject: string;
   /** Commit time, ISO 8601 UTC. */
   time: string;
+  /** The stream's id part (`instance-<id>` → `<id>`): what `?asOf=` finds a resource's streams by. */
+  streamKey: string;
   position: number;
   event: CloudEvent;
 }
@@ -25,6 +27,8 @@ export const EVENTS_BY_CONTEXT_LIST: ListShape = { query: 'GET /v1/events?type=<
 export const EVENTS_BY_TYPE_LIST: ListShape = { query: 'GET /v1/events?type=<event type>', equal: ['scope', 'eventType'], residual: ['time'], ...BY_POSITION };
 export const EVENTS_BY_SUBJECT_LIST: ListShape = { query: 'GET /v1/events?subject=', equal: ['scope', 'subject'], residual: ['eventType', 'time'], ...BY_POSITION };
 export const EVENT_LISTS = [EVENTS_LIST, EVENTS_BY_CONTEXT_LIST, EVENTS_BY_TYPE_LIST, EVENTS_BY_SUBJECT_LIST];
+/** `?asOf=` (apps/api/src/common/as-of.ts): the events of the streams named `<prefix>-<id>` of a resource, oldest first. */
+export const EVENTS_OF_RESOURCE: ListShape = { query: 'GET /v1/<resources>/{id}?asOf=', equal: ['streamKey'], sorts: [[{ field: 'position', direction: 1 }]] };
 
 const NAME = 'event_index';
 const VERSION = 1;
@@ -41,12 +45,15 @@ export function eventIndexProjection(eventTypes: readonly string[]): DocumentPro
     version: VERSION,
     eventTypes,
     creates: eventTypes,
-    lists: EVENT_LISTS,
-    indexes: indexesFor(EVENT_LISTS),
+    lists: [...EVENT_LISTS, EVENTS_OF_RESOURCE],
+    indexes: indexesFor([...EVENT_LISTS, EVENTS_OF_RESOURCE]),
     documentId: (event: RecordedEvent) => (scopeOfEvent(event) === null ? null : event.id),
     evolve: (_current, e: RecordedEvent) => indexDoc(e),
   };
 }
+
+/** The id part of a stream's name: after its first '-' (`instance-<id>`, `apikey-<id>`). */
+export const streamKeyOf = (streamId: string): string => streamId.slice(streamId.indexOf('-') + 1);
 
 /**
  * The data scope whose keys see an event (DECISIONS 21): its project in the event's mode (an API key a
@@ -71,6 +78,7 @@ export function indexDoc(e: RecordedEvent): EventIndexDoc | null {
     eventType: e.type,
     subject: e.streamId,
     time: new Date(e.recordedAt).toISOString(),
+    streamKey: streamKeyOf(e.streamId),
     position: e.position,
     event,
   };

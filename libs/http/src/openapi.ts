@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { errorDocumentSchema, RESOURCE_TYPE_MARK, SCHEMA_NAME_MARK } from './envelope';
-import { RegisteredRoute, routeRegistry, toOpenApiPath } from './route';
+import { RegisteredRoute, routeRegistry, takesAsOf, toOpenApiPath } from './route';
 import { acceptsEmptyBody } from './body-shape';
 
 type Json = Record<string, unknown>;
@@ -85,6 +85,7 @@ function parameters(r: RegisteredRoute): Json[] {
     );
   }
   if (r.query) for (const q of objectProps(r.query)) out.push({ name: q.name, in: 'query', required: q.required, schema: q.schema });
+  if (takesAsOf(r)) out.push({ name: 'asOf', in: 'query', description: 'The resource as it was at this instant (every event recorded at or before it); 404 if it did not exist yet', schema: { type: 'string', format: 'date-time' } });
   return out;
 }
 

@@ -68,6 +68,9 @@ export type RouteInput<O extends ApiRouteOptions> = {
   list: O['list'] extends ListSpec ? ListQuery<O['query'] extends z.ZodType ? z.output<O['query']> : Record<string, never>> : undefined;
 };
 
+/** A GET of one resource (path parameters, not a list): what takes `?asOf=` (DECISIONS 20; apps/api/src/common/as-of.ts). */
+export const takesAsOf = (r: Pick<ApiRouteOptions, 'method' | 'list' | 'params' | 'produces'>): boolean => r.method === 'GET' && !r.list && !!r.params && !r.produces;
+
 /** Declares a route once, keeping its schemas' types for `RouteInput<typeof …>`. */
 export const route = <const O extends ApiRouteOptions>(options: O): O => options;
 
