@@ -53,5 +53,5 @@ describe.each(['embedded', 'server'] as const)('event stream across a crash (%s 
     );
     for (const [i, r] of resumed.entries()) expect([i, [...before[i]!, ...r.events().map(([p]) => p)]]).toEqual([i, expected]);
     for (const r of resumed) r.close();
-  });
+  }, 600_000);
 });
