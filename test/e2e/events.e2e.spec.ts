@@ -116,6 +116,14 @@ describe.each<Profile>(['embedded', 'server'])('event history (%s profile)', (pr
     expect(oldest.data.map((e) => e.attributes.position)).toEqual([...all].map((e) => e.attributes.position).sort((a, b) => a - b).slice(0, oldest.data.length));
   });
 
+  it('serves the AsyncAPI document of the topics without a key, linked from /docs', async () => {
+    const res = await srv.anonymous.get('/v1/asyncapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ asyncapi: '3.0.0', channels: { providers: { address: expect.stringMatching(/\.providers\.events\.v1$/) } } });
+    expect(res.body.components.messages['providers.ProviderRegistered.v1'].headers.properties.ce_type).toEqual({ const: 'providers.ProviderRegistered.v1' });
+    expect((await srv.anonymous.get('/docs')).text).toContain('href="/v1/asyncapi.json"');
+  });
+
   it('answers 400 INVALID_QUERY for a malformed filter, and lets a viewer read (events:read)', async () => {
     for (const q of ['?type=Not..a.type', '?from=yesterday', '?to=2026-13-01T00:00:00Z', '?limit=101', '?sort=eventType']) {
       const res = await live.get(`/v1/events${q}`);

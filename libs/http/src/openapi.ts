@@ -296,7 +296,7 @@ export const DOCS_HTML = `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Cloud Provisioning API reference</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css"><link rel="icon" type="image/png" href="/docs/favicon-32x32.png"></head>
-<body><div id="swagger-ui"></div>
+<body><p>Events published on the topics: <a href="/v1/asyncapi.json">AsyncAPI document</a></p><div id="swagger-ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/swagger-ui-standalone-preset.js"></script>
 <script src="/docs/init.js"></script>

@@ -64,10 +64,15 @@ export class EventStreams implements OnModuleDestroy {
   private readonly tail: EventTail<StreamedEvent>;
   private readonly open = new Set<StreamSink>();
   readonly heartbeatMs: number;
+  /** The deployment's topics (for the AsyncAPI document). */
+  readonly topicPrefix: string;
+  readonly brokers: string[] | undefined;
 
   constructor(@Inject(PLATFORM) private readonly platform: Platform) {
     this.tail = new EventTail(platform.events, (e) => new StreamedEvent(e), {}, (err) => platform.logger.warn({ err }, 'event stream tail failed; retrying'));
     this.heartbeatMs = platform.config.eventStreams.heartbeatMs;
+    this.topicPrefix = platform.config.kafka?.topicPrefix ?? 'cloud';
+    this.brokers = platform.config.kafka?.brokers;
   }
 
   /** Subscribers attached to the shared tail. */

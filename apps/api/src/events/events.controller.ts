@@ -2,6 +2,7 @@ import { Controller, Inject, Req, Res } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../libs/application/src/errors';
+import { asyncApiDocument } from './asyncapi';
 import { EventStreams, type StreamSelection, type StreamSubscription } from './event-streams';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -67,6 +68,15 @@ const streamRoute = route({
   responses: { 200: z.string().describe('`id: <position>` and `data: <CloudEvent JSON>` frames, `: heartbeat` comments, id-only frames') },
 });
 
+const asyncApiRoute = route({
+  method: 'GET',
+  path: '/v1/asyncapi.json',
+  summary: 'The AsyncAPI 3 document of the event topics: one channel per context, one message per event type (CloudEvents, with the Kafka headers)',
+  tag: 'Events',
+  auth: 'none',
+  responses: { 200: z.record(z.string(), z.unknown()).describe('An AsyncAPI 3.0 document') },
+});
+
 const LAST_EVENT_ID = /^\d{1,15}$/;
 /** A slow reader is cut off rather than buffered without bound: it reconnects with its last id. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
@@ -80,6 +90,13 @@ export class EventsController extends BusController {
   ) {
     super(commands, queries);
   }
+
+  @ApiRoute(asyncApiRoute)
+  asyncApi() {
+    return (this.asyncApiDoc ??= asyncApiDocument({ topicPrefix: this.streams.topicPrefix, brokers: this.streams.brokers }));
+  }
+
+  private asyncApiDoc?: Record<string, unknown>;
 
   @ApiRoute(streamRoute)
   async stream(@Req() req: FastifyRequest, @Res() reply: FastifyReply, @CurrentPrincipal() p: Principal, @Parsed('query') q: RouteInput<typeof streamRoute>['query']) {
