@@ -19,6 +19,8 @@ describe('event index projection', () => {
     expect(doc).toMatchObject({ id: 'e1', _position: 7, scope: 'proj:test', context: 'providers', eventType: 'providers.ProviderRegistered.v1', subject: 'provider-p1', time: '2026-01-02T01:04:05.678Z', position: 7 });
     expect(doc.event).toMatchObject({ id: 'e1', type: 'providers.ProviderRegistered.v1', livemode: false, data: { providerId: 'p1', projectId: 'proj' } });
     expect(JSON.stringify(doc)).not.toContain('sk-secret');
+    // The test scope never leaves the service: a stream named after it is bared too.
+    expect(JSON.stringify(indexDoc(recorded({ streamId: 'invoice-usage-proj:test', data: { nested: { scope: 'proj:test' } } }))!.event)).not.toContain('proj:test');
   });
 
   it('puts a bare-project event of test mode (an API key a test key made) in the test scope, a live one in the project', () => {

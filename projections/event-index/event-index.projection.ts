@@ -65,18 +65,31 @@ export function scopeOfEvent(e: Pick<RecordedEvent, 'metadata'>): string | null 
   return dataScope(projectOfScope(scope), e.metadata.mode === 'test' || modeOfScope(scope) === 'test' ? 'test' : 'live');
 }
 
+/**
+ * The CloudEvent the history shows (DECISIONS 21: what leaves the service names the bare project):
+ * toCloudEvent bares `projectId`, and a test-mode event's other mentions of its scope
+ * (`<project>:test` in a stream name or a nested field) are bared here.
+ */
+export function historyCloudEvent(e: RecordedEvent): CloudEvent {
+  const event = toCloudEvent(e);
+  const scope = e.metadata?.projectId;
+  if (typeof scope !== 'string' || modeOfScope(scope) !== 'test') return event;
+  const text = JSON.stringify(event);
+  return text.includes(scope) ? (JSON.parse(text.split(scope).join(projectOfScope(scope))) as CloudEvent) : event;
+}
+
 /** The index document of a recorded event (null for an event of no project). */
 export function indexDoc(e: RecordedEvent): EventIndexDoc | null {
   const scope = scopeOfEvent(e);
   if (scope === null) return null;
-  const event = toCloudEvent(e);
+  const event = historyCloudEvent(e);
   return {
     id: e.id,
     _position: e.position,
     scope,
     context: contextOf(e.type),
     eventType: e.type,
-    subject: e.streamId,
+    subject: event.subject,
     time: new Date(e.recordedAt).toISOString(),
     streamKey: streamKeyOf(e.streamId),
     position: e.position,

@@ -1,10 +1,9 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.port';
 import { AppError } from '../../../../libs/application/src/errors';
-import { serializeCloudEvent } from '../../../../libs/messaging/src/cloudevents';
 import type { Platform } from '../../../../libs/runtime/src/platform';
 import { EventTail, type Following, type TailEntry } from '../../../../libs/subscriptions/src/event-tail';
-import { EVENT_INDEX, scopeOfEvent } from '../../../../projections/event-index/event-index.projection';
+import { EVENT_INDEX, historyCloudEvent, scopeOfEvent } from '../../../../projections/event-index/event-index.projection';
 import { PROJECTIONS } from '../../../../contexts/registrations';
 import { PLATFORM } from '../tokens';
 import { typeMatches, type TypeFilter } from './event-filters';
@@ -22,9 +21,9 @@ export class StreamedEvent {
     this.scope = HISTORY_TYPES.has(event.type) ? scopeOfEvent(event) : null;
   }
 
-  /** The CloudEvent JSON text (secrets stripped as on the topics), serialised once. */
+  /** The CloudEvent JSON text (secrets stripped as on the topics, the test scope bared), serialised once. */
   cloudEventJson(): string {
-    return (this.json ??= serializeCloudEvent(this.event));
+    return (this.json ??= JSON.stringify(historyCloudEvent(this.event)));
   }
 }
 
