@@ -18,12 +18,16 @@ import { notificationsModule } from './modules/notifications.module';
 import { webhooksModule } from './modules/webhooks.module';
 import { consolesModule } from './modules/consoles.module';
 import { gatewayModule } from './modules/gateway.module';
+import { eventsModule } from './modules/events.module';
 
 /**
  * The composition root: every bounded context the runtime runs; each app is built from this list (one
  * line per context) and hands it to its Platform.
  */
-export const CONTEXT_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule, webhooksModule, consolesModule, gatewayModule];
+const DOMAIN_MODULES: readonly ContextModule[] = [identityModule, providersModule, catalogModule, computeModule, jobsModule, networkingModule, storageModule, kubernetesModule, databasesModule, filesModule, supportModule, billingModule, aiModule, adminModule, notificationsModule, webhooksModule, consolesModule, gatewayModule];
+
+/** The domain's contexts, then the event history that indexes their events (DECISIONS 20). */
+export const CONTEXT_MODULES: readonly ContextModule[] = [...DOMAIN_MODULES, eventsModule(DOMAIN_MODULES)];
 
 const registry = registryOf(CONTEXT_MODULES);
 

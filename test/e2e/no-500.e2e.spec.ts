@@ -25,6 +25,8 @@ describe('no 500 from client input (embedded profile)', () => {
     const statuses = new Map<number, number>();
     for (const [template, ops] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
       for (const method of Object.keys(ops)) {
+        // A stream (text/event-stream) answers a valid request with a body that never ends: events-stream.e2e reads those.
+        if ((ops[method] as { responses?: Record<string, { content?: Record<string, unknown> }> }).responses?.['200']?.content?.['text/event-stream']) continue;
         for (const id of ids) {
           const base = template.replace(/\{[^}]+\}/g, encodeURIComponent(id));
           const hostileQuery = '?page=0&limit=abc&sort=-nope&fields[x]=&status=weird&providerId=' + encodeURIComponent(id);

@@ -21,19 +21,20 @@ function decisionsAllow(role: Role, permission: string): boolean {
   return role === 'developer' && !NOT_FOR_DEVELOPERS.includes(resource);
 }
 
-interface Operation { method: string; path: string; permission: string }
+/** `stream`: a text/event-stream answer never ends; a permitted call is sent with an invalid position, so it is refused after authorisation (400), not followed. */
+interface Operation { method: string; path: string; permission: string; stream: boolean }
 
 function projectOperations(doc: { paths: Record<string, Record<string, { 'x-permission'?: string; security?: unknown[] }>> }): Operation[] {
   const ops: Operation[] = [];
   for (const [path, methods] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(methods)) if (op['x-permission']) ops.push({ method: method.toUpperCase(), path, permission: op['x-permission'] });
+    for (const [method, op] of Object.entries(methods)) if (op['x-permission']) ops.push({ method: method.toUpperCase(), path, permission: op['x-permission'], stream: !!(op as { responses?: Record<string, { content?: Record<string, unknown> }> }).responses?.['200']?.content?.['text/event-stream'] });
   }
   return ops;
 }
 
 /** Harmless inputs: unknown ids in the path, an empty body; nothing is created or started. */
 const send = (as: TestServer['anonymous'], op: Operation): Promise<TestResponse> => {
-  const url = op.path.replace(/\{[^}]+\}/g, () => randomUUID());
+  const url = op.path.replace(/\{[^}]+\}/g, () => randomUUID()) + (op.stream ? '?after=-1' : '');
   return as.send(op.method, url, op.method === 'GET' || op.method === 'DELETE' ? undefined : {});
 };
 

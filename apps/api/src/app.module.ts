@@ -5,6 +5,7 @@ import type { IdentityService } from './identity/identity.service';
 import type { Ports } from '../../../libs/runtime/src/ports';
 import { IDENTITY, PLATFORM, PORTS, REDIS_PING } from './tokens';
 import { httpModules } from './routes';
+import { asOfPorts } from './common/as-of';
 
 @Module({})
 export class AppModule {
@@ -16,7 +17,7 @@ export class AppModule {
       controllers: http.flatMap((m) => m.controllers),
       providers: [
         { provide: PLATFORM, useValue: platform },
-        { provide: PORTS, useValue: platform satisfies Ports },
+        { provide: PORTS, useValue: asOfPorts(platform satisfies Ports) },
         { provide: IDENTITY, useValue: identity },
         { provide: REDIS_PING, useValue: redisPing },
         ...http.flatMap((m) => m.handlers ?? []),

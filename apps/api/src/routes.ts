@@ -62,6 +62,8 @@ import { INVOICING_HANDLERS } from './invoicing/invoices.handlers';
 import { UsageController } from './invoicing/usage.controller';
 import { COST_ESTIMATE_HANDLERS, CostEstimatesController } from './billing/cost-estimates';
 import { CONSOLE_SESSION_HANDLERS, ConsoleSessionsController } from './consoles/console-sessions';
+import { EventsController } from './events/events.controller';
+import { EVENT_HANDLERS } from './events/events.handlers';
 
 /** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
 export interface HttpModule {
@@ -99,6 +101,7 @@ export const ROUTES: Readonly<Record<string, HttpModule>> = {
   admin: { controllers: [AdminCustomersController, KycController, AdminSettingsController, AdminCatalogController, AdminAnalyticsController], handlers: [...CUSTOMER_HANDLERS, ...KYC_HANDLERS, ...SETTINGS_HANDLERS, ...ADMIN_CATALOG_HANDLERS, ...ANALYTICS_HANDLERS] },
   webhooks: { controllers: [InboundWebhooksController], handlers: WEBHOOK_HANDLERS },
   consoles: { controllers: [ConsoleSessionsController], handlers: CONSOLE_SESSION_HANDLERS },
+  events: { controllers: [EventsController], handlers: EVENT_HANDLERS },
 };
 
 /**

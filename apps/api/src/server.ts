@@ -15,6 +15,7 @@ import { IdentityService } from './identity/identity.service';
 import { Platform, type PlatformOptions } from '../../../libs/runtime/src/platform';
 import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { seedCatalog } from './catalog/catalog.service';
+import { asOfHook } from './common/as-of';
 
 export interface RunningServer {
   url: string;
@@ -87,6 +88,8 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
     authenticator: identity,
     openApi: { serverUrl: config.publicUrl },
   });
+  // `?asOf=` on every single-resource GET (DECISIONS 20): after the pipeline's hooks, around the handler.
+  http.fastify.addHook('preHandler', asOfHook);
   const { url, httpUrl } = await http.listen();
   return {
     url,

@@ -43,6 +43,8 @@ export const configSchema = z
     /** api: HTTP only (a worker runs subscriptions); worker: subscriptions only; all: both. */
     ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     CONSISTENCY_WAIT_MS: positiveInt.default(2000),
+    /** The event streams' keep-alive (DECISIONS 20): SSE heartbeat comments, id-only frames of a quiet filter, WebSocket pings. */
+    EVENT_STREAM_HEARTBEAT_MS: positiveInt.default(15_000),
     RATE_LIMIT_PROJECT_PER_MIN: positiveInt.default(1000),
     RATE_LIMIT_KEY_PER_MIN: positiveInt.default(100),
     RATE_LIMIT_IP_PER_MIN: positiveInt.default(100),
@@ -150,6 +152,7 @@ export const configSchema = z
         ? { brokers: (c.KAFKA_BROKERS ?? '127.0.0.1:59092').split(',').map((b) => b.trim()), topicPrefix: c.KAFKA_TOPIC_PREFIX }
         : null,
       consistencyWaitMs: c.CONSISTENCY_WAIT_MS,
+      eventStreams: { heartbeatMs: c.EVENT_STREAM_HEARTBEAT_MS },
       rateLimits: { perProject: c.RATE_LIMIT_PROJECT_PER_MIN, perKey: c.RATE_LIMIT_KEY_PER_MIN, perIp: c.RATE_LIMIT_IP_PER_MIN },
       apiKeyPepper: c.API_KEY_PEPPER,
       credentialsKey: c.CREDENTIALS_KEY,

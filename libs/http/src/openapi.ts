@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { errorDocumentSchema, RESOURCE_TYPE_MARK, SCHEMA_NAME_MARK } from './envelope';
-import { RegisteredRoute, routeRegistry, toOpenApiPath } from './route';
+import { RegisteredRoute, routeRegistry, takesAsOf, toOpenApiPath } from './route';
 import { acceptsEmptyBody } from './body-shape';
 
 type Json = Record<string, unknown>;
@@ -87,6 +87,7 @@ function parameters(r: RegisteredRoute): Json[] {
   if (r.query) for (const q of objectProps(r.query)) out.push({ name: q.name, in: 'query', required: q.required, schema: q.schema });
   // JSON:API spelling of each filter (query-params.ts); any parameter not listed here is 400 INVALID_QUERY.
   if (r.query && r.list) for (const q of objectProps(r.query)) out.push({ name: `filter[${q.name}]`, in: 'query', description: `JSON:API alias of \`${q.name}\` (give one or the other)`, schema: q.schema });
+  if (takesAsOf(r)) out.push({ name: 'asOf', in: 'query', description: 'The resource as it was at this instant (every event recorded at or before it); 404 if it did not exist yet', schema: { type: 'string', format: 'date-time' } });
   return out;
 }
 
@@ -111,7 +112,7 @@ function operation(r: RegisteredRoute, names: SchemaNamer): Json {
       continue;
     }
     const schema = names.extract(schemaOf(s, 'output'), r);
-    responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
+    responses[status] = { description: `HTTP ${status}`, content: r.produces && Number(status) < 300 ? { [r.produces]: { schema } } : { 'application/json': { schema }, 'application/vnd.api+json': { schema } } };
   }
   for (const e of errorStatuses(r)) responses[e] ??= { $ref: `#/components/responses/${ERROR_RESPONSES[e].name}` };
   // A route's own meaning of an error status: the generic response's headers and body, its description extended.
@@ -297,7 +298,7 @@ export const DOCS_HTML = `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Cloud Provisioning API reference</title>
 <link rel="stylesheet" href="/docs/swagger-ui.css"><link rel="icon" type="image/png" href="/docs/favicon-32x32.png"></head>
-<body><div id="swagger-ui"></div>
+<body><p>Events published on the topics: <a href="/v1/asyncapi.json">AsyncAPI document</a></p><div id="swagger-ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
 <script src="/docs/swagger-ui-standalone-preset.js"></script>
 <script src="/docs/init.js"></script>

@@ -1,15 +1,15 @@
 /**
  * The query parameters a route takes are the ones its OpenAPI operation documents: its filter
- * schema's properties, plus `page`/`limit`/`sort` and their aliases on a list, plus `fields[<type>]`.
- * Anything else is 400 INVALID_QUERY naming the parameter (DECISIONS 1): a client that misspells a
- * filter learns it instead of getting an unfiltered list. `filter[<name>]` (JSON:API) is an alias of
- * each filter, as `page[...]` is of the paging settings.
+ * schema's properties, `page`/`limit`/`sort` and their aliases on a list, `fields[<type>]`, and
+ * `asOf` on a single-resource GET. Anything else is 400 INVALID_QUERY naming the parameter
+ * (DECISIONS 1): a client that misspells a filter learns it instead of getting an unfiltered list.
+ * `filter[<name>]` (JSON:API) is an alias of each filter, as `page[...]` is of the paging settings.
  */
 import { z } from 'zod';
 import type { ApiErrorItem } from './errors';
 import { invalidQuery } from './errors';
 import { PAGE_ALIASES } from './list-query';
-import type { RegisteredRoute } from './route';
+import { takesAsOf, type RegisteredRoute } from './route';
 
 type RawQuery = Record<string, unknown>;
 
@@ -35,8 +35,9 @@ export function filterNames(schema: z.ZodType | undefined): readonly string[] {
  * The query with each `filter[name]` alias replaced by `name`; throws 400 INVALID_QUERY naming every
  * parameter the route does not take, and an alias sent beside its plain spelling.
  */
-export function strictQuery(query: RawQuery, route: Pick<RegisteredRoute, 'list' | 'query'>): RawQuery {
-  const filters = filterNames(route.query);
+export function strictQuery(query: RawQuery, route: Pick<RegisteredRoute, 'list' | 'query' | 'method' | 'params' | 'produces'>): RawQuery {
+  // `asOf` on a single-resource GET (DECISIONS 20), documented beside the route's own parameters.
+  const filters = takesAsOf(route) ? [...filterNames(route.query), 'asOf'] : filterNames(route.query);
   const errors: ApiErrorItem[] = [];
   const out: RawQuery = {};
   for (const [key, value] of Object.entries(query)) {

@@ -44,6 +44,8 @@ export interface ApiRouteOptions {
   recover?: RecoverAnswer;
   /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */
   list?: ListSpec;
+  /** The media type of the 2xx answers when not JSON (`text/event-stream`): the OpenAPI document says it instead of the JSON pair. */
+  produces?: string;
   /** Error status → what this route answers with it beyond the generic meaning (e.g. a 429 of its own code), said in its OpenAPI response. */
   errorNotes?: Record<number, string>;
 }
@@ -65,6 +67,9 @@ export type RouteInput<O extends ApiRouteOptions> = {
   params: O['params'] extends z.ZodType ? z.output<O['params']> : undefined;
   list: O['list'] extends ListSpec ? ListQuery<O['query'] extends z.ZodType ? z.output<O['query']> : Record<string, never>> : undefined;
 };
+
+/** A GET of one resource (path parameters, not a list): what takes `?asOf=` (DECISIONS 20; apps/api/src/common/as-of.ts). */
+export const takesAsOf = (r: Pick<ApiRouteOptions, 'method' | 'list' | 'params' | 'produces'>): boolean => r.method === 'GET' && !r.list && !!r.params && !r.produces;
 
 /** Declares a route once, keeping its schemas' types for `RouteInput<typeof …>`. */
 export const route = <const O extends ApiRouteOptions>(options: O): O => options;

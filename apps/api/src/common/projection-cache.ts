@@ -1,5 +1,6 @@
 import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { inAsOf } from './as-of';
 
 /**
  * Small read-through cache of one read model's documents for lookups made on every request (the API
@@ -22,6 +23,8 @@ export class ProjectionCache<V> {
 
   /** The cached value for `key`, else `load()`'s (kept only if no change arrived while it loaded). */
   async get(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    // A request as of an instant reads the past: neither answered from nor kept in a cache of the present.
+    if (inAsOf()) return load();
     this.listen();
     if (Date.now() - this.at > (this.options.ttlMs ?? 1000)) this.clear();
     if (this.entries.has(key)) return this.entries.get(key)!;
