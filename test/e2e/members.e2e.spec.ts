@@ -90,7 +90,11 @@ describe.each<Profile>(['embedded', 'server'])('members, invitations, roles and 
     // An address the identity provider has not verified finds no member.
     expect((await asMember(await jwt('idp|mallory', 'bob@example.com', { email_verified: false })).get('/v1/iam/members')).status).toBe(401);
     expect(members.body.data.find((m: { id: string }) => m.id === inviteId).attributes.status).toBe('active');
-    expect((await asMember(bobJwt).post('/v1/support', { subject: 'hi', message: 'from bob' })).status).toBe(201);
+    const ticket = await asMember(bobJwt).post('/v1/support', { subject: 'hi', message: 'from bob' });
+    expect(ticket.status).toBe(201);
+    // A member's messages carry the member's address as both name and email (DECISIONS 17), never null.
+    const author = ticket.body.data.attributes.author;
+    expect([author.name.toLowerCase(), author.email.toLowerCase(), author.isSupport]).toEqual(['bob@example.com', 'bob@example.com', false]);
     const refused = await asMember(bobJwt).post('/v1/iam/members', { email: 'eve@example.com', role: 'viewer' });
     expect(refused.status).toBe(403);
     expect((await owner.get(`/v1/projects/${projectId}/invites`)).body.meta.total).toBe(0);

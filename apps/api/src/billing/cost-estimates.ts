@@ -6,6 +6,7 @@ import { HOURS_PER_MONTH, PRICE_CURRENCY, PRICED_RESOURCE_TYPES, priceOf, type P
 import { serverSpec } from '../../../../libs/domain/servers/server.decider';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
+import { SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { BODY_PARSE, zodBodyError } from '../../../../libs/http/src/validation';
 import type { Ports } from '../../../../libs/runtime/src/ports';
@@ -58,7 +59,8 @@ const estimateRoute = route({
   permission: 'cost-estimates:read',
   type: TYPE,
   body: estimateBody,
-  responses: { 200: z.object({ data: z.object({ type: z.literal(TYPE), attributes: estimateAttributes }) }) },
+  // No id (DECISIONS 22: nothing is recorded), so not a resource object; still a named schema.
+  responses: { 200: z.object({ data: z.object({ type: z.literal(TYPE), attributes: estimateAttributes }).meta({ [SCHEMA_NAME_MARK]: 'CostEstimate' }) }) },
 });
 
 type Item = z.output<typeof itemSchema>;
