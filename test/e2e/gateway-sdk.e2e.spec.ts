@@ -85,12 +85,15 @@ describe.each<Profile>(['embedded', 'server'])('gateway with the official openai
     const stream = await openai().responses.create({ model: 'sim-pro', input: [{ role: 'user', content: 'tell me more' }], stream: true });
     let text = '';
     const types: string[] = [];
+    let completed: unknown;
     for await (const event of stream) {
       types.push(event.type);
       if (event.type === 'response.output_text.delta') text += event.delta;
-      if (event.type === 'response.completed') expect(event.response.output_text ?? event.response.output).toBeTruthy();
+      if (event.type === 'response.completed') completed = event.response;
     }
     expect(text).toBe('Simulated answer of sim-pro to: tell me more (end)');
+    // The completed response carries the whole answer, as the non-streamed one does.
+    expect(completed).toMatchObject({ status: 'completed', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }] });
     expect(types[0]).toBe('response.created');
     expect(types[types.length - 1]).toBe('response.completed');
   });
