@@ -5,5 +5,5 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
-EXPOSE 8443
+EXPOSE 8443 8444
 CMD ["node", "dist/apps/api/src/main.js"]
