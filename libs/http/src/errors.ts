@@ -105,7 +105,11 @@ export const invalidQuery = (errors: ApiErrorItem[]): ApiError => badRequest(err
 export const unauthorized = (detail = 'Missing or invalid credentials'): ApiError => new ApiError('UNAUTHORIZED', detail);
 export const forbidden = (detail = 'Insufficient permissions'): ApiError => new ApiError('FORBIDDEN', detail);
 export const notFound = (detail = 'Resource not found'): ApiError => new ApiError('NOT_FOUND', detail);
-export const unavailable = (detail = 'A dependency is unavailable'): ApiError => new ApiError('UNAVAILABLE', detail);
+/** What a 503 tells a client to wait when the refusal names no time of its own. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+/** 503 UNAVAILABLE: always with `Retry-After` and `meta.retryAfter` (DECISIONS §1), so a client knows when to come back. */
+export const unavailable = (detail = 'A dependency is unavailable', retryAfter = UNAVAILABLE_RETRY_AFTER_SECONDS): ApiError =>
+  new ApiError('UNAVAILABLE', detail, { items: [{ detail, meta: { retryAfter } }], meta: { retryAfter }, headers: { 'Retry-After': String(retryAfter) } });
 export const httpsRequired = (): ApiError => new ApiError('HTTPS_REQUIRED', 'HTTPS is required');
 export const methodNotAllowed = (method: string, allow: string[]): ApiError =>
   new ApiError('METHOD_NOT_ALLOWED', `Method ${method} is not allowed on this resource`, { headers: { Allow: allow.join(', ') } });

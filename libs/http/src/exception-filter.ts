@@ -1,13 +1,15 @@
 /** The one global exception filter: everything thrown becomes a JSON:API error document. */
 import { ArgumentsHost, Catch, ExceptionFilter, NotFoundException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, internalError, methodNotAllowed, notFound } from './errors';
+import { ApiError, UNAVAILABLE_RETRY_AFTER_SECONDS, internalError, methodNotAllowed, notFound } from './errors';
 import { errorDocument } from './envelope';
 import { toApiError } from './to-api-error';
 import type { RouteTable } from './route-table';
 
 export function sendApiError(reply: FastifyReply, err: ApiError): void {
   reply.status(err.status);
+  // Every 503 says when to come back, whichever path refused (DECISIONS §1).
+  if (err.status === 503 && !err.headers?.['Retry-After']) reply.header('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
   reply.header('content-type', 'application/json; charset=utf-8');
   reply.send(errorDocument(err.toErrorObjects(), err.meta));

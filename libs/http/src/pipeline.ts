@@ -136,7 +136,8 @@ async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: Pip
     return undefined;
   }
   if (res.fingerprint !== fingerprint) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body');
-  if (res.state === 'in-progress') throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed');
+  // Retry-After: the holder answers within a lease at most (a holder that died frees the key then).
+  if (res.state === 'in-progress') throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'A request with this Idempotency-Key is still being processed', { meta: { retryAfter: 1 }, headers: { 'Retry-After': '1' } });
   if (res.state === 'committed' && rerunnable(req.apiRoute, res.write)) {
     // The same handler runs again as the writing request: it finds its own events and answers from them.
     req.idempotency = { scope, key, fingerprint, recovering: res.write };

@@ -49,6 +49,12 @@ interface Row {
 export class SqlIdempotencyStore implements IdempotencyStore {
   /** This process: the owner of the leases it renews. */
   readonly owner = randomUUID();
+  /**
+   * The reservations of requests still running here. Only these are renewed: a request that ended
+   * without settling its key (the database was down when it answered 503) lets its lease lapse, so a
+   * retry after the outage gets the key within one lease instead of 409 for the whole lock time.
+   */
+  private readonly live = new Set<string>();
   private readonly table: string;
   private readonly leaseMs: number;
   private timer: NodeJS.Timeout | null = null;
@@ -77,11 +83,12 @@ export class SqlIdempotencyStore implements IdempotencyStore {
 
   /** Extends the leases of this process's in-progress reservations; drops records past their 24 h. */
   async renew(): Promise<void> {
-    await this.sql.query(
-      `UPDATE ${this.table} SET lease_until = LEAST(now() + $2::float8 * interval '1 millisecond', expires_at)
-       WHERE owner = $1 AND state = 'in-progress'`,
-      [this.owner, this.leaseMs],
-    );
+    if (this.live.size > 0)
+      await this.sql.query(
+        `UPDATE ${this.table} SET lease_until = LEAST(now() + $2::float8 * interval '1 millisecond', expires_at)
+         WHERE owner = $1 AND state = 'in-progress' AND token::text = ANY($3::text[])`,
+        [this.owner, this.leaseMs, [...this.live]],
+      );
     await this.sql.query(`DELETE FROM ${this.table} WHERE expires_at <= now()`);
   }
 
@@ -104,7 +111,9 @@ export class SqlIdempotencyStore implements IdempotencyStore {
              ON CONFLICT (scope, key) DO NOTHING RETURNING 1 AS ok`,
             fresh,
           );
-          return ins.length > 0 ? { done: { state: 'acquired', token } } : null; // taken concurrently: look again
+          if (ins.length === 0) return null; // taken concurrently: look again
+          this.live.add(token);
+          return { done: { state: 'acquired', token } };
         }
         // Past its 24 h, or an in-progress reservation whose process died (lease lapsed) before it
         // wrote anything (a write would have made it `committed`): the key is free again.
@@ -117,6 +126,7 @@ export class SqlIdempotencyStore implements IdempotencyStore {
              WHERE scope = $1 AND key = $2`,
             fresh,
           );
+          this.live.add(token);
           return { done: { state: 'acquired', token } };
         }
         if (row.state === 'completed') {
@@ -151,6 +161,7 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(scope: string, key: string, token: string, fingerprint: string, response: StoredResponse, ttlMs: number = IDEMPOTENCY_TTL_MS): Promise<boolean> {
+    this.live.delete(token);
     // The reservation's holder, or the holder at the moment the write committed.
     const stored = await this.sql.query(
       `UPDATE ${this.table} SET state = 'completed', fingerprint = $4, status = $5, body = $6, content_type = $7,
@@ -171,6 +182,7 @@ export class SqlIdempotencyStore implements IdempotencyStore {
   }
 
   async release(scope: string, key: string, token: string): Promise<void> {
+    this.live.delete(token);
     // Only a reservation that wrote nothing is freed: a committed write stays, and a retry recovers its answer.
     await this.sql.query(`DELETE FROM ${this.table} WHERE scope = $1 AND key = $2 AND state = 'in-progress' AND token = $3`, [scope, key, token]);
   }

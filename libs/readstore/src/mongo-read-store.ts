@@ -289,7 +289,7 @@ export class MongoReadStore implements ReadStore {
    * Throws an error naming the URL (credentials masked) when the server cannot be reached.
    */
   static async connect(url: string, dbName?: string, options: MongoClientOptions = {}): Promise<MongoReadStore> {
-    const client = new MongoClient(url, { ignoreUndefined: true, serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, ...options });
+    const client = new MongoClient(url, { ignoreUndefined: true, serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, serverMonitoringMode: 'poll', heartbeatFrequencyMS: 2000, ...options });
     try {
       await client.connect();
       const store = new MongoReadStore(client, client.db(dbName));

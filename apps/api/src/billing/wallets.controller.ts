@@ -33,7 +33,7 @@ const walletAttributes = z.object({
   debitedCents: z.number().int(),
   creditCount: z.number().int(),
   debitCount: z.number().int(),
-  updatedAt: z.string(),
+  updatedAt: z.string().nullable().describe('When the last movement was recorded; null for a wallet that never moved'),
 });
 const movementMeta = z.object({
   movement: z.object({ kind: z.enum(['credit', 'debit']), id: z.string(), amountCents: z.number().int(), source: z.string(), reference: z.string(), applied: z.boolean() }),
@@ -56,7 +56,8 @@ const conversionAttributes = conversionRecord.omit({ conversionId: true }).exten
 
 const walletOf = (w: WalletDoc) => {
   const { currency, balanceCents, creditedCents, debitedCents, creditCount, debitCount, updatedAt } = w;
-  return { id: currency, type: WALLETS, attributes: { currency, balanceCents, creditedCents, debitedCents, creditCount, debitCount, updatedAt } };
+  // A wallet that never moved has no event to date it (not the time of the read).
+  return { id: currency, type: WALLETS, attributes: { currency, balanceCents, creditedCents, debitedCents, creditCount, debitCount, updatedAt: creditCount + debitCount === 0 ? null : updatedAt } };
 };
 const movementDocument = ({ wallet, movement }: WalletMovement) => {
   const { kind, id, amountCents, source, reference, applied } = movement;

@@ -20,6 +20,10 @@ export interface SqlClient extends SqlExecutor {
 export class PgSqlClient implements SqlClient {
   readonly kind = 'postgres' as const;
   private listenClient: PoolClient | null = null;
+  /** Every LISTEN asked for, re-issued on a new connection after the old one is lost. */
+  private readonly listeners = new Map<string, Set<(payload: string) => void>>();
+  private relisten: Promise<void> | null = null;
+  private closed = false;
 
   constructor(private readonly pool: Pool) {}
 
@@ -37,6 +41,11 @@ export class PgSqlClient implements SqlClient {
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // A connection lost while checked out emits 'error' on the client, which the pool only listens to
+    // while the client is idle: unheard, it would crash the process. The query in flight fails anyway.
+    let lost: Error | undefined;
+    const onError = (err: Error) => (lost = err);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const tx: SqlExecutor = {
@@ -46,33 +55,72 @@ export class PgSqlClient implements SqlClient {
       await client.query('COMMIT');
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      if (!lost) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(lost); // a lost connection is destroyed, not returned to the pool
     }
   }
 
+  /**
+   * One connection carries every LISTEN. When it is lost (a restart, a network cut) a new one is made
+   * with backoff, every channel is listened to again, and each listener is called once with '' so a
+   * subscriber catches up on what it may have missed while no notification could arrive.
+   */
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    if (!this.listenClient) {
-      this.listenClient = await this.pool.connect();
-      this.listenClient.on('error', () => undefined);
-    }
-    const client = this.listenClient;
-    const handler = (msg: { channel: string; payload?: string }) => {
-      if (msg.channel === channel) onNotify(msg.payload ?? '');
-    };
-    client.on('notification', handler);
-    await client.query(`LISTEN "${channel}"`);
+    let set = this.listeners.get(channel);
+    const first = !set;
+    if (!set) this.listeners.set(channel, (set = new Set()));
+    set.add(onNotify);
+    const client = await this.listenConnection();
+    if (first && client === this.listenClient) await client.query(`LISTEN "${channel}"`);
     return async () => {
-      client.off('notification', handler);
+      set.delete(onNotify);
     };
+  }
+
+  private async listenConnection(): Promise<PoolClient> {
+    if (this.listenClient) return this.listenClient;
+    const client = await this.pool.connect();
+    if (this.listenClient) {
+      client.release();
+      return this.listenClient;
+    }
+    this.listenClient = client;
+    client.on('notification', (msg: { channel: string; payload?: string }) => {
+      for (const fn of this.listeners.get(msg.channel) ?? []) fn(msg.payload ?? '');
+    });
+    const lost = () => {
+      if (this.listenClient !== client) return;
+      this.listenClient = null;
+      client.release(true);
+      if (!this.closed) this.relisten ??= this.reconnectListen().finally(() => (this.relisten = null));
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    return client;
+  }
+
+  private async reconnectListen(): Promise<void> {
+    for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 5000)) {
+      try {
+        const client = await this.listenConnection();
+        for (const channel of this.listeners.keys()) await client.query(`LISTEN "${channel}"`);
+        for (const fns of this.listeners.values()) for (const fn of fns) fn('');
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, delay).unref());
+      }
+    }
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.listenClient) {
-      this.listenClient.release(true);
+      const client = this.listenClient;
       this.listenClient = null;
+      client.release(true);
     }
     await this.pool.end();
   }

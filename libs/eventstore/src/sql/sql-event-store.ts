@@ -99,6 +99,9 @@ export class SqlEventStore implements EventStore {
     const store = new SqlEventStore(sql, options);
     await store.migrate();
     store.unlisten = await sql.listen(store.channel, (payload) => {
+      // '' after the LISTEN connection was lost and made again: what was notified meanwhile is
+      // unknown, so the head is read back from the database.
+      if (payload === '') return void store.headPosition().then((h) => store.learnHead(h), () => undefined);
       // The payload is the head after the commit (another process's, or this one's echoed back).
       const head = Number(payload);
       if (!Number.isFinite(head)) return;
