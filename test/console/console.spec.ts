@@ -86,7 +86,13 @@ describe('web console (embedded profile, headless Chromium)', () => {
     expect((await srv.anonymous.get('/console/assets/nothing-here.js')).status).toBe(404);
   });
 
-  it('signs in with a project API key kept in session storage only; a wrong key shows the API detail next to the field', async () => {
+  it('signs in with a project API key kept in session storage only; a wrong key shows the API detail next to the field; the overview retries a failed job', async () => {
+    // A job that fails for good (3 attempts, 1 s and 2 s apart), for the overview's failed jobs.
+    const doomed = await api.post('/v1/instances', { name: 'doomed', providerId, region: 'us-east-1', instanceType: 'pc-t3-medium', tags: { simulate: 'fail:always' } });
+    expect(doomed.status).toBe(202);
+    const jobId = doomed.body.jobId as string;
+    await eventually(() => api.get(`/v1/jobs/${jobId}`), (r) => r.body.data.attributes.status === 'failed', 30_000);
+
     await page.goto('/console');
     await page.getByLabel('Project API key').fill('svc_test_not-a-real-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -100,8 +106,11 @@ describe('web console (embedded profile, headless Chromium)', () => {
     expect(await inPage('document.cookie')).toBe('');
     expect(page.url()).not.toContain(srv.bootstrap.apiKey);
     await page.locator('.chart canvas').first().waitFor();
-    await page.getByText('No failed jobs.').waitFor();
+    await page.locator('[data-kind="Instances"] .status-error').waitFor();
+    const retry = page.getByRole('button', { name: `Retry job ${jobId}` });
     await check('overview');
+    await retry.click();
+    await eventually(() => srv.platform.events.readStream(`job-${jobId}`), (events) => events.some((e) => e.type === 'jobs.JobRetried.v1'));
   });
 
   it('creates an instance from the catalog-fed form with its estimate, and the row turns active without a reload', async () => {

@@ -40,7 +40,7 @@ export function Overview() {
   const counts = useLoad(resourceCounts, []);
   const wallets = useLoad(() => api.get<List<{ currency: string; balanceCents: number }>>('/v1/billing/wallets'), []);
   const usage = useLoad(() => api.get<List<Usage> & { meta: { startDate: string; endDate: string; currency: string; totalCostCents: number } }>('/v1/billing/usage?limit=100'), []);
-  const failed = useLoad(() => api.get<List<{ type?: string; resourceId?: string; error?: unknown; updatedAt?: string; status?: string }>>('/v1/jobs/failed?limit=20'), []);
+  const failed = useLoad(() => api.get<List<{ type?: string; operation?: string; resourceType?: string; resourceId?: string; error?: string | null; attempts?: number; updatedAt?: string }>>('/v1/jobs/failed?limit=20'), []);
   const [retryError, setRetryError] = useState<unknown>();
   const [retried, setRetried] = useState<string[]>([]);
 
@@ -127,6 +127,7 @@ export function Overview() {
                 <th scope="col">Job</th>
                 <th scope="col">Type</th>
                 <th scope="col">Resource</th>
+                <th scope="col">Error</th>
                 <th scope="col">Failed at</th>
                 <th scope="col">
                   <span class="visually-hidden">Actions</span>
@@ -139,8 +140,11 @@ export function Overview() {
                   <td>
                     <code>{j.id}</code>
                   </td>
-                  <td>{j.attributes.type ?? '—'}</td>
-                  <td>{j.attributes.resourceId ?? '—'}</td>
+                  <td>{j.attributes.type ?? j.attributes.operation ?? '—'}</td>
+                  <td>{j.attributes.resourceId ? `${j.attributes.resourceType ?? ''} ${j.attributes.resourceId}`.trim() : '—'}</td>
+                  <td>
+                    {j.attributes.error ?? '—'} {j.attributes.attempts ? <span class="muted">({j.attributes.attempts} attempts)</span> : null}
+                  </td>
                   <td>{when(j.attributes.updatedAt)}</td>
                   <td>
                     <button type="button" onClick={() => retry(j.id)} disabled={retried.includes(j.id)} aria-label={`Retry job ${j.id}`}>
