@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { eventually } from '../support/wait';
 import { startTestServer, type TestServer } from '../support/test-server';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(__dirname, '../../test-results/console');
@@ -24,13 +25,16 @@ describe('web console (embedded profile, headless Chromium)', () => {
   let context: BrowserContext;
   let page: Page;
   let providerId: string;
+  let receiver: WebhookReceiver;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     // The bundle the API serves under /console (scripts/build-console.cjs, about a second).
     execFileSync(process.execPath, [path.resolve(__dirname, '../../scripts/build-console.cjs')], { stdio: 'pipe' });
     fs.mkdirSync(SHOTS, { recursive: true });
-    srv = await startTestServer('embedded');
+    receiver = await startWebhookReceiver();
+    // The webhook receiver listens on loopback.
+    srv = await startTestServer('embedded', { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
     api = srv.as(srv.bootstrap.apiKey);
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-console-ui' });
     expect(provider.status).toBe(201);
@@ -54,6 +58,7 @@ describe('web console (embedded profile, headless Chromium)', () => {
   afterAll(async () => {
     await browser?.close();
     await srv?.stop();
+    await receiver?.close();
   });
 
   /** An expression evaluated in the page (a string: the page's globals are not this file's types). */
@@ -192,6 +197,27 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.getByRole('button', { name: 'Revoke ci-console' }).waitFor({ state: 'detached' });
     expect((await srv.as(key).get('/v1/instances')).status).toBe(401);
     await check('api-keys');
+  });
+
+  it('adds a webhook endpoint (secret shown once) and lists its deliveries', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect(page.locator('#hook-url-error').textContent()).resolves.toMatch(/url/i);
+
+    await page.getByLabel('URL (https)').fill(`${receiver.url}/console`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    expect(await page.locator('#new-hook-secret').textContent()).toMatch(/^whsec_/);
+    await check('webhooks-created');
+
+    expect((await api.post('/v1/notifications', { title: 'From the console test', message: 'hello' })).status).toBeLessThan(300);
+    await eventually(async () => receiver.received.filter((r) => r.path === '/console').length, (n) => n > 0);
+    const [endpoint] = (await api.get('/v1/notifications/endpoints')).body.data.filter((e: { attributes: { url: string } }) => e.attributes.url === `${receiver.url}/console`);
+    await eventually(() => api.get(`/v1/notifications/endpoints/${endpoint.id}/deliveries`), (r) => r.body.data[0]?.attributes.status === 'delivered');
+    const card = page.locator(`.endpoint[data-id="${endpoint.id}"]`);
+    await card.getByRole('button', { name: 'Deliveries' }).click();
+    await card.locator('.deliveries .status-delivered').first().waitFor();
+    await check('webhooks');
   });
 
   it('shows the event history and tails new events live; signing out forgets the key', async () => {

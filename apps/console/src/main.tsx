@@ -9,6 +9,7 @@ import { Instances } from './pages/instances';
 import { InstanceTimeline } from './pages/timeline';
 import { ApiKeys } from './pages/keys';
 import { Events } from './pages/events';
+import { Webhooks } from './pages/webhooks';
 
 /** Hash routes (`#/instances`), so the server serves one page and a reload keeps the place. */
 function useRoute(): string {
@@ -26,6 +27,7 @@ const NAV: Array<[string, string]> = [
   ['/instances', 'Instances'],
   ['/events', 'Event history'],
   ['/api-keys', 'API keys'],
+  ['/webhooks', 'Webhooks'],
 ];
 
 function Page({ route }: { route: string }) {
@@ -38,6 +40,8 @@ function Page({ route }: { route: string }) {
       return <Events />;
     case '/api-keys':
       return <ApiKeys />;
+    case '/webhooks':
+      return <Webhooks />;
     default:
       return <Overview />;
   }
