@@ -220,6 +220,22 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await check('webhooks');
   });
 
+  it('lists invoices and downloads one as a PDF', async () => {
+    const invoice = await api.post('/v1/invoices', { currency: 'USD', amountCents: 1234, dueDate: '2030-01-31' });
+    expect([invoice.status, invoice.text.slice(0, 300)]).toEqual([201, expect.any(String)]);
+    const number = invoice.body.data.invoiceNumber as string;
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByRole('heading', { name: 'Invoices', level: 1 }).waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: `Download PDF of ${number}` }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe(`${number}.pdf`);
+    const saved = path.join(SHOTS, `${number}.pdf`);
+    await file.saveAs(saved);
+    expect(fs.readFileSync(saved).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    await check('invoices');
+  });
+
   it('shows the event history and tails new events live; signing out forgets the key', async () => {
     await page.getByRole('link', { name: 'Event history' }).click();
     await page.getByRole('heading', { name: 'Event history', level: 1 }).waitFor();

@@ -10,6 +10,7 @@ import { InstanceTimeline } from './pages/timeline';
 import { ApiKeys } from './pages/keys';
 import { Events } from './pages/events';
 import { Webhooks } from './pages/webhooks';
+import { Invoices } from './pages/invoices';
 
 /** Hash routes (`#/instances`), so the server serves one page and a reload keeps the place. */
 function useRoute(): string {
@@ -28,6 +29,7 @@ const NAV: Array<[string, string]> = [
   ['/events', 'Event history'],
   ['/api-keys', 'API keys'],
   ['/webhooks', 'Webhooks'],
+  ['/invoices', 'Invoices'],
 ];
 
 function Page({ route }: { route: string }) {
@@ -42,6 +44,8 @@ function Page({ route }: { route: string }) {
       return <ApiKeys />;
     case '/webhooks':
       return <Webhooks />;
+    case '/invoices':
+      return <Invoices />;
     default:
       return <Overview />;
   }
