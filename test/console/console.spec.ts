@@ -122,6 +122,12 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.getByRole('link', { name: 'Instances' }).click();
     await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor();
     await page.getByText('Live: updates arrive from the event stream.').waitFor();
+    // Keyboard: the skip link comes right before the navigation, and moves focus to the content, not the route.
+    await page.getByRole('link', { name: 'Overview' }).focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await inPage('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await inPage('[document.activeElement.id, location.hash]')).toEqual(['main', '#/instances']);
     // A mark the page keeps only as long as it is not reloaded.
     await inPage('window.__mark = 27');
 

@@ -61,7 +61,17 @@ function App() {
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} />;
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      {/* The hash is the route: the skip link moves focus itself instead of changing it. */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <header class="top">
         <span class="brand">Cloud console</span>
         <nav aria-label="Main">
