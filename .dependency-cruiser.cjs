@@ -56,6 +56,13 @@ module.exports = {
         dependencyTypesNot: ['type-only'],
       },
     },
+    {
+      name: 'console-calls-only-the-public-api',
+      severity: 'error',
+      comment: 'The web console (apps/console) is a browser bundle that proves the public HTTP API is enough: it imports no other app, lib or package of the server, only its own files and browser packages.',
+      from: { path: '^apps/console/' },
+      to: { path: '^(apps/(?!console/)|libs|contexts|projections|sagas|usecases|test)/|^node:|^(fs|path|crypto|http|https|net|os|child_process)$' },
+    },
     { name: 'no-cycles', severity: 'error', comment: 'An import cycle makes load order matter and layers meaningless.', from: {}, to: { circular: true } },
     {
       name: 'domain-is-pure',

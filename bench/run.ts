@@ -23,6 +23,8 @@
  * Group "gateway" (in the default run; BENCH_ONLY=gateway): the inference gateway's streamed tokens/s,
  * first-token latency and non-streamed calls/s, BENCH_GATEWAY_TOKENS (default 4000, at most sim-mini's 4096 output tokens) and
  * BENCH_GATEWAY_TTFT_SAMPLES (default 200), see gateway.bench.ts.
+ * Group "console" (in the default run; BENCH_ONLY=console): the web console's bundle size and the
+ * overview's first paint in headless chromium, BENCH_CONSOLE_LOADS page loads (default 10), see console.bench.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -40,6 +42,7 @@ import { benchLongStreams } from './long-streams.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { benchFiles } from './files.bench';
 import { benchGateway } from './gateway.bench';
+import { benchConsole } from './console.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -49,7 +52,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams,gateway').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams,gateway,console').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -165,6 +168,13 @@ async function main(): Promise<number> {
       const r = await benchGateway({ tokens: num('BENCH_GATEWAY_TOKENS', 4000), ttftSamples: num('BENCH_GATEWAY_TTFT_SAMPLES', 200), durationMs: num('BENCH_DURATION_MS', 10_000) });
       rows.push(...r.rows);
       details.gateway = r.details;
+    });
+  }
+  if (only.has('console')) {
+    await step('console', async () => {
+      const r = await benchConsole({ loads: num('BENCH_CONSOLE_LOADS', 10) });
+      rows.push(...r.rows);
+      details.console = r.details;
     });
   }
   if (only.has('files')) {
