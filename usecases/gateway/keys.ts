@@ -68,3 +68,6 @@ export async function authenticateOrgKey(ports: PortsOf<'projections'>, hasher: 
   const doc = await (await ports.projections.collection(gatewayKeysProjection)).findOne({ keyHash: hasher.hash(key) });
   return doc && !doc.revoked ? doc : null;
 }
+
+/** The context of what an organization key does (its catalog writes, its calls). */
+export const keyContext = (doc: Pick<GatewayKeyDoc, 'id' | 'projectId' | 'mode'>, requestId: string): CommandContext => ({ metadata: { actor: `gwkey:${doc.id}`, projectId: doc.projectId, requestId, mode: doc.mode } });
