@@ -255,7 +255,7 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
     expect(usage).toEqual([expect.objectContaining({ model: 'team-claude', upstream: conn.anthropic, inputTokens: 11, outputTokens: 7, costMicros: 92, outcome: 'completed' })]);
   });
 
-  it('fails over along the model's waterfall before the first byte: the unreachable connection, then the simulator', async () => {
+  it('fails over along the waterfall of a model before the first byte: the unreachable connection, then the simulator', async () => {
     const set = await api().send('PUT', '/api/models/team-gpt/waterfall', { targets: [{ connectionId: conn.openai, model: 'up-gpt' }, { connectionId: 'simulator', model: 'sim-mini' }] });
     expect(set.status).toBe(200);
     expect(set.body.data.attributes.targets).toEqual([{ connectionId: conn.openai, model: 'up-gpt' }, { connectionId: 'simulator', model: 'sim-mini' }]);
