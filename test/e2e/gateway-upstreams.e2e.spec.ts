@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import OpenAI from 'openai';
 import { startTestServer, type TestServer } from '../support/test-server';
+import { eventually } from '../support/wait';
 import { insecureFetch, openSession, startTestGateway, type TestGateway } from './gateway.support';
 
 const UP_SECRET = 'sk-upstream-secret-0123456789';
@@ -116,6 +117,7 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
   let srv: TestServer;
   let gw: TestGateway;
   let key: string;
+  let liveCloudKey: string;
   let peers: FastifyInstance[];
   const conn: Record<'openai' | 'anthropic', string> = { openai: '', anthropic: '' };
   const api = () => gw.http({ Authorization: `Bearer ${key}` });
@@ -127,7 +129,8 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
     // A live credential: test-mode keys run on the simulator only (DECISIONS 21), never on a connection.
     const live = await srv.as(srv.bootstrap.apiKey).post('/v1/api-keys', { name: 'live owner', role: 'owner', mode: 'live' });
     expect(live.status).toBe(201);
-    const cookie = await openSession(gw, live.body.data.attributes.key);
+    liveCloudKey = live.body.data.attributes.key;
+    const cookie = await openSession(gw, liveCloudKey);
     key = (await gw.http({ cookie }).post('/api/keys', { name: 'upstreams' })).body.data.attributes.key;
   });
   afterAll(async () => {
@@ -265,5 +268,25 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
     expect(r.data.choices[0].message.content).toBe('Simulated answer of sim-mini to: after the outage (end)');
     const second = (await srv.platform.events.readStream(`gwusage-${r.request_id}:2`)).map((e) => e.data);
     expect(second).toEqual([expect.objectContaining({ model: 'team-gpt', upstream: 'simulator', outcome: 'completed' })]);
+  });
+
+  it("spends what the usage events say: /api/spend is their sum, and the project's /v1/billing/usage shows it per model", async () => {
+    for (let i = 0; i < 3; i++) expect((await openai().chat.completions.create({ model: 'sim-pro', messages: [{ role: 'user', content: `bill me ${i}` }] })).choices[0].message.content).toMatch(/^Simulated answer of sim-pro/);
+    const scope = srv.bootstrap.projectId;
+    const recorded = (await srv.platform.events.readAll({ fromPosition: 0, maxCount: 100_000 })).filter((e) => e.type === 'gateway.UsageRecorded.v1' && (e.data as { projectId: string }).projectId === scope).map((e) => e.data as { model: string; costMicros: number });
+    const total = recorded.reduce((n, u) => n + u.costMicros, 0);
+    expect(total).toBeGreaterThan(0);
+    const spendSum = async () => ((await api().get('/api/spend?limit=100')).body.data as { attributes: { costMicros: number } }[]).reduce((n, d) => n + d.attributes.costMicros, 0);
+    expect(await eventually(spendSum, (v) => v === total)).toBe(total);
+
+    const perModel = new Map<string, { micros: number; calls: number }>();
+    for (const u of recorded) perModel.set(u.model, { micros: (perModel.get(u.model)?.micros ?? 0) + u.costMicros, calls: (perModel.get(u.model)?.calls ?? 0) + 1 });
+    const usage = (await srv.as(liveCloudKey).get('/v1/billing/usage')).body;
+    const rows = (usage.data as { id: string; attributes: { resourceType: string; resourceId: string; costCents: number; calls: number } }[]).filter((r) => r.attributes.resourceType === 'gateway');
+    expect(rows.map((r) => [r.attributes.resourceId, r.attributes.costCents, r.attributes.calls]).sort()).toEqual([...perModel.entries()].map(([m, v]) => [m, Math.ceil(v.micros / 10_000), v.calls]).sort());
+    expect(usage.meta.totalCostCents).toBeGreaterThanOrEqual(rows.reduce((n, r) => n + r.attributes.costCents, 0));
+    // The bootstrap credential's test-mode scope saw none of it.
+    const testRows = ((await srv.as(srv.bootstrap.apiKey).get('/v1/billing/usage')).body.data as { attributes: { resourceType: string } }[]).filter((r) => r.attributes.resourceType === 'gateway');
+    expect(testRows).toEqual([]);
   });
 });
