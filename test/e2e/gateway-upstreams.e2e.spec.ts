@@ -289,4 +289,17 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
     const testRows = ((await srv.as(srv.bootstrap.apiKey).get('/v1/billing/usage')).body.data as { attributes: { resourceType: string } }[]).filter((r) => r.attributes.resourceType === 'gateway');
     expect(testRows).toEqual([]);
   });
+
+  it('ends a responses stream broken mid-answer with `error`, then `response.failed`, never `response.completed`', async () => {
+    const res = await insecureFetch(`${gw.url}/v1/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-simulator-fault': '503@2', 'x-simulator-tokens': '6' },
+      body: JSON.stringify({ model: 'sim-mini', input: 'break me', stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const events = [...(await res.text()).matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    expect(events.filter((e) => e === 'response.output_text.delta')).toHaveLength(2);
+    expect(events.slice(-2)).toEqual(['error', 'response.failed']);
+    expect(events).not.toContain('response.completed');
+  });
 });

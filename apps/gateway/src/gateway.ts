@@ -17,7 +17,7 @@ import type { KeyHasher } from '../../../libs/runtime/src/key-hasher';
 import { GATEWAY_KEYS_LIST, gatewayKeysProjection, type GatewayKeyDoc } from '../../../projections/gateway-keys/gateway-keys.projection';
 import { GATEWAY_SPEND_LIST, GATEWAY_USAGE_LIST, gatewaySpendProjection, gatewayUsageProjection } from '../../../projections/gateway-usage/gateway-usage.projection';
 import { BudgetLedger } from '../../../usecases/gateway/budget-ledger';
-import { authenticateOrgKey, changeKeyLimits, mintKey, revokeKey, keyContext, sessionContext, type SessionHolder } from '../../../usecases/gateway/keys';
+import { authenticateOrgKey, changeKeyLimits, mintKey, revokeKey, keyContext, revokeSession, sessionContext, sessionRevoked, type SessionHolder } from '../../../usecases/gateway/keys';
 import { ClientGoneError, runInference, StreamBrokenError, type InferenceOutcome } from '../../../usecases/gateway/run-inference';
 import { estimateTokens, inputTextOf, UpstreamError, type Upstream } from '../../../usecases/gateway/upstream.port';
 import { resolveModel, type ModelRoute, type Organization } from '../../../usecases/gateway/org-catalog';
@@ -111,10 +111,14 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     if (!doc) throw invalidKey();
     return doc;
   };
-  const sessionOf = (req: FastifyRequest) => sessions.decode(sessionCookie(req.headers.cookie));
+  /** The session of the cookie, unless it was revoked (by any gateway process: the revocation is in the log). */
+  const sessionOf = async (req: FastifyRequest): Promise<SessionHolder | null> => {
+    const s = sessions.decode(sessionCookie(req.headers.cookie));
+    return s && s.sessionId && (await sessionRevoked(ports, s.sessionId)) ? null : s;
+  };
   /** Session-only routes (mint, revoke, limits): an organization key is refused with 403. */
   const requireSession = async (req: FastifyRequest): Promise<SessionHolder> => {
-    const s = sessionOf(req);
+    const s = await sessionOf(req);
     if (s) return s;
     if (await keyOf(req)) throw forbidden('This route needs a session (POST /api/session); an organization key may not manage keys');
     throw invalidKey();
@@ -122,7 +126,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   const keyOrSession = async (req: FastifyRequest): Promise<KeyAuth | SessionAuth> => {
     const doc = await keyOf(req);
     if (doc) return { kind: 'key', doc };
-    const s = sessionOf(req);
+    const s = await sessionOf(req);
     if (s) return { kind: 'session', session: s };
     throw invalidKey();
   };
@@ -152,6 +156,12 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
       actor: principal.kind === 'project-key' ? `apikey:${principal.keyId}` : `member:${principal.memberId}`,
     };
     return reply.header('set-cookie', sessions.cookie(sessions.encode(holder))).code(201).send({ data: { type: 'sessions', id: req.id, attributes: { projectId: holder.projectId, mode: holder.mode } } });
+  });
+
+  app.delete('/api/session', async (req, reply) => {
+    const session = await requireSession(req);
+    await revokeSession(ports, session, sessionContext(session, req.id));
+    return reply.header('set-cookie', sessions.clearCookie()).code(204).send();
   });
 
   app.post('/api/keys', async (req, reply) => {
@@ -214,7 +224,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     maybeOrganization: async (req) => {
       const doc = await keyOf(req);
       if (doc) return orgOf({ kind: 'key', doc });
-      const s = sessionOf(req);
+      const s = await sessionOf(req);
       return s ? orgOf({ kind: 'session', session: s }) : null;
     },
     parse,

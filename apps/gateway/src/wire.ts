@@ -71,13 +71,13 @@ const messageItem = (msgId: string, text: string, status = 'completed'): OutputI
 const functionItem = (fcId: string, c: ToolCall, status = 'completed'): OutputItem => ({ type: 'function_call', id: fcId, call_id: c.id, name: c.name, arguments: c.arguments, status });
 const fcIdOf = (msgId: string, index: number) => `fc_${msgId.slice(4)}_${index}`;
 
-function responseObject(id: string, model: string, created: number, status: 'in_progress' | 'completed' | 'incomplete', output: OutputItem[], o?: InferenceOutcome) {
+function responseObject(id: string, model: string, created: number, status: 'in_progress' | 'completed' | 'incomplete' | 'failed', output: OutputItem[], o?: InferenceOutcome, error: { code: string; message: string } | null = null) {
   return {
     id,
     object: 'response',
     created_at: created,
     status,
-    error: null,
+    error,
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
     instructions: null,
     max_output_tokens: null,
@@ -157,7 +157,8 @@ export function responseStream(id: string, msgId: string, model: string, created
       const out = close();
       return out + ev(o.finishReason === 'length' ? 'response.incomplete' : 'response.completed', { response: responseObject(id, model, created, statusOf(o), items, o) });
     },
-    error: (message) => ev('error', { code: 'server_error', message, param: null }),
+    // The SDK raises the `error` event; `response.failed` then ends the stream with the response as it stood (DECISIONS 19).
+    error: (message) => ev('error', { code: 'server_error', message, param: null }) + ev('response.failed', { response: responseObject(id, model, created, 'failed', items, undefined, { code: 'server_error', message }) }),
   };
 }
 

@@ -17,6 +17,7 @@ export const GatewayEventTypes = {
   CustomModelChanged: 'gateway.CustomModelChanged.v1',
   CustomModelDeleted: 'gateway.CustomModelDeleted.v1',
   WaterfallSet: 'gateway.WaterfallSet.v1',
+  SessionRevoked: 'gateway.SessionRevoked.v1',
 } as const;
 
 /**
@@ -111,3 +112,7 @@ export type CustomModelCreated = DomainEvent<typeof GatewayEventTypes.CustomMode
 export type CustomModelChanged = DomainEvent<typeof GatewayEventTypes.CustomModelChanged, { projectId: string; alias: string; changes: Partial<CustomModelFields>; changedAt: string }>;
 export type CustomModelDeleted = DomainEvent<typeof GatewayEventTypes.CustomModelDeleted, { projectId: string; alias: string; deletedAt: string }>;
 export type WaterfallSet = DomainEvent<typeof GatewayEventTypes.WaterfallSet, { projectId: string; model: string; targets: WaterfallTarget[]; setAt: string }>;
+
+/** A revoked session (DELETE /api/session): its stream exists once the session is revoked; every gateway process reads it. */
+export const gatewaySessionStream = (sessionId: string) => `gwsession-${sessionId}`;
+export type SessionRevoked = DomainEvent<typeof GatewayEventTypes.SessionRevoked, { sessionId: string; projectId: string; revokedAt: string }>;
