@@ -13,6 +13,8 @@ import { invoicesProjection, type InvoiceDoc } from '../../../../projections/inv
 import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
 import { issueInvoice } from '../../../../sagas/usage-invoicing/issue-invoice';
 import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
+import { gatewayUsageOf, type GatewayModelUsage } from '../../../../sagas/usage-invoicing/gateway-usage';
+import { gatewaySpendProjection } from '../../../../projections/gateway-usage/gateway-usage.projection';
 import { walletStream } from '../../../../libs/domain/billing/events';
 import { existingInvoice, invoiceDecider, refuseUnpayable, type IssueInvoice } from '../../../../libs/domain/invoicing/invoice.decider';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
@@ -85,7 +87,7 @@ export class GetUsage extends Query<ListResult<object>> {
     readonly projectId: string,
     readonly window: { start: number | null; end: number | null },
     readonly list: ListQuery<unknown>,
-    readonly toItem: (u: ResourceUsage) => { id: string; type: string; attributes: object },
+    readonly toItem: (u: ResourceUsage | GatewayModelUsage) => { id: string; type: string; attributes: object },
   ) {
     super();
   }
@@ -228,11 +230,15 @@ const startOfMonthOf = (ms: number) => {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 };
 
+type UsageRow = ResourceUsage | GatewayModelUsage;
 function compareBy(sort: SortKey[]) {
-  const value = (u: ResourceUsage, field: string): string | number => (field === 'costCents' ? u.costCents : field === 'hours' ? u.hours : field === 'name' ? u.meter.name : u.meter.createdAt);
-  return (a: ResourceUsage, b: ResourceUsage) => {
+  // A gateway row (a model's spend, DECISIONS 19) has no hours; its name is the model, its start the first day it was used.
+  const value = (u: UsageRow, field: string): string | number =>
+    field === 'costCents' ? u.costCents : field === 'hours' ? ('meter' in u ? u.hours : 0) : field === 'name' ? ('meter' in u ? u.meter.name : u.model) : 'meter' in u ? u.meter.createdAt : `${u.days[0]?.date ?? ''}T00:00:00.000Z`;
+  const idOf = (u: UsageRow) => ('meter' in u ? u.meter.id : `gateway-${u.model}`);
+  return (a: UsageRow, b: UsageRow) => {
     for (const { field, direction } of [...sort, { field: 'id', direction: 1 as const }]) {
-      const [x, y] = field === 'id' ? [a.meter.id, b.meter.id] : [value(a, field), value(b, field)];
+      const [x, y] = field === 'id' ? [idOf(a), idOf(b)] : [value(a, field), value(b, field)];
       if (x !== y) return (x < y ? -1 : 1) * direction;
     }
     return 0;
@@ -253,8 +259,9 @@ export class GetUsageHandler implements IQueryHandler<GetUsage> {
     const end = window.end ?? now;
     const start = window.start ?? startOfMonthOf(end === now ? now : end - 1);
     const meters = await projectMeters(await this.ports.projections.collection(usageMetersProjection), projectId, end);
-    const usage = usageOf(meters, start, end, now).sort(compareBy(list.sort));
-    const totals = usage.reduce((t, u) => ({ hours: t.hours + u.hours, costCents: t.costCents + u.costCents }), { hours: 0, costCents: 0 });
+    const gateway = await gatewayUsageOf(await this.ports.projections.collection(gatewaySpendProjection), projectId, start, end);
+    const usage = [...usageOf(meters, start, end, now), ...gateway].sort(compareBy(list.sort));
+    const totals = usage.reduce((t, u) => ({ hours: t.hours + ('meter' in u ? u.hours : 0), costCents: t.costCents + u.costCents }), { hours: 0, costCents: 0 });
     const page = usage.slice(list.skip, list.skip + list.limit).map(toItem);
     return listResult(page as never[], usage.length, {
       startDate: new Date(start).toISOString(),
