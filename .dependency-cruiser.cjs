@@ -105,6 +105,13 @@ module.exports = {
       from: { path: '^(apps|sagas|projections|usecases|libs/runtime)/', pathNot: tests },
       to: { path: '^libs/http/src/errors\\.ts$' },
     },
+    {
+      name: 'client-stands-alone',
+      severity: 'error',
+      comment: 'clients/typescript is a package of its own: it speaks to the API over HTTP only, never through its code.',
+      from: { path: '^clients/', pathNot: tests },
+      to: { path: '^(apps|contexts|libs|projections|sagas|usecases|test)/' },
+    },
     { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
     { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },
     { name: 'libs-not-apps', severity: 'error', comment: 'Libraries serve the apps, never the reverse.', from: { path: '^libs/' }, to: { path: '^apps/' } },

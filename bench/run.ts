@@ -10,6 +10,9 @@
  * half): BENCH_LIST_INSTANCES (default 10000), BENCH_LATENCY_CREATES (default 50), BENCH_HISTORY_EVENTS
  * (default 1000000), BENCH_HISTORY_MEMORY=1 (also rebuild every read model into memory),
  * BENCH_COMPUTE_ITEMS=c1,c2,c3 (which compute-http items to measure; the 10k seed runs either way).
+ * Group "events" (BENCH_ONLY=events only; bench/events.bench.ts): the event history of issue 22:
+ * GET /v1/events?limit=100 at BENCH_EVENTS_SIZES, SSE fan-out to BENCH_FANOUT_SUBSCRIBERS readers, and
+ * ?asOf= at BENCH_ASOF_EVENTS events beside the plain GET.
  * Group "list" (BENCH_ONLY=list): GET /v1/instances?limit=20 on the embedded profile at each of
  * BENCH_LIST_SIZES instances (default 1000,100000), see list.bench.ts.
  * Group "create" (BENCH_ONLY=create): POST /v1/instances on the embedded profile at each of
@@ -43,6 +46,7 @@ import { benchWebhooks } from './webhooks.bench';
 import { benchFiles } from './files.bench';
 import { benchGateway } from './gateway.bench';
 import { benchConsole } from './console.bench';
+import { benchEvents } from './events.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -126,6 +130,23 @@ async function main(): Promise<number> {
       const r = await benchList({ sizes, concurrency: num('BENCH_CONCURRENCY', 16), durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500 });
       rows.push(...r.rows);
       details.list = r.details;
+    });
+  }
+
+  if (only.has('events')) {
+    await step('events', async () => {
+      const sizes = (process.env.BENCH_EVENTS_SIZES ?? '10000,1000000').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
+      const r = await benchEvents({
+        sizes,
+        subscribers: num('BENCH_FANOUT_SUBSCRIBERS', 100),
+        fanoutEvents: num('BENCH_FANOUT_EVENTS', 5000),
+        longHistory: num('BENCH_ASOF_EVENTS', 10_000),
+        concurrency: num('BENCH_CONCURRENCY', 16),
+        durationMs: num('BENCH_DURATION_MS', 10_000),
+        warmupMs: 1500,
+      });
+      rows.push(...r.rows);
+      details.events = r.details;
     });
   }
 

@@ -44,7 +44,7 @@ function checkHttps(req: FastifyRequest, o: PipelineOptions): void {
   if (proto ? proto !== 'https' : !o.tlsEnabled) throw httpsRequired();
 }
 
-async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o: PipelineOptions): Promise<void> {
+async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o: PipelineOptions, route: RegisteredRoute | undefined): Promise<void> {
   const credential = readCredential(req.headers);
   req.credentialSent = !!credential;
   if (credential) {
@@ -55,7 +55,18 @@ async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o:
       throw unavailable('Authentication is temporarily unavailable');
     }
   }
-  if (findRoute(req.method, req.routeOptions.url)?.rateLimit === false) return;
+  const viaQuery = route?.queryCredential;
+  const value = viaQuery ? (req.query as Record<string, unknown> | undefined)?.[viaQuery.parameter] : undefined;
+  if (viaQuery && typeof value === 'string' && value !== '' && o.resolve) {
+    req.credentialSent = true;
+    try {
+      req.principal = await viaQuery.redeem(value, { get: o.resolve, headerPrincipal: req.principal ?? null });
+    } catch (e) {
+      req.log.error({ err: e }, 'query credential could not be redeemed');
+      throw unavailable('Authentication is temporarily unavailable');
+    }
+  }
+  if (route?.rateLimit === false) return;
   const r = await o.rateLimiter.consume(req.principal, req.ip);
   req.rateLimit = r.state;
   for (const [k, v] of Object.entries(rateLimitHeaders(r.state))) reply.header(k, v);
@@ -245,10 +256,11 @@ export function installPipeline(fastify: FastifyInstance, o: PipelineOptions): v
     req.startedAt = process.hrtime.bigint();
     reply.header('X-Request-Id', req.id);
     checkHttps(req, o);
-    await authenticateAndLimit(req, reply, o);
     const pattern = req.routeOptions.url;
+    const route = findRoute(req.method, pattern);
+    await authenticateAndLimit(req, reply, o, route);
     if (pattern === undefined) return; // 404 / 405 handled by the exception filter
-    req.apiRoute = findRoute(req.method, pattern) ?? null;
+    req.apiRoute = route ?? null;
     if (req.apiRoute) authorize(req.apiRoute, req.method, req.principal, req.credentialSent);
     else if (!req.routeOptions.config?.public && !req.principal) throw unauthorized(req.credentialSent ? 'Invalid credentials' : 'Missing credentials');
   });

@@ -48,6 +48,17 @@ export interface ApiRouteOptions {
   produces?: string;
   /** Error status → what this route answers with it beyond the generic meaning (e.g. a 429 of its own code), said in its OpenAPI response. */
   errorNotes?: Record<number, string>;
+  /**
+   * A credential this route also takes as a query parameter (the WebSocket's one-time ticket: a
+   * browser cannot send headers on it). Redeemed before authorization; null refuses it (401).
+   */
+  queryCredential?: QueryCredential;
+}
+
+/** A credential read from a query parameter (`?ticket=`), redeemed by the application (its providers through `get`). */
+export interface QueryCredential {
+  parameter: string;
+  redeem(value: string, ctx: { get<T>(token: abstract new (...args: never[]) => T): T; headerPrincipal: Principal | null }): Promise<Principal | null>;
 }
 
 /** What a route's `recover` gets besides the write: the caller, and the application's providers (e.g. its QueryBus). */
@@ -127,25 +138,28 @@ export const routesLackingPermission = (routes: readonly RegisteredRoute[] = rou
 
 const MAPPERS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete } as const;
 
-export function ApiRoute(options: ApiRouteOptions): MethodDecorator {
-  const routePath = toRoutePath(options.path);
+/**
+ * Puts a route in the registry (OpenAPI, authorization, validation) without mapping it in Nest: for a
+ * route the application registers with Fastify itself (the WebSocket upgrade, `@fastify/websocket`).
+ */
+export function declareRoute(options: ApiRouteOptions, controller: string, handler: string): RegisteredRoute {
   // A route offers no sort its read model's declared list shapes (hence their indexes) do not serve.
   const unserved = options.list ? unservedSorts(options.list) : [];
   if (unserved.length) throw new Error(`${options.method} ${options.path}: ${unserved.join('; ')}`);
+  const entry: RegisteredRoute = { ...options, routePath: toRoutePath(options.path), controller, handler };
+  const k = key(options.method, entry.routePath);
+  const existing = byKey.get(k);
+  if (existing) registry.splice(registry.indexOf(existing), 1);
+  registry.push(entry);
+  byKey.set(k, entry);
+  return entry;
+}
+
+export function ApiRoute(options: ApiRouteOptions): MethodDecorator {
   const statuses = Object.keys(options.responses).map(Number).filter((s) => s >= 200 && s < 300).sort();
-  const nest = applyDecorators(MAPPERS[options.method](routePath), ...(statuses.length ? [HttpCode(statuses[0])] : []));
+  const nest = applyDecorators(MAPPERS[options.method](toRoutePath(options.path)), ...(statuses.length ? [HttpCode(statuses[0])] : []));
   return (target, propertyKey, descriptor) => {
-    const entry: RegisteredRoute = {
-      ...options,
-      routePath,
-      controller: (target as { constructor: { name: string } }).constructor.name,
-      handler: String(propertyKey),
-    };
-    const k = key(options.method, routePath);
-    const existing = byKey.get(k);
-    if (existing) registry.splice(registry.indexOf(existing), 1);
-    registry.push(entry);
-    byKey.set(k, entry);
+    declareRoute(options, (target as { constructor: { name: string } }).constructor.name, String(propertyKey));
     return nest(target, propertyKey, descriptor);
   };
 }
