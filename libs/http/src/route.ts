@@ -143,9 +143,7 @@ const MAPPERS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete }
  * route the application registers with Fastify itself (the WebSocket upgrade, `@fastify/websocket`).
  */
 export function declareRoute(options: ApiRouteOptions, controller: string, handler: string): RegisteredRoute {
-  // A route offers no sort its read model's declared list shapes (hence their indexes) do not serve.
-  const unserved = options.list ? unservedSorts(options.list) : [];
-  if (unserved.length) throw new Error(`${options.method} ${options.path}: ${unserved.join('; ')}`);
+  refuseUnservedSorts(options);
   const entry: RegisteredRoute = { ...options, routePath: toRoutePath(options.path), controller, handler };
   const k = key(options.method, entry.routePath);
   const existing = byKey.get(k);
@@ -155,7 +153,14 @@ export function declareRoute(options: ApiRouteOptions, controller: string, handl
   return entry;
 }
 
+/** A route offers no sort its read model's declared list shapes (hence their indexes) do not serve: refused when declared. */
+function refuseUnservedSorts(options: ApiRouteOptions): void {
+  const unserved = options.list ? unservedSorts(options.list) : [];
+  if (unserved.length) throw new Error(`${options.method} ${options.path}: ${unserved.join('; ')}`);
+}
+
 export function ApiRoute(options: ApiRouteOptions): MethodDecorator {
+  refuseUnservedSorts(options);
   const statuses = Object.keys(options.responses).map(Number).filter((s) => s >= 200 && s < 300).sort();
   const nest = applyDecorators(MAPPERS[options.method](toRoutePath(options.path)), ...(statuses.length ? [HttpCode(statuses[0])] : []));
   return (target, propertyKey, descriptor) => {
