@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/shared/domain-error';
 import { aggregateStream } from './aggregate-stream';
 import type { EventStore } from './event-store.port';
 import { WrongExpectedRevisionError } from './event-store.port';
-import { idempotencyReservation, toNewEvent, type CommandContext, type CommandResult } from './handle-command';
+import { handleCommand, idempotencyReservation, toNewEvent, type CommandContext, type CommandResult } from './handle-command';
 
 interface Pending<C, S> {
   command: C;
@@ -19,7 +19,8 @@ interface Pending<C, S> {
  * command is answered as if it had run alone: its own refusal, its own events and the position of its
  * last event, the state after it. Between processes the expected revision still decides (the losing
  * round re-reads and decides again). A command carrying an Idempotency-Key reservation is written in a
- * round of its own (an append carries one reservation).
+ * round of its own (an append carries one reservation); a keyed request run again after a crash
+ * (`recovering`, DECISIONS 5) is not queued: `handleCommand` finds its first run's events.
  */
 export class CoalescingWriter<C, E extends DomainEvent, S> {
   private readonly queues = new Map<string, Pending<C, S>[]>();
@@ -30,6 +31,7 @@ export class CoalescingWriter<C, E extends DomainEvent, S> {
   ) {}
 
   write(store: EventStore, streamId: string, command: C, context: CommandContext): Promise<CommandResult<S>> {
+    if (context.metadata.recovering === true) return handleCommand(store, streamId, this.decider, command, context, { attempts: this.options.attempts });
     return new Promise((resolve, reject) => {
       const item = { command, context, resolve, reject };
       const queue = this.queues.get(streamId);

@@ -26,8 +26,6 @@ export interface PipelineOptions {
   trustProxy: boolean;
   tlsEnabled: boolean;
   idempotencyLockMs?: number;
-  /** The application's providers (set once the Nest app exists): what a route's `recover` may use. */
-  resolve?: <T>(token: abstract new (...args: never[]) => T) => T;
 }
 
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -154,7 +152,7 @@ async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: Pip
     req.idempotency = { scope, key, fingerprint, recovering: res.write };
     return undefined;
   }
-  const response = res.state === 'completed' ? res.response : await recoverAnswer(req, res.write, o);
+  const response = res.state === 'completed' ? res.response : await storeRecovered(req, res.write, unrunAnswer(req.apiRoute, res.write), o);
   reply.code(response.status).header('Idempotent-Replayed', 'true');
   if (response.contentType) reply.header('content-type', response.contentType);
   return reply.send(response.body);
@@ -165,31 +163,15 @@ const defaultStatus = (route: RegisteredRoute): number => Object.keys(route.resp
 /**
  * A committed write whose answer was lost is answered by re-running its request (DECISIONS 5): the
  * handler, run as the writing request (`recovering`), finds its own events instead of writing again
- * and answers from them. Not for a 204 route (nothing to rebuild), a write whose request is unknown,
- * or a route that still rebuilds it with a `recover` query of its own.
+ * and answers from them. Not for a 204 route (nothing to rebuild) or a write whose request is unknown.
  */
-const rerunnable = (route: RegisteredRoute, write: CommittedWrite): boolean => !!write.requestId && !route.recover && defaultStatus(route) !== 204;
+export const rerunnable = (route: RegisteredRoute, write: CommittedWrite): boolean => !!write.requestId && defaultStatus(route) !== 204;
 
 /**
- * The answer of a keyed write that committed but was never answered, rebuilt by its route's
- * `recover` (the generic answer when it has none, finds nothing or fails), stored so that every later
- * retry replays the same bytes. The retry is the same request (same fingerprint), so its route is the
- * writer's.
+ * The answer of a committed write that is not run again: a 204 route's empty one, else the generic
+ * answer naming the write. The retry is the same request (same fingerprint), so its route is the writer's.
  */
-async function recoverAnswer(req: FastifyRequest, write: CommittedWrite, o: PipelineOptions): Promise<StoredResponse> {
-  const route = req.apiRoute!;
-  const status = defaultStatus(route);
-  let response: StoredResponse | null = status === 204 ? { status, body: '' } : null;
-  if (!response && route.recover && o.resolve && req.principal) {
-    try {
-      const body = await route.recover(write, { principal: req.principal, get: o.resolve });
-      if (body != null) response = { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
-    } catch (e) {
-      req.log.warn({ err: e, stream: write.streamId }, 'idempotent answer could not be rebuilt; answering the generic one');
-    }
-  }
-  return storeRecovered(req, write, response ?? genericRecoveredResponse(write), o);
-}
+export const unrunAnswer = (route: RegisteredRoute, write: CommittedWrite): StoredResponse => (defaultStatus(route) === 204 ? { status: 204, body: '' } : genericRecoveredResponse(write));
 
 /** Stores a rebuilt answer unless another retry stored one first: the answer every retry replays. */
 async function storeRecovered(req: FastifyRequest, write: CommittedWrite, response: StoredResponse, o: PipelineOptions): Promise<StoredResponse> {

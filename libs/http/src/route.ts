@@ -3,7 +3,6 @@ import { Delete, Get, HttpCode, Patch, Post, Put, applyDecorators, createParamDe
 import type { z } from 'zod';
 import { unservedSorts, type ListQuery, type ListSpec } from './list-query';
 import type { Principal } from './auth';
-import type { CommittedWrite } from './idempotency';
 import { PERMISSION_PATTERN, PROJECT_ROLES, roleAllows } from '../../domain/identity/roles';
 import type { ProjectRole } from '../../domain/identity/events';
 
@@ -36,12 +35,6 @@ export interface ApiRouteOptions {
   rateLimit?: boolean;
   /** Honour `Idempotency-Key` (every create and action route). */
   idempotent?: boolean;
-  /**
-   * How this route rebuilds its answer for a keyed retry of a write that committed but was never
-   * answered (a crash in between): the body, from what was written (the write's stream and position),
-   * answered with the route's default status; null (or no `recover`) for the generic answer.
-   */
-  recover?: RecoverAnswer;
   /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */
   list?: ListSpec;
   /** The media type of the 2xx answers when not JSON (`text/event-stream`): the OpenAPI document says it instead of the JSON pair. */
@@ -60,13 +53,6 @@ export interface QueryCredential {
   parameter: string;
   redeem(value: string, ctx: { get<T>(token: abstract new (...args: never[]) => T): T; headerPrincipal: Principal | null }): Promise<Principal | null>;
 }
-
-/** What a route's `recover` gets besides the write: the caller, and the application's providers (e.g. its QueryBus). */
-export interface RecoveryContext {
-  principal: Principal;
-  get<T>(token: abstract new (...args: never[]) => T): T;
-}
-export type RecoverAnswer = (write: CommittedWrite, ctx: RecoveryContext) => Promise<unknown>;
 
 /**
  * What a handler receives for a route declared with `options` (`@Parsed()`, or one part of it with
