@@ -189,7 +189,13 @@ export async function createHttpApp(rootModule: Type<unknown> | DynamicModule, o
   const routes = new RouteTable();
   routes.attach(fastify);
   registerJsonBodyParser(fastify, options.bodyLimit ?? BODY_LIMIT);
-  installPipeline(fastify, { ...options, tlsEnabled: !!tls });
+  // A route's query credential (the event stream's ticket) is redeemed with the application's providers once the Nest app exists.
+  let nest: NestFastifyApplication | undefined;
+  const resolve = <T>(token: abstract new (...args: never[]) => T): T => {
+    if (!nest) throw new Error('the application is not initialised yet');
+    return nest.get(token as never, { strict: false }) as T;
+  };
+  installPipeline(fastify, { ...options, tlsEnabled: !!tls, resolve });
   let listeningUrl: string | undefined;
   registerDocs(fastify, () => ({ ...options.openApi, serverUrl: options.openApi?.serverUrl ?? listeningUrl }));
 
@@ -205,6 +211,7 @@ export async function createHttpApp(rootModule: Type<unknown> | DynamicModule, o
   });
   app.useGlobalFilters(new ApiExceptionFilter(routes));
   await app.init();
+  nest = app;
 
   let plain: Server | undefined;
   return {

@@ -26,6 +26,8 @@ export interface PipelineOptions {
   trustProxy: boolean;
   tlsEnabled: boolean;
   idempotencyLockMs?: number;
+  /** The application's providers (set once the Nest app exists): what a route's query credential redeems with. */
+  resolve?: <T>(token: abstract new (...args: never[]) => T) => T;
 }
 
 const SANE_ID = /^[A-Za-z0-9._-]{1,128}$/;
