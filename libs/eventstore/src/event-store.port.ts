@@ -131,7 +131,7 @@ export interface EventStore {
    * Appends to several streams (each once) in one transaction: every expected revision holds and all
    * of it is written, or nothing is (WrongExpectedRevisionError naming the first stream whose check
    * failed). The events take consecutive positions in the parts' order; one result per part. The
-   * idempotency mark names the first part's stream. Stores that cannot (EventStoreDB) leave it out.
+   * idempotency mark names the first part's stream and last event (the request's own write). Stores that cannot (EventStoreDB) leave it out.
    */
   appendMany?(appends: StreamAppend[], options?: Pick<AppendOptions, 'idempotency'>): Promise<AppendResult[]>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

@@ -333,9 +333,12 @@ export class SqlEventStore implements EventStore {
           results.push({ nextRevision: revision, position });
         }
         if (p.idempotency && res) {
+          // The request's write is the first part (a multi-stream append's others are bookkeeping):
+          // its stream, and its last event's position, which recoveries look the write up by.
+          const own = results[0].position;
           const same = marks.find((m) => m.scope === p.idempotency!.scope && m.key === p.idempotency!.key);
-          if (same) same.position = position; // one request, several appends: the first stream, the last position
-          else marks.push({ ...p.idempotency, streamId: p.parts[0].streamId, position });
+          if (same) same.position = own; // one request, several appends: the first stream, the last position
+          else marks.push({ ...p.idempotency, streamId: p.parts[0].streamId, position: own });
         }
         outcomes.push(results);
       }
