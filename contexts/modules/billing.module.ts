@@ -39,5 +39,5 @@ export const billingModule: ContextModule = {
     }),
   ],
   eventTypes: [...Object.values(BillingEventTypes), ...Object.values(PaymentEventTypes), ...Object.values(InvoicingEventTypes)],
-  unpublished: [InvoicingEventTypes.InvoiceNumberAssigned],
+  unpublished: [InvoicingEventTypes.InvoiceNumberAssigned, BillingEventTypes.WalletReferenceUsed],
 };

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { BillingEventTypes, exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet, type WalletEvent } from '../../../../libs/domain/billing/events';
+import { BillingEventTypes, exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet, type WalletEvent, type WalletReferenceUsed } from '../../../../libs/domain/billing/events';
 import { exchangeRateDecider, rateInForce } from '../../../../libs/domain/billing/exchange-rate.decider';
 import { CURRENCIES, type Currency } from '../../../../libs/domain/billing/money';
 import { planConversion, type WalletCommand } from '../../../../libs/domain/billing/wallet.decider';
@@ -136,7 +136,7 @@ export async function moveWallet(ports: PortsOf<'events' | 'now' | 'readBack' | 
   const result = await writeWallet(ports.events, command, context);
   const credit = command.type === 'CreditWallet';
   const id = credit ? command.creditId : command.debitId;
-  const existing = (credit ? result.state.credited : result.state.debited).get(command.reference);
+  const existing = (result.repeatOf?.data as WalletReferenceUsed['data'] | undefined)?.movementId;
   const applied = result.position !== null;
   await ports.waitForProjections(result.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
   const wallet = await walletAt(ports, command.projectId, command.currency, result.position);
