@@ -176,6 +176,37 @@ describe('JobExecutor', () => {
     expect(await history(`thing-${resourceId}`)).toHaveLength(1);
   });
 
+  it('runs again, without a restart, an attempt whose outcome the store could not take (an outage), with its own token', async () => {
+    const { jobId, resourceId } = await enqueue();
+    // The store is unreachable when the attempt's outcome is recorded (the connection resets), once.
+    let refusals = 1;
+    const outage = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'append')
+          return (stream: string, events: Array<{ type: string }>, options: never) => {
+            if (refusals > 0 && stream === jobStream(jobId) && events.some((e) => e.type === 'jobs.JobCompleted.v1')) {
+              refusals--;
+              return Promise.reject(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+            }
+            return target.append(stream, events as never, options);
+          };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const executor = new JobExecutor(outage, () => projections.collection(jobsProjection), { thing: new Operation() }, pino({ level: 'silent' }), { pollIntervalMs: 200 });
+    running.add(executor);
+    executor.start();
+
+    const job = await settled(jobId);
+
+    expect(refusals).toBe(0);
+    expect(types(job)).toEqual(['jobs.JobEnqueued.v1', 'jobs.JobAttemptStarted.v1', 'jobs.JobCompleted.v1']);
+    expect(job[2].data).toMatchObject({ attempt: 1, result: { token: `${jobId}:r0:1` } });
+    // The operation ran twice with the same token (a driver call keyed by it is not repeated).
+    expect((await history(`thing-${resourceId}`)).map((e) => e.data.token)).toEqual([`${jobId}:r0:1`, `${jobId}:r0:1`]);
+  });
+
   it('runs each attempt in one executor only, when several share the log', async () => {
     startExecutor({ thing: new Operation() });
     startExecutor({ thing: new Operation() });

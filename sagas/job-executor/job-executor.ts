@@ -5,6 +5,7 @@ import { handleCommand, type CommandContext } from '../../libs/eventstore/src/ha
 import { jobDecider } from '../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../libs/domain/jobs/events';
 import { ProviderError } from '../../libs/providers/src/driver.port';
+import { DomainError } from '../../libs/domain/shared/domain-error';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { JobDoc } from '../../projections/jobs/jobs.projection';
 import { systemClock, type Clock } from '../../libs/runtime/src/clock';
@@ -204,24 +205,48 @@ export class JobExecutor {
     this.retryTimer.unref?.();
   }
 
+  /** Attempts that started here and then could not record their outcome (the store was unreachable): job id → failures in a row. */
+  private readonly crashed = new Map<string, number>();
+
   private launch(job: JobDoc, attempt: number, fresh: boolean): void {
     if (this.inFlight.has(job.id) || this.stopped) return;
     this.inFlight.add(job.id);
     this.known.delete(job.id);
-    void this.attempt(job, attempt, fresh)
-      .catch((err) => this.logger.error({ err: String(err), jobId: job.id }, 'job attempt crashed; it will be recovered'))
+    const progress = { started: !fresh };
+    void this.attempt(job, attempt, fresh, progress)
+      .then(
+        () => this.crashed.delete(job.id),
+        (err) => {
+          this.logger.error({ err: String(err), jobId: job.id }, 'job attempt crashed; it runs again');
+          // A refusal of the job's own stream is final; a store that could not be reached is not.
+          if (progress.started && !(err instanceof DomainError)) this.runAgain(job, attempt);
+        },
+      )
       .finally(() => {
         this.inFlight.delete(job.id);
         this.poke();
       });
   }
 
-  private async attempt(job: JobDoc, attempt: number, fresh: boolean): Promise<void> {
+  /**
+   * An attempt that started but could not record its outcome (an engine outage while the process
+   * lives on) stays `processing`, which only start-up recovery looked for: it is run again, as that
+   * recovery does (same attempt, same token, so the driver call is not repeated), with backoff.
+   */
+  private runAgain(job: JobDoc, attempt: number): void {
+    const failures = (this.crashed.get(job.id) ?? 0) + 1;
+    this.crashed.set(job.id, failures);
+    const timer = setTimeout(() => this.launch(job, attempt, false), Math.min(30_000, 500 * 2 ** Math.min(failures, 6)));
+    timer.unref?.();
+  }
+
+  private async attempt(job: JobDoc, attempt: number, fresh: boolean, progress: { started: boolean }): Promise<void> {
     const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id, mode: job.mode ?? modeOfScope(job.projectId) } };
     const now = () => new Date(this.clock.now()).toISOString();
     if (fresh) {
       const started = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'StartAttempt', attempt, now: now() }, ctx);
       if (started.events.length === 0) return; // someone else started it, or it is not due yet
+      progress.started = true;
     }
     const handler = this.handlers[job.resourceType];
     // Unique per attempt of each budget (a manual retry starts a new budget); ends in the attempt number.
