@@ -147,7 +147,7 @@ async function outage(engine: Engine, check: string, during: () => Promise<void>
     const why = async (p: () => Promise<unknown>) => p().then(() => 'ok', (e: Error) => `${e.name}: ${e.message}`);
     const { MongoClient } = await import('mongodb');
     const fresh = async () => { const c = new MongoClient(srv.env.MONGO_URL, { serverSelectionTimeoutMS: 3000 }); try { await c.db('x').command({ ping: 1 }); } finally { await c.close(); } };
-    throw new Error(`${err.message}; events.ping: ${await why(() => srv.platform.events.ping())}; reads.ping: ${await why(() => srv.platform.reads.ping())}; fresh client: ${await why(fresh)}; proxy cut: ${proxies.readStore.cutNow}, accepted ${acceptedAtRestore} at restore, ${proxies.readStore.accepted} now`);
+    throw new Error(`${err.message}; events.ping: ${await why(() => srv.platform.events.ping())}; reads.ping: ${await why(() => srv.platform.reads.ping())}; fresh client: ${await why(fresh)}; clients replaced: ${(srv.platform.reads as { replacements?: number }).replacements}; proxy cut: ${proxies.readStore.cutNow}, accepted ${acceptedAtRestore} at restore, ${proxies.readStore.accepted} now`);
   });
   expect(back.body.checks[check]).toBe('ok');
   // The load goes on being served after the outage, by itself (no restart).
@@ -228,7 +228,6 @@ describe('engine outages under a mixed load (server profile)', () => {
       answered.set(s.key!, id);
     }
     expect(answered.size).toBeGreaterThan(10);
-    const head = await srv.platform.events.headPosition();
     const all = await srv.platform.events.readAll({ fromPosition: 0, maxCount: 1_000_000 });
     const requested = all.filter((e) => e.type === 'compute.InstanceRequested.v1').map((e) => e.streamId.replace(/^instance-/, ''));
     // Every answered create once in the store, and nothing created that was never answered: the
