@@ -249,6 +249,10 @@ describe('engine outages under a mixed load (server profile)', () => {
         if (r.body.data.length < 100) return out;
       }
     };
+    // Every provisioning job reaches a final state (its instance leaves `creating`) before the diff:
+    // a job still moving an instance on would change the model between the read and the rebuild.
+    const transitional = (docs: unknown[]) => docs.filter((d) => (d as { attributes: { status: string } }).attributes.status === 'creating').length;
+    await eventually(() => pageAll('/v1/instances?sort=createdAt'), (docs) => transitional(docs) === 0, RECOVERY_MS, 250);
     await eventually(() => admin.get('/v1/admin/subscriptions'), (r) => r.body.data.every((s: { attributes: { lagEvents: number } }) => s.attributes.lagEvents === 0), RECOVERY_MS, 200);
     for (const [projection, path] of [['instances', '/v1/instances?sort=createdAt'], ['billing_wallets', '/v1/billing/wallets']] as const) {
       const before = await pageAll(path);
