@@ -251,8 +251,13 @@ describe('engine outages under a mixed load (server profile)', () => {
     };
     // Every provisioning job reaches a final state (its instance leaves `creating`) before the diff:
     // a job still moving an instance on would change the model between the read and the rebuild.
-    const transitional = (docs: unknown[]) => docs.filter((d) => (d as { attributes: { status: string } }).attributes.status === 'creating').length;
-    await eventually(() => pageAll('/v1/instances?sort=createdAt'), (docs) => transitional(docs) === 0, RECOVERY_MS, 250);
+    type Listed = { id: string; attributes: { status: string; jobId?: string } };
+    const transitional = (docs: unknown[]) => (docs as Listed[]).filter((d) => d.attributes.status === 'creating');
+    await eventually(() => pageAll('/v1/instances?sort=createdAt'), (docs) => transitional(docs).length === 0, RECOVERY_MS, 250).catch(async (err: Error) => {
+      const stuck = transitional(await pageAll('/v1/instances?sort=createdAt'));
+      const jobs = await Promise.all(stuck.slice(0, 5).map(async (d) => ({ instance: d.id, job: d.attributes.jobId, state: (await api.get(`/v1/jobs/${d.attributes.jobId}`)).body?.data?.attributes })));
+      throw new Error(`${stuck.length} instance(s) still creating: ${JSON.stringify(jobs).slice(0, 3000)}; ${err.message.slice(0, 100)}`);
+    });
     await eventually(() => admin.get('/v1/admin/subscriptions'), (r) => r.body.data.every((s: { attributes: { lagEvents: number } }) => s.attributes.lagEvents === 0), RECOVERY_MS, 200);
     for (const [projection, path] of [['instances', '/v1/instances?sort=createdAt'], ['billing_wallets', '/v1/billing/wallets']] as const) {
       const before = await pageAll(path);
