@@ -56,6 +56,13 @@ module.exports = {
         dependencyTypesNot: ['type-only'],
       },
     },
+    {
+      name: 'console-calls-only-the-public-api',
+      severity: 'error',
+      comment: 'The web console (apps/console) is a browser bundle that proves the public HTTP API is enough: it imports no other app, lib or package of the server, only its own files and browser packages.',
+      from: { path: '^apps/console/' },
+      to: { path: '^(apps/(?!console/)|libs|contexts|projections|sagas|usecases|test)/|^node:|^(fs|path|crypto|http|https|net|os|child_process)$' },
+    },
     { name: 'no-cycles', severity: 'error', comment: 'An import cycle makes load order matter and layers meaningless.', from: {}, to: { circular: true } },
     {
       name: 'domain-is-pure',
@@ -97,6 +104,13 @@ module.exports = {
         'Handlers, route hooks, sagas and the runtime fail with AppError (libs/application); ApiError and its helpers are the HTTP edge\'s own (auth, limits, idempotency, parsing), mapped from AppError in one place.',
       from: { path: '^(apps|sagas|projections|usecases|libs/runtime)/', pathNot: tests },
       to: { path: '^libs/http/src/errors\\.ts$' },
+    },
+    {
+      name: 'client-stands-alone',
+      severity: 'error',
+      comment: 'clients/typescript is a package of its own: it speaks to the API over HTTP only, never through its code.',
+      from: { path: '^clients/', pathNot: tests },
+      to: { path: '^(apps|contexts|libs|projections|sagas|usecases|test)/' },
     },
     { name: 'projections-not-apps', severity: 'error', from: { path: '^projections/' }, to: { path: '^apps/' } },
     { name: 'sagas-not-apps', severity: 'error', from: { path: '^sagas/' }, to: { path: '^apps/' } },

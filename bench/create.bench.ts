@@ -8,17 +8,27 @@
  * A create through the API also validates against the catalog and provider, waits for the instances
  * read model and for the job the dispatcher creates (read-your-writes), while the executor runs the
  * job in the same process: the gap to the baseline is that work, on the same two cores.
+ *
+ * Where a create's time goes (issue 25): from the start of a run until its jobs have finished, the
+ * bench counts per create (per InstanceRequested appended) the appends (calls of the store's append
+ * or appendMany), the SQL transactions and statements, the read-model writes (batches and documents)
+ * and checkpoint saves, the subscription wake-ups, and the server process's CPU; and the event loop's
+ * delay p99 while the load runs. The load generator runs in a child process, so none of it is its.
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { startServer, type RunningServer } from '../apps/api/src/server';
 import { loadConfig } from '../libs/config/src/config';
+import { CatchUpSubscription } from '../libs/eventstore/src/catch-up-subscription';
+import type { NewEvent, StreamAppend } from '../libs/eventstore/src/event-store.port';
 import { SqlEventStore } from '../libs/eventstore/src/sql/sql-event-store';
+import type { ReadStore, WriteOp } from '../libs/readstore/src/read-store.port';
 import { REDACT_PATHS } from '../libs/http/src/logging';
 import { jobsProjection } from '../projections/jobs/jobs.projection';
 import { runLoad, type LoadResult } from './http-load';
@@ -46,6 +56,7 @@ export async function benchCreate(opts: CreateBenchOptions): Promise<{ rows: Row
   const details: Record<string, unknown> = { runs: [] as unknown[] };
   try {
     server = await startServer(loadConfig({}, env), logger);
+    const counters = instrument(server);
     const boot = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8')) as { projectId: string; apiKey: string };
     const headers = { 'x-service-api-key': boot.apiKey, accept: 'application/json' };
     const provider = await fetchJson(`${server.url}/v1/providers`, boot.apiKey, { name: 'provider_publiccloud', apiKey: 'x' });
@@ -67,20 +78,28 @@ export async function benchCreate(opts: CreateBenchOptions): Promise<{ rows: Row
 
     for (const concurrency of opts.concurrencies) {
       const load = { method: 'POST' as const, postBody: createBody, concurrency, durationMs: opts.durationMs, warmupMs: opts.warmupMs, expectStatus: 202 };
+      const counted = counters.start();
       const api = await runLoad({ ...load, url: `${server.url}/v1/instances`, headers });
+      const loopP99Ms = counted.loopP99Ms();
       log(describe(`API POST /v1/instances (${concurrency} conns)`, api));
       await settle(server);
+      const perCreate = counted.perCreate();
+      log(`  per create (${concurrency} conns, ${perCreate.creates} creates incl. warm-up, until their jobs finished): ${describeCounts(perCreate)}; event-loop delay p99 ${loopP99Ms.toFixed(1)} ms`);
       const base = await runLoad({ ...load, url: `https://127.0.0.1:${basePort}/v1/instances`, headers: { accept: 'application/json' } });
       log(describe(`bare Fastify + 1-event PGlite append (${concurrency} conns)`, base));
       // The same load without Idempotency-Key: what the durable key record (begin, commit mark, stored answer) costs.
       await settle(server);
       const keyless = await runLoad({ ...load, url: `${server.url}/v1/instances`, headers, idempotencyKey: false });
       log(describe(`API POST /v1/instances without Idempotency-Key (${concurrency} conns)`, keyless));
-      (details.runs as unknown[]).push({ concurrency, api, keyless, baseline: base });
+      (details.runs as unknown[]).push({ concurrency, api, keyless, baseline: base, perCreate, loopP99Ms });
       rows.push(
         row({ item: 'e1', metric: `POST /v1/instances, embedded, ${concurrency} conns`, unit: 'req/s', value: api.rps, baselineName: 'bare Fastify+PGlite append', baseline: base.rps, target: null, targetKind: null }),
         row({ item: 'e1', metric: `POST /v1/instances p99, embedded, ${concurrency} conns`, unit: 'ms', value: api.p99Ms, baselineName: 'bare Fastify+PGlite append', baseline: base.p99Ms, target: null, targetKind: null, lowerIsBetter: true }),
         row({ item: 'e1', metric: `  same without Idempotency-Key, ${concurrency} conns`, unit: 'req/s', value: keyless.rps, baselineName: 'with the key', baseline: api.rps, target: null, targetKind: null }),
+        row({ item: 'e1', metric: `  event-loop delay p99 under the create load, ${concurrency} conns`, unit: 'ms', value: loopP99Ms, baselineName: '', baseline: null, target: null, targetKind: null, lowerIsBetter: true }),
+        ...(['appends', 'transactions', 'statements', 'readModelWrites', 'readModelDocs', 'checkpointSaves', 'wakeUps', 'cpuMs'] as const).map((k) =>
+          row({ item: 'e1', metric: `  per create: ${COUNT_NAMES[k]}, ${concurrency} conns`, unit: k === 'cpuMs' ? 'ms' : 'n', value: perCreate[k], baselineName: '', baseline: null, target: null, targetKind: null, lowerIsBetter: true }),
+        ),
       );
     }
   } finally {
@@ -91,6 +110,78 @@ export async function benchCreate(opts: CreateBenchOptions): Promise<{ rows: Row
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   return { rows, details };
+}
+
+const COUNT_NAMES = {
+  appends: 'appends',
+  transactions: 'SQL transactions',
+  statements: 'SQL statements',
+  readModelWrites: 'read-model writes (batches)',
+  readModelDocs: 'read-model documents written',
+  checkpointSaves: 'checkpoint saves',
+  wakeUps: 'subscription wake-ups',
+  cpuMs: 'server CPU',
+} as const;
+type Counts = Record<keyof typeof COUNT_NAMES, number>;
+
+const describeCounts = (c: Counts & { creates: number }) =>
+  (Object.keys(COUNT_NAMES) as (keyof typeof COUNT_NAMES)[]).map((k) => `${COUNT_NAMES[k]} ${k === 'cpuMs' ? c[k].toFixed(1) + ' ms' : c[k].toFixed(2)}`).join(', ');
+
+/**
+ * Counters on the running server's engines (its event store, SQL client, read store, subscriptions):
+ * wrappers installed once, read as differences over a run.
+ */
+function instrument(server: RunningServer) {
+  const totals: Omit<Counts, 'cpuMs'> & { creates: number } = { appends: 0, transactions: 0, statements: 0, readModelWrites: 0, readModelDocs: 0, checkpointSaves: 0, wakeUps: 0, creates: 0 };
+  const events = server.platform.events as SqlEventStore;
+  const appendMany = events.appendMany.bind(events);
+  events.appendMany = (appends: StreamAppend[], options) => {
+    totals.appends++;
+    totals.creates += appends.reduce((n, a) => n + a.events.filter((e: NewEvent) => e.type === 'compute.InstanceRequested.v1').length, 0);
+    return appendMany(appends, options);
+  };
+  const sql = events.sqlClient;
+  const [query, transaction] = [sql.query.bind(sql), sql.transaction.bind(sql)];
+  sql.query = ((...a: Parameters<typeof query>) => (totals.statements++, query(...a))) as typeof sql.query;
+  sql.transaction = ((fn: Parameters<typeof transaction>[0]) =>
+    (totals.transactions++,
+    transaction((tx) => {
+      const q = tx.query.bind(tx);
+      tx.query = ((...a: Parameters<typeof q>) => (totals.statements++, q(...a))) as typeof tx.query;
+      return fn(tx);
+    }))) as typeof sql.transaction;
+  const reads: ReadStore = server.platform.reads;
+  const collectionProto = Object.getPrototypeOf(reads.collection('bench-probe')) as { write: (ops: WriteOp<never>[]) => Promise<void> };
+  const write = collectionProto.write;
+  collectionProto.write = function (this: unknown, ops: WriteOp<never>[]) {
+    totals.readModelWrites++;
+    totals.readModelDocs += ops.length;
+    return write.call(this, ops);
+  };
+  const setMeta = reads.setMeta.bind(reads);
+  reads.setMeta = (key, value) => (totals.checkpointSaves++, setMeta(key, value));
+  const notify = CatchUpSubscription.prototype.notify;
+  CatchUpSubscription.prototype.notify = function (this: CatchUpSubscription) {
+    totals.wakeUps++;
+    return notify.call(this);
+  };
+  return {
+    start() {
+      const from = { ...totals };
+      const cpu = process.cpuUsage();
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+      return {
+        loopP99Ms: () => (loop.disable(), loop.percentile(99) / 1e6),
+        perCreate: (): Counts & { creates: number } => {
+          const creates = totals.creates - from.creates;
+          const per = (k: keyof typeof from) => (creates > 0 ? (totals[k] - from[k]) / creates : 0);
+          const used = process.cpuUsage(cpu);
+          return { creates, appends: per('appends'), transactions: per('transactions'), statements: per('statements'), readModelWrites: per('readModelWrites'), readModelDocs: per('readModelDocs'), checkpointSaves: per('checkpointSaves'), wakeUps: per('wakeUps'), cpuMs: creates > 0 ? (used.user + used.system) / 1000 / creates : 0 };
+        },
+      };
+    },
+  };
 }
 
 /** The jobs a load run started finish before the next measurement (they share the two cores). */

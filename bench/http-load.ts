@@ -5,6 +5,7 @@
  * and resolves with its figures.
  */
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { fork } from 'node:child_process';
@@ -43,7 +44,11 @@ export interface LoadResult {
 
 export function runLoad(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(path.join(__dirname, 'http-load.js'), [], { env: { ...process.env, BENCH_LOAD_CHILD: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Compiled (npm run bench), or the source under test/support/ts-register.js (a group run straight from bench/).
+    const compiled = path.join(__dirname, 'http-load.js');
+    const file = fs.existsSync(compiled) ? compiled : path.join(__dirname, 'http-load.ts');
+    const execArgv = file.endsWith('.ts') ? ['-r', path.join(__dirname, '../test/support/ts-register.js')] : [];
+    const child = fork(file, [], { execArgv, env: { ...process.env, BENCH_LOAD_CHILD: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result: LoadResult | null = null;
     child.once('message', (m: LoadResult) => (result = m));
     child.once('error', reject);

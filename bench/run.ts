@@ -10,6 +10,9 @@
  * half): BENCH_LIST_INSTANCES (default 10000), BENCH_LATENCY_CREATES (default 50), BENCH_HISTORY_EVENTS
  * (default 1000000), BENCH_HISTORY_MEMORY=1 (also rebuild every read model into memory),
  * BENCH_COMPUTE_ITEMS=c1,c2,c3 (which compute-http items to measure; the 10k seed runs either way).
+ * Group "events" (BENCH_ONLY=events only; bench/events.bench.ts): the event history of issue 22:
+ * GET /v1/events?limit=100 at BENCH_EVENTS_SIZES, SSE fan-out to BENCH_FANOUT_SUBSCRIBERS readers, and
+ * ?asOf= at BENCH_ASOF_EVENTS events beside the plain GET.
  * Group "list" (BENCH_ONLY=list): GET /v1/instances?limit=20 on the embedded profile at each of
  * BENCH_LIST_SIZES instances (default 1000,100000), see list.bench.ts.
  * Group "create" (BENCH_ONLY=create): POST /v1/instances on the embedded profile at each of
@@ -23,6 +26,8 @@
  * Group "gateway" (in the default run; BENCH_ONLY=gateway): the inference gateway's streamed tokens/s,
  * first-token latency and non-streamed calls/s, BENCH_GATEWAY_TOKENS (default 4000, at most sim-mini's 4096 output tokens) and
  * BENCH_GATEWAY_TTFT_SAMPLES (default 200), see gateway.bench.ts.
+ * Group "console" (in the default run; BENCH_ONLY=console): the web console's bundle size and the
+ * overview's first paint in headless chromium, BENCH_CONSOLE_LOADS page loads (default 10), see console.bench.ts.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -40,6 +45,8 @@ import { benchLongStreams } from './long-streams.bench';
 import { benchWebhooks } from './webhooks.bench';
 import { benchFiles } from './files.bench';
 import { benchGateway } from './gateway.bench';
+import { benchConsole } from './console.bench';
+import { benchEvents } from './events.bench';
 import { engines, formatTable, log, quiesce, type Row } from './lib';
 
 const num = (name: string, dflt: number) => {
@@ -49,7 +56,7 @@ const num = (name: string, dflt: number) => {
 
 async function main(): Promise<number> {
   const e = engines();
-  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams,gateway').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams,gateway,console').split(',').map((s) => s.trim()));
   const started = performance.now();
   const rows: Row[] = [];
   const details: Record<string, unknown> = {};
@@ -126,6 +133,23 @@ async function main(): Promise<number> {
     });
   }
 
+  if (only.has('events')) {
+    await step('events', async () => {
+      const sizes = (process.env.BENCH_EVENTS_SIZES ?? '10000,1000000').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
+      const r = await benchEvents({
+        sizes,
+        subscribers: num('BENCH_FANOUT_SUBSCRIBERS', 100),
+        fanoutEvents: num('BENCH_FANOUT_EVENTS', 5000),
+        longHistory: num('BENCH_ASOF_EVENTS', 10_000),
+        concurrency: num('BENCH_CONCURRENCY', 16),
+        durationMs: num('BENCH_DURATION_MS', 10_000),
+        warmupMs: 1500,
+      });
+      rows.push(...r.rows);
+      details.events = r.details;
+    });
+  }
+
   if (only.has('create')) {
     await step('create', async () => {
       const concurrencies = (process.env.BENCH_CREATE_CONCURRENCY ?? '16,32').split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
@@ -165,6 +189,13 @@ async function main(): Promise<number> {
       const r = await benchGateway({ tokens: num('BENCH_GATEWAY_TOKENS', 4000), ttftSamples: num('BENCH_GATEWAY_TTFT_SAMPLES', 200), durationMs: num('BENCH_DURATION_MS', 10_000) });
       rows.push(...r.rows);
       details.gateway = r.details;
+    });
+  }
+  if (only.has('console')) {
+    await step('console', async () => {
+      const r = await benchConsole({ loads: num('BENCH_CONSOLE_LOADS', 10) });
+      rows.push(...r.rows);
+      details.console = r.details;
     });
   }
   if (only.has('files')) {

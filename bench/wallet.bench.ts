@@ -40,7 +40,7 @@ export async function benchWallets(opts: WalletBenchOptions): Promise<{ rows: Ro
   };
   // A round reads the stream once per attempt and once more for its positions: reads per credit.
   let reads = 0;
-  const counted = { readStream: (s: string, o?: Parameters<EventStore['readStream']>[1]) => (reads++, store.readStream(s, o)), readSnapshot: store.readSnapshot.bind(store), writeSnapshot: store.writeSnapshot.bind(store), append: store.append.bind(store) } as unknown as EventStore;
+  const counted = { readStream: (s: string, o?: Parameters<EventStore['readStream']>[1]) => (reads++, store.readStream(s, o)), readSnapshot: store.readSnapshot.bind(store), writeSnapshot: store.writeSnapshot.bind(store), append: store.append.bind(store), appendMany: store.appendMany.bind(store) } as unknown as EventStore;
   const creditOnce = async (projectId: string) => {
     await writeWallet(counted, credit(projectId), { metadata: { ...metadata, requestId: randomUUID() } });
   };

@@ -2,7 +2,7 @@
 # npm run bench: starts the server-profile engines, compiles bench/ (and what it imports) into dist/,
 # runs dist/bench/run.js. Prints the figures table; writes bench/results/latest.json.
 # Point PG_URL / REDIS_URL / KAFKA_BROKERS / MONGO_URL at your own servers to skip starting ours.
-# Knobs: BENCH_ONLY=1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams  BENCH_DURATION_MS  BENCH_ES_DURATION_MS  BENCH_CONCURRENCY  BENCH_KEYS  BENCH_RELAY_EVENTS
+# Knobs: BENCH_ONLY=1,2,3,4,5,compute,list,create,wallets,webhooks,files,streams,gateway,console  BENCH_DURATION_MS  BENCH_ES_DURATION_MS  BENCH_CONCURRENCY  BENCH_KEYS  BENCH_RELAY_EVENTS
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 

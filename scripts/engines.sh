@@ -7,6 +7,8 @@
 #   scripts/engines.sh start kafka | stop kafka                aliases of up/down
 #   scripts/engines.sh status [names...]                       show which engines answer
 #   scripts/engines.sh env                                     print `export` lines for the URLs
+#   scripts/engines.sh browser                                 install Debian's chromium if missing
+#                                                              (`up` without names does it too)
 #
 # URLs (set any of them to use an existing server instead; `up` then only checks it answers):
 #   PG_URL=postgres://cloud:cloud@127.0.0.1:55432/cloud
@@ -803,6 +805,13 @@ cmd_status() {
   return $rc
 }
 
+# The web console's browser tests (test/console) drive Debian's chromium (browsers cannot be
+# downloaded by npm here). A file test when it is installed, so `up` stays cheap.
+ensure_browser() {
+  [[ -x /usr/bin/chromium ]] && return 0
+  apt_install chromium || log "chromium: could not install the Debian package; the console's browser tests need /usr/bin/chromium"
+}
+
 usage() {
   sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
@@ -811,11 +820,13 @@ usage() {
 main() {
   local cmd="${1:-}"; shift || true
   local names=()
-  if (($#)); then mapfile -t names < <(normalize "$@"); else names=("${ALL_ENGINES[@]}"); fi
+  local everything=1
+  if (($#)); then mapfile -t names < <(normalize "$@"); everything=0; else names=("${ALL_ENGINES[@]}"); fi
   case "$cmd" in
     up|start)
       with_lock
       ensure_client_tools "${names[@]}"
+      ((everything)) && ensure_browser
       local t0 e; t0=$(now_ms)
       # dependency order: postgres before mongo (FerretDB backend)
       if [[ "$cmd" == up && " ${names[*]} " == *" kafka "* ]] && ! external kafka; then prune_kafka_leftovers; fi
@@ -835,6 +846,7 @@ main() {
     restart)
       "$0" down "${names[@]}" && exec "$0" up "${names[@]}" ;;
     env) cmd_env ;;
+    browser) with_lock; ensure_browser ;;
     status) cmd_status "${names[@]}" ;;
     -h|--help|help|"") usage ;;
     *) log "unknown command '$cmd'"; usage ;;

@@ -12,7 +12,7 @@ if ! npm run -s typecheck; then
 fi
 
 # Layer rules and import cycles (.dependency-cruiser.cjs): cheap, so first.
-if ! npx --no-install depcruise --config .dependency-cruiser.cjs --output-type err apps contexts libs projections sagas usecases; then
+if ! npx --no-install depcruise --config .dependency-cruiser.cjs --output-type err apps clients contexts libs projections sagas usecases; then
   echo "test: dependency rules violated (see above)" >&2
   exit 1
 fi
@@ -22,6 +22,13 @@ fi
 # names the document by the path `npm run lint:openapi` writes it to): an error fails the run.
 if ! npm run -s lint:openapi; then
   echo "test: the OpenAPI document has lint errors (see above)" >&2
+  exit 1
+fi
+
+# The typed client's generated types (clients/typescript) match the document: regenerate with
+# `npm run client:generate` and commit when a route changed.
+if ! npm run -s client:check; then
+  echo "test: the TypeScript client is stale (see above)" >&2
   exit 1
 fi
 

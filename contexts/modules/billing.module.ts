@@ -9,6 +9,7 @@ import { usageMetersProjection } from '../../projections/usage-meters/usage-mete
 import { walletConversion } from '../../sagas/wallet-conversion/wallet-conversion';
 import { paymentCredits } from '../../sagas/payment-credits/payment-credits';
 import { MonthEndInvoicing } from '../../sagas/usage-invoicing/month-end-run';
+import { gatewaySpendProjection } from '../../projections/gateway-usage/gateway-usage.projection';
 import { UsageInvoicer } from '../../sagas/usage-invoicing/usage-invoicer';
 import { InvoicePayments } from '../../sagas/usage-invoicing/invoice-payments';
 import { PaymentEventTypes } from '../../libs/domain/billing/payments';
@@ -31,11 +32,12 @@ export const billingModule: ContextModule = {
       events: rt.events,
       accounts: () => rt.projections.collection(billingAccountsProjection),
       meters: () => rt.projections.collection(usageMetersProjection),
-      metersCaughtUp: async () => rt.consistency.waitForProjections(await rt.events.headPosition(), [usageMetersProjection.name]),
+      gatewaySpend: () => rt.projections.collection(gatewaySpendProjection),
+      metersCaughtUp: async () => rt.consistency.waitForProjections(await rt.events.headPosition(), [usageMetersProjection.name, gatewaySpendProjection.name]),
       clock: rt.clock,
       logger: rt.logger,
     }),
   ],
   eventTypes: [...Object.values(BillingEventTypes), ...Object.values(PaymentEventTypes), ...Object.values(InvoicingEventTypes)],
-  unpublished: [InvoicingEventTypes.InvoiceNumberAssigned],
+  unpublished: [InvoicingEventTypes.InvoiceNumberAssigned, BillingEventTypes.WalletReferenceUsed],
 };

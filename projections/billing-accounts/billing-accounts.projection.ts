@@ -4,6 +4,7 @@ import { isBilledScope } from '../../libs/domain/shared/scope';
 import { startOfNextMonth } from '../../libs/domain/invoicing/usage';
 import type { InstanceRequested } from '../../libs/domain/compute/instance.events';
 import type { ServerRequested } from '../../libs/domain/servers/server.events';
+import type { UsageRecorded } from '../../libs/domain/gateway/events';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
@@ -16,7 +17,7 @@ import type { DocumentProjection } from '../../libs/subscriptions/src/document-p
  */
 export interface BillingAccountDoc extends ReadDoc {
   projectId: string;
-  /** When the project's first compute resource was requested: usage billing starts with that month. */
+  /** When the project's first compute resource was requested (or its first gateway call recorded): usage billing starts with that month. */
   meteredSince: string | null;
   /** End of the last closed usage period (exclusive); usage before it is invoiced. */
   invoicedThrough: string | null;
@@ -53,12 +54,12 @@ function armed(doc: BillingAccountDoc): BillingAccountDoc {
   return { ...doc, nextRunAt, runArmed: nextRunAt !== null };
 }
 
-type Fed = InvoiceEvent | UsagePeriodClosed | InstanceRequested | ServerRequested;
+type Fed = InvoiceEvent | UsagePeriodClosed | InstanceRequested | ServerRequested | UsageRecorded;
 
 export const billingAccountsProjection: DocumentProjection<BillingAccountDoc> = {
   name: 'billing_accounts',
-  version: 1,
-  eventTypes: ['compute.InstanceRequested.v1', 'compute.ServerRequested.v1', InvoicingEventTypes.InvoiceIssued, InvoicingEventTypes.InvoicePaid, InvoicingEventTypes.UsagePeriodClosed],
+  version: 2,
+  eventTypes: ['compute.InstanceRequested.v1', 'compute.ServerRequested.v1', 'gateway.UsageRecorded.v1', InvoicingEventTypes.InvoiceIssued, InvoicingEventTypes.InvoicePaid, InvoicingEventTypes.UsagePeriodClosed],
   lists: LISTS,
   indexes: indexesFor(LISTS),
   documentId: (event) => (event.data as { projectId?: string }).projectId ?? null,
@@ -69,6 +70,9 @@ export const billingAccountsProjection: DocumentProjection<BillingAccountDoc> = 
       case 'compute.InstanceRequested.v1':
       case 'compute.ServerRequested.v1':
         return doc.meteredSince === null ? armed({ ...doc, meteredSince: event.data.requestedAt }) : doc;
+      case 'gateway.UsageRecorded.v1':
+        // Gateway spend is billed with the project's usage (DECISIONS 19): a project that only calls models is metered too.
+        return doc.meteredSince === null && event.data.costMicros > 0 ? armed({ ...doc, meteredSince: event.data.recordedAt }) : doc;
       case 'billing.UsagePeriodClosed.v1':
         return armed({ ...doc, invoicedThrough: event.data.periodEnd });
       case 'billing.InvoiceIssued.v1':

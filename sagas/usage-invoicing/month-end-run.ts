@@ -10,6 +10,8 @@ import { PollingTimer } from '../../libs/runtime/src/polling-timer';
 import type { BillingAccountDoc } from '../../projections/billing-accounts/billing-accounts.projection';
 import type { UsageMeterDoc } from '../../projections/usage-meters/usage-meters.projection';
 import { projectMeters, usageLines } from './project-usage';
+import { gatewayLines, gatewayUsageOf } from './gateway-usage';
+import type { GatewaySpendDoc } from '../../projections/gateway-usage/gateway-usage.projection';
 
 /** Namespace of the ids of usage invoices: uuid v5 of `<projectId>/<periodStart>`, the same on every replay. */
 const USAGE_INVOICE_NAMESPACE = '6f0b7a52-7d1e-4c1a-9a51-0c3c2e1f6b7d';
@@ -19,6 +21,8 @@ export interface MonthEndRunDeps {
   events: EventStore;
   accounts: () => Promise<ReadCollection<BillingAccountDoc>>;
   meters: () => Promise<ReadCollection<UsageMeterDoc>>;
+  /** The inference gateway's spend per key, model and day: billed with the compute usage (DECISIONS 19). */
+  gatewaySpend: () => Promise<ReadCollection<GatewaySpendDoc>>;
   /** Resolves once the usage meters have caught up with the log (a stop recorded just before month end must count). */
   metersCaughtUp: () => Promise<boolean>;
   clock: Clock;
@@ -62,7 +66,7 @@ export class MonthEndInvoicing extends PollingTimer {
         periodStart,
         periodEnd: new Date(end).toISOString(),
         currency: USAGE_CURRENCY,
-        lines: usageLines(meters, start, end, now),
+        lines: [...usageLines(meters, start, end, now), ...gatewayLines(await gatewayUsageOf(await this.deps.gatewaySpend(), account.projectId, start, end))],
         invoiceId: usageInvoiceId(account.projectId, periodStart),
         now: new Date(now).toISOString(),
       };

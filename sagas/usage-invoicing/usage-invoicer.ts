@@ -25,7 +25,12 @@ export class UsageInvoicer implements SubscriptionHandler {
       const d = e.data as UsagePeriodClosed['data'];
       if (d.invoiceId === null || (await this.events.readStream(invoiceStream(d.invoiceId))).length > 0) continue;
       const due = new Date(Date.parse(d.periodEnd) + USAGE_INVOICE_TERMS_DAYS * 86_400_000).toISOString();
-      const lineItems = d.lines.map((l) => ({ description: `${l.resourceType} ${l.name} (${l.plan}): ${l.hours} h from ${d.periodStart.slice(0, 10)} to ${d.periodEnd.slice(0, 10)}`, quantity: l.hours, unitPriceCents: l.hourlyPriceCents }));
+      const period = `from ${d.periodStart.slice(0, 10)} to ${d.periodEnd.slice(0, 10)}`;
+      const lineItems = d.lines.map((l) =>
+        l.resourceType === 'gateway'
+          ? { description: `inference gateway ${l.name}: ${l.gateway?.requests ?? 0} calls, ${l.gateway?.inputTokens ?? 0} input and ${l.gateway?.outputTokens ?? 0} output tokens ${period}`, quantity: 1, unitPriceCents: l.amountCents }
+          : { description: `${l.resourceType} ${l.name} (${l.plan}): ${l.hours} h ${period}`, quantity: l.hours, unitPriceCents: l.hourlyPriceCents },
+      );
       const context = { metadata: causedBy(e, { projectId: d.projectId, actor: 'system:month-end-run' }) };
       await issueInvoice(
         this.events,

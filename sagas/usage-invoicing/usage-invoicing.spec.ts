@@ -10,6 +10,7 @@ import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
 import type { Clock } from '../../libs/runtime/src/clock';
 import { billingAccountsProjection } from '../../projections/billing-accounts/billing-accounts.projection';
 import { usageMetersProjection } from '../../projections/usage-meters/usage-meters.projection';
+import { gatewaySpendProjection } from '../../projections/gateway-usage/gateway-usage.projection';
 import { instanceSpec } from '../../test/support/fixtures';
 import { projected } from '../../test/support/projector';
 import { InvoicePayments } from './invoice-payments';
@@ -52,11 +53,13 @@ describe('usage invoicing', () => {
   async function monthEnd(nowIso: string, options: { caughtUp?: boolean } = {}) {
     const accounts = await projected(billingAccountsProjection);
     const meters = await projected(usageMetersProjection);
+    const spend = await projected(gatewaySpendProjection);
     const log = await since(0);
     await accounts.handle(...log);
     await meters.handle(...log);
+    await spend.handle(...log);
     const clock: Clock = { now: () => Date.parse(nowIso), onAdvance: () => () => undefined };
-    const run = new MonthEndInvoicing({ events: store, accounts: async () => accounts.collection, meters: async () => meters.collection, metersCaughtUp: async () => options.caughtUp ?? true, clock, logger: pino({ level: 'silent' }) });
+    const run = new MonthEndInvoicing({ events: store, accounts: async () => accounts.collection, meters: async () => meters.collection, gatewaySpend: async () => spend.collection, metersCaughtUp: async () => options.caughtUp ?? true, clock, logger: pino({ level: 'silent' }) });
     return { run, accounts };
   }
   const closed = async (projectId: string) => (await streamOf(usageBillingStream(projectId))).map((e) => e.data);
@@ -157,6 +160,42 @@ describe('usage invoicing', () => {
     // The closings move the account's timer on to the month after the last closed period.
     const { accounts } = await monthEnd('2026-03-01T00:00:00.000Z');
     expect(await accounts.get(p)).toMatchObject({ invoicedThrough: '2026-03-01T00:00:00.000Z', nextRunAt: '2026-04-01T00:00:00.000Z', invoiceCount: 2 });
+  });
+
+  it("bills a project's inference gateway spend with its usage: one line per model at the sum of its usage events, a test-mode scope never", async () => {
+    const p = randomUUID();
+    let n = 0;
+    const call = (scope: string, model: string, costMicros: number, at: string) =>
+      append(`gwusage-req_${p}_${++n}:1`, 'gateway.UsageRecorded.v1', { usageId: `req_${n}:1`, requestId: `req_${n}`, attempt: 1, keyId: 'k1', projectId: scope, mode: scope.endsWith(':test') ? 'test' : 'live', model, upstream: 'simulator', inputTokens: 10, outputTokens: 5, costMicros, latencyMs: 1, outcome: 'completed', day: at.slice(0, 10), recordedAt: at }, scope);
+    await call(p, 'sim-pro', 25_001, '2026-09-03T10:00:00.000Z');
+    await call(p, 'sim-pro', 10_000, '2026-09-30T23:59:00.000Z');
+    await call(p, 'sim-mini', 90, '2026-09-10T00:00:00.000Z');
+    await call(p, 'sim-mini', 500_000, '2026-10-01T00:00:00.000Z'); // October's
+    await call(`${p}:test`, 'sim-pro', 1_000_000, '2026-09-05T00:00:00.000Z');
+    const from = await store.headPosition();
+    await (await monthEnd('2026-10-01T01:00:00.000Z')).run.tick();
+    // Micro-dollars summed per model, then rounded up to the cent: 35,001 µ$ → 4 ¢, 90 µ$ → 1 ¢.
+    expect(await closed(p)).toEqual([
+      expect.objectContaining({
+        periodStart: '2026-09-01T00:00:00.000Z',
+        amountCents: 5,
+        lines: [
+          { resourceType: 'gateway', resourceId: 'sim-pro', name: 'sim-pro', plan: 'inference', hours: 1, hourlyPriceCents: 4, amountCents: 4, gateway: { requests: 2, inputTokens: 20, outputTokens: 10 } },
+          { resourceType: 'gateway', resourceId: 'sim-mini', name: 'sim-mini', plan: 'inference', hours: 1, hourlyPriceCents: 1, amountCents: 1, gateway: { requests: 1, inputTokens: 10, outputTokens: 5 } },
+        ],
+      }),
+    ]);
+    expect(await closed(`${p}:test`)).toEqual([]);
+    const mine = (await since(from)).filter((e) => e.streamId === usageBillingStream(p));
+    expect(await new UsageInvoicer(store).handle(mine)).toBe(true);
+    const invoice = (await streamOf(invoiceStream(usageInvoiceId(p, '2026-09-01T00:00:00.000Z'))))[0].data;
+    expect(invoice).toMatchObject({
+      totalCents: 5,
+      lineItems: [
+        { description: 'inference gateway sim-pro: 2 calls, 20 input and 10 output tokens from 2026-09-01 to 2026-10-01', quantity: 1, unitPriceCents: 4 },
+        { description: 'inference gateway sim-mini: 1 calls, 10 input and 5 output tokens from 2026-09-01 to 2026-10-01', quantity: 1, unitPriceCents: 1 },
+      ],
+    });
   });
 
   it('refuses an invoice whose lines do not add up before it takes a number, so the sequence keeps no gap', async () => {

@@ -26,6 +26,9 @@ describe.each<Profile>(['embedded', 'server'])('gateway fault matrix (%s profile
     gw = await startTestGateway(srv, { upstreamTimeoutMs: 300 });
     const cookie = await openSession(gw, srv.bootstrap.apiKey);
     key = (await gw.http({ cookie }).post('/api/keys', { name: 'faults' })).body.data.attributes.key;
+    // The waterfall: the simulator twice, so a failure of the first attempt can fail over to the second.
+    const set = await gw.http({ Authorization: `Bearer ${key}` }).send('PUT', '/api/models/sim-mini/waterfall', { targets: [{ connectionId: 'simulator' }, { connectionId: 'simulator' }] });
+    expect(set.status).toBe(200);
   });
   afterAll(async () => {
     await gw?.close();
@@ -92,7 +95,7 @@ describe.each<Profile>(['embedded', 'server'])('gateway fault matrix (%s profile
       // Nothing had reached the client: the next upstream answers in full.
       expect(r.error).toBeUndefined();
       expect(r.text).toBe(FULL);
-      expect(second).toEqual([expect.objectContaining({ outputTokens: TOKENS, outcome: 'completed', upstream: 'simulator-b' })]);
+      expect(second).toEqual([expect.objectContaining({ outputTokens: TOKENS, outcome: 'completed', upstream: 'simulator' })]);
       expect(first).toEqual(at === 0 ? [] : [expect.objectContaining({ outputTokens: at, outcome: 'failed', upstream: 'simulator' })]);
     } else {
       // Content had been streamed: the answer ends with the vendor's error frame, which the SDK raises.

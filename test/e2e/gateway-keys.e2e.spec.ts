@@ -107,4 +107,26 @@ describe.each<Profile>(['embedded', 'server'])('gateway keys and sessions (%s pr
     expect(list.body.data.map((d: { id: string }) => d.id)).not.toContain(key.id);
     expect((await gw.http({ cookie: otherCookie }).delete(`/api/keys/${key.id}`)).status).toBe(404);
   });
+
+  it('revokes a session: DELETE /api/session answers 204 and clears the cookie; the cookie is refused from then on, by every gateway process', async () => {
+    const own = await openSession(gw, srv.bootstrap.apiKey);
+    const key = await mint();
+    expect((await gw.http({ Authorization: `Bearer ${key.attributes.key}` }).delete('/api/session')).status).toBe(403);
+    const other = await startTestGateway(srv);
+    try {
+      expect((await other.http({ cookie: own }).get('/api/keys')).status).toBe(200);
+      const out = await gw.http({ cookie: own }).delete('/api/session');
+      expect(out.status).toBe(204);
+      expect(String(out.headers['set-cookie'])).toMatch(/^gw_session=; Path=\/api; Max-Age=0; HttpOnly; Secure; SameSite=Strict/);
+      for (const g of [gw, other]) {
+        const refused = await g.http({ cookie: own }).post('/api/keys', { name: 'after logout' });
+        expect(refused.status).toBe(401);
+        expect(refused.body).toEqual(UNIFORM_401);
+      }
+      // Other sessions of the same credential stay open.
+      expect((await gw.http({ cookie }).get('/api/keys')).status).toBe(200);
+    } finally {
+      await other.close();
+    }
+  });
 });

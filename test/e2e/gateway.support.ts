@@ -4,7 +4,6 @@ import Redis from 'ioredis';
 import { createGateway } from '../../apps/gateway/src/gateway';
 import { loadOrCreateSelfSigned } from '../../libs/http/src/tls';
 import { MemoryRateLimitStore, RedisRateLimitStore } from '../../libs/http/src/rate-limit';
-import type { Upstream } from '../../usecases/gateway/upstream.port';
 import { client } from '../support/http-client';
 import type { TestServer } from '../support/test-server';
 
@@ -19,7 +18,7 @@ export interface TestGateway {
 const memoryCounters = new WeakMap<TestServer, MemoryRateLimitStore>();
 
 /** A gateway beside a test server's API, on its platform (the event store and read models it shares), as `npm start` runs it. */
-export async function startTestGateway(srv: TestServer, opts: { upstreams?: Upstream[]; upstreamTimeoutMs?: number } = {}): Promise<TestGateway> {
+export async function startTestGateway(srv: TestServer, opts: { upstreamTimeoutMs?: number } = {}): Promise<TestGateway> {
   const redis = srv.env.REDIS_URL ? new Redis(srv.env.REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
   if (!redis && !memoryCounters.has(srv)) memoryCounters.set(srv, new MemoryRateLimitStore());
   const gw = await createGateway({

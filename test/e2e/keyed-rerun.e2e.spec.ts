@@ -50,7 +50,14 @@ describe.each(['embedded', 'server'] as const)('a lost answer is the same reques
     const instanceId = (writes.find((w) => w.name === 'instance')!.first!.body as { data: { id: string } }).data.id;
     await eventually(() => api.get(`/v1/instances/${instanceId}`), (r) => r.body.data?.attributes.status === 'active');
     const fileId = (writes.find((w) => w.name === 'file')!.first!.body as { data: { id: string } }).data.id;
+    // A checkout session to apply a promo code to (the code is retired before the re-run: the re-run answers what its first run applied).
+    const admin = srv.as(srv.bootstrap.adminKey);
+    expect((await admin.send('PUT', '/v1/admin/billing/promos/RERUN5', { amountCents: 500, currency: 'USD' })).status).toBe(200);
+    const checkout = await api.post('/v1/billing/checkout/setup-intent', { amountCents: 2000 });
+    expect(checkout.status).toBe(201);
     const more: typeof writes = [
+      { name: 'checkout promo', method: 'POST', path: `/v1/billing/checkout/${checkout.body.data.id}/promo`, body: { code: 'RERUN5' }, key: randomUUID(), status: 200 },
+      { name: 'team member', method: 'POST', path: '/v1/iam/team/members', body: { email: 'rerun@example.com', role: 'viewer' }, key: randomUUID(), status: 201 },
       { name: 'instance action', method: 'POST', path: `/v1/instances/${instanceId}/actions`, body: { data: { type: 'actions', attributes: { action: 'restart' } } }, key: randomUUID(), status: 202 },
       { name: 'batch', method: 'POST', path: '/v1/batch/batch/action', body: { action: 'stop', resourceType: 'instances', resourceIds: [instanceId] }, key: randomUUID(), status: 202 },
       { name: 'file content', method: 'PUT', path: `/v1/files/${fileId}`, body: { content: 'v2' }, key: randomUUID(), status: 200 },
@@ -67,6 +74,7 @@ describe.each(['embedded', 'server'] as const)('a lost answer is the same reques
     const issued = await api.post('/v1/api-keys', apiKey.body, { 'Idempotency-Key': apiKey.key });
     expect(issued.status).toBe(201);
 
+    expect((await admin.send('PUT', '/v1/admin/billing/promos/RERUN5', { amountCents: 500, currency: 'USD', active: false })).status).toBe(200);
     expect(await loseAnswers(srv, [...writes.map((w) => w.key), apiKey.key])).toEqual([...writes.map((w) => w.key), apiKey.key].sort());
 
     for (const w of writes) {

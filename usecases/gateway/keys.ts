@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { keyDecider, ORG_KEY_PATTERN, orgKeyPrefix } from '../../libs/domain/gateway/key.decider';
-import { gatewayKeyStream, type KeyLimits } from '../../libs/domain/gateway/events';
+import { gatewayKeyStream, gatewaySessionStream, type KeyLimits } from '../../libs/domain/gateway/events';
+import { sessionDecider } from '../../libs/domain/gateway/session.decider';
 import { DomainError } from '../../libs/domain/shared/domain-error';
 import type { Mode } from '../../libs/domain/shared/scope';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
@@ -21,6 +22,8 @@ export interface SessionHolder {
   scope: string;
   mode: Mode;
   actor: string;
+  /** The session's own id (revocation names it). */
+  sessionId?: string;
 }
 
 export const sessionContext = (s: SessionHolder, requestId: string): CommandContext => ({ metadata: { actor: s.actor, projectId: s.scope, requestId, mode: s.mode } });
@@ -67,4 +70,18 @@ export async function authenticateOrgKey(ports: PortsOf<'projections'>, hasher: 
   if (!ORG_KEY_PATTERN.test(key)) return null;
   const doc = await (await ports.projections.collection(gatewayKeysProjection)).findOne({ keyHash: hasher.hash(key) });
   return doc && !doc.revoked ? doc : null;
+}
+
+/** The context of what an organization key does (its catalog writes, its calls). */
+export const keyContext = (doc: Pick<GatewayKeyDoc, 'id' | 'projectId' | 'mode'>, requestId: string): CommandContext => ({ metadata: { actor: `gwkey:${doc.id}`, projectId: doc.projectId, requestId, mode: doc.mode } });
+
+/** Revokes a session for every gateway process: the revocation is an event on the session's own stream. */
+export async function revokeSession(ports: PortsOf<'events' | 'now'>, session: SessionHolder, ctx: CommandContext): Promise<void> {
+  if (!session.sessionId) return;
+  await handleCommand(ports.events, gatewaySessionStream(session.sessionId), sessionDecider, { type: 'RevokeSession', sessionId: session.sessionId, projectId: session.scope, now: ports.now() }, ctx);
+}
+
+/** Whether a session was revoked: read from the log (not a read model), so it holds from the revocation's answer on. */
+export async function sessionRevoked(ports: PortsOf<'events'>, sessionId: string): Promise<boolean> {
+  return (await ports.events.readStream(gatewaySessionStream(sessionId))).length > 0;
 }

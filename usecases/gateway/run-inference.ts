@@ -4,16 +4,18 @@ import type { Mode } from '../../libs/domain/shared/scope';
 import type { CommandContext } from '../../libs/eventstore/src/handle-command';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import type { BudgetLedger } from './budget-ledger';
-import { estimateTokens, UpstreamError, type Upstream, type UpstreamEvent, type UpstreamMessage } from './upstream.port';
+import { estimateTokens, inputTextOf, UpstreamError, type FinishReason, type ToolCall, type ToolChoice, type Upstream, type UpstreamEvent, type UpstreamMessage, type UpstreamTool } from './upstream.port';
 import { recordUsage } from './usage';
 
 export interface InferenceCall {
   requestId: string;
   key: { id: string; scope: string; mode: Mode; limits: KeyLimits };
   model: { id: string; price: ModelPrice };
-  /** The waterfall: tried in order while an attempt fails before its first content byte. */
-  upstreams: readonly Upstream[];
+  /** The waterfall: tried in order while an attempt fails before its first content byte; each step with the upstream's own model name. */
+  upstreams: readonly { upstream: Upstream; model: string }[];
   messages: UpstreamMessage[];
+  tools?: UpstreamTool[];
+  toolChoice?: ToolChoice;
   maxTokens: number;
   hints: Readonly<Record<string, string>>;
 }
@@ -31,11 +33,14 @@ export interface InferenceSink {
   /** The first content of the attempt that will answer (lifecycle frames were held back until now). */
   start(upstream: string): void | Promise<void>;
   text(delta: string): void | Promise<void>;
+  toolCall(index: number, id: string, name: string): void | Promise<void>;
+  toolArgs(index: number, delta: string): void | Promise<void>;
 }
 
 export interface InferenceOutcome {
   text: string;
-  finishReason: 'stop' | 'length';
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
   inputTokens: number;
   outputTokens: number;
   upstream: string;
@@ -96,7 +101,7 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
   const now = ports.now();
   const month = monthOf(now);
   const ctx: CommandContext = { metadata: { actor: `gwkey:${call.key.id}`, projectId: call.key.scope, requestId: call.requestId, mode: call.key.mode } };
-  const inputText = call.messages.map((m) => m.content).join('\n');
+  const inputText = inputTextOf(call.messages, call.tools);
   const reservationId = call.requestId;
   const budget = gatewayBudgetStream(call.key.id, month);
   const base = { keyId: call.key.id, projectId: call.key.scope, month, reservationId };
@@ -109,13 +114,14 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
   try {
     let lastError: UpstreamError | undefined;
     for (let i = 0; i < call.upstreams.length; i++) {
-      const upstream = call.upstreams[i];
+      const { upstream, model: upstreamModel } = call.upstreams[i];
       const attempt = i + 1;
       const started = ports.clock.now();
       const abort = new AbortController();
       const onGone = () => abort.abort();
       sink.signal.addEventListener('abort', onGone);
       let text = '';
+      const toolCalls: ToolCall[] = [];
       let chunks = 0;
       let began = false;
       let done: Extract<UpstreamEvent, { type: 'done' }> | undefined;
@@ -136,7 +142,7 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
       };
       try {
         if (sink.signal.aborted) throw new ClientGoneError();
-        const it = upstream.generate({ model: call.model.id, messages: call.messages, maxTokens: call.maxTokens, hints: call.hints, attempt }, abort.signal)[Symbol.asyncIterator]();
+        const it = upstream.generate({ model: upstreamModel, messages: call.messages, tools: call.tools, toolChoice: call.toolChoice, maxTokens: call.maxTokens, hints: call.hints, attempt }, abort.signal)[Symbol.asyncIterator]();
         for (;;) {
           const r = await nextWithin(it, deps.upstreamTimeoutMs, abort);
           if (sink.signal.aborted) throw new ClientGoneError();
@@ -151,13 +157,23 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
             await sink.start(upstream.name);
           }
           chunks++;
-          text += event.text;
-          if (sink.streaming) await sink.text(event.text);
+          if (event.type === 'text') {
+            text += event.text;
+            if (sink.streaming) await sink.text(event.text);
+          } else if (event.type === 'tool_call') {
+            toolCalls[event.index] = { id: event.id, name: event.name, arguments: '' };
+            if (sink.streaming) await sink.toolCall(event.index, event.id, event.name);
+          } else {
+            const tc = toolCalls[event.index];
+            if (!tc) throw new UpstreamError('status', 502, `upstream sent arguments of an unopened tool call ${event.index}`);
+            tc.arguments += event.delta;
+            if (sink.streaming) await sink.toolArgs(event.index, event.delta);
+          }
           if (sink.signal.aborted) throw new ClientGoneError();
         }
         if (!done) throw new UpstreamError('status', 502, 'upstream ended without finishing');
         await record('completed');
-        return { text, finishReason: done.finishReason, inputTokens: done.inputTokens, outputTokens: done.outputTokens, upstream: upstream.name, attempts: attempt };
+        return { text, toolCalls: toolCalls.filter(Boolean), finishReason: done.finishReason, inputTokens: done.inputTokens, outputTokens: done.outputTokens, upstream: upstream.name, attempts: attempt };
       } catch (err) {
         abort.abort();
         if (err instanceof ClientGoneError || sink.signal.aborted) {
@@ -167,6 +183,8 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
         if (!(err instanceof UpstreamError)) throw err;
         await record('failed');
         if (began) throw new StreamBrokenError(err);
+        // A refusal of the request itself (400, 401, 404 upstream) would be refused by every step alike.
+        if (!err.failsOver) throw err;
         lastError = err;
       } finally {
         sink.signal.removeEventListener('abort', onGone);

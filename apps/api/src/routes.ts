@@ -27,7 +27,6 @@ import { ServersController } from './servers/servers.controller';
 import { SshKeysController } from './ssh-keys/ssh-keys.routes';
 import { TemplatesController } from './templates/templates.routes';
 import { SIMPLE_RESOURCE_HANDLERS } from './common/simple-resource.routes';
-import { WrittenDocumentHandler } from './common/recovery';
 import { JOB_RESOURCE_HANDLERS } from './common/job-resource.routes';
 import { VolumesController } from './storage/volumes.routes';
 import { BucketsController } from './storage/buckets.routes';
@@ -73,7 +72,7 @@ export interface HttpModule {
 }
 
 /** The platform's own routes and shared handlers, no context's. */
-export const PLATFORM_ROUTES: HttpModule = { controllers: [HealthController, AdminProjectionsController], handlers: [WrittenDocumentHandler, ...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] };
+export const PLATFORM_ROUTES: HttpModule = { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] };
 
 /**
  * The HTTP side of each registered context, keyed by its module's name (the runtime's modules hold

@@ -16,6 +16,7 @@ import { Platform, type PlatformOptions } from '../../../libs/runtime/src/platfo
 import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { seedCatalog } from './catalog/catalog.service';
 import { asOfHook } from './common/as-of';
+import { registerConsole } from './console/console-assets';
 
 export interface RunningServer {
   url: string;
@@ -90,6 +91,8 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
   });
   // `?asOf=` on every single-resource GET (DECISIONS 20): after the pipeline's hooks, around the handler.
   http.fastify.addHook('preHandler', asOfHook);
+  // The web console (apps/console, bundled by `npm run build:console`): static files under /console.
+  registerConsole(http.fastify);
   const { url, httpUrl } = await http.listen();
   return {
     url,

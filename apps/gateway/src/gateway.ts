@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { PUBLIC_MODELS, publicModel, type PublicModel } from '../../../libs/domain/gateway/catalog';
+import { PUBLIC_MODELS, publicModel } from '../../../libs/domain/gateway/catalog';
+import { SIMULATOR_CONNECTION } from '../../../libs/domain/gateway/events';
 import type { KeyLimits } from '../../../libs/domain/gateway/events';
 import { DomainError } from '../../../libs/domain/shared/domain-error';
 import { dataScope } from '../../../libs/domain/shared/scope';
@@ -16,9 +17,15 @@ import type { KeyHasher } from '../../../libs/runtime/src/key-hasher';
 import { GATEWAY_KEYS_LIST, gatewayKeysProjection, type GatewayKeyDoc } from '../../../projections/gateway-keys/gateway-keys.projection';
 import { GATEWAY_SPEND_LIST, GATEWAY_USAGE_LIST, gatewaySpendProjection, gatewayUsageProjection } from '../../../projections/gateway-usage/gateway-usage.projection';
 import { BudgetLedger } from '../../../usecases/gateway/budget-ledger';
-import { authenticateOrgKey, changeKeyLimits, mintKey, revokeKey, sessionContext, type SessionHolder } from '../../../usecases/gateway/keys';
+import { authenticateOrgKey, changeKeyLimits, mintKey, revokeKey, keyContext, revokeSession, sessionContext, sessionRevoked, type SessionHolder } from '../../../usecases/gateway/keys';
 import { ClientGoneError, runInference, StreamBrokenError, type InferenceOutcome } from '../../../usecases/gateway/run-inference';
-import { estimateTokens, UpstreamError, type Upstream, type UpstreamMessage } from '../../../usecases/gateway/upstream.port';
+import { estimateTokens, inputTextOf, UpstreamError, type Upstream } from '../../../usecases/gateway/upstream.port';
+import { resolveModel, type ModelRoute, type Organization } from '../../../usecases/gateway/org-catalog';
+import { gatewayConnectionsProjection } from '../../../projections/gateway-connections/gateway-connections.projection';
+import { gatewayCustomModelsProjection } from '../../../projections/gateway-models/gateway-models.projection';
+import { registerCatalogRoutes } from './catalog-routes';
+import { chatBody, fromChat, fromMessages, fromResponses, messagesBody, responsesBody, type ParsedCall } from './requests';
+import { httpUpstream } from './upstreams/http-upstreams';
 import { badRequest, errorBody, forbidden, GatewayError, invalidKey, notFound, type Vendor } from './errors';
 import { SessionCodec, sessionCookie } from './session';
 import { SIMULATOR_HINTS, SimulatorUpstream } from './simulator';
@@ -35,8 +42,6 @@ export interface GatewayOptions {
   tls: TlsPair;
   host: string;
   port: number;
-  /** The waterfall of a public model; default: two simulator upstreams. */
-  upstreams?: readonly Upstream[];
   upstreamTimeoutMs?: number;
 }
 
@@ -66,39 +71,6 @@ const toLimits = (l: z.infer<typeof limitsIn> | undefined, base: KeyLimits = { r
   monthlySpendCapMicros: l?.monthlySpendCapUsd === undefined ? base.monthlySpendCapMicros : l.monthlySpendCapUsd === null ? null : Math.round(l.monthlySpendCapUsd * 1_000_000),
 });
 
-const textContent = z.union([z.string(), z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough())]);
-const flatten = (c: z.infer<typeof textContent>): string => (typeof c === 'string' ? c : c.map((p) => p.text ?? '').join(''));
-const tokensLimit = z.number().int().min(1).max(1_000_000).optional();
-const chatBody = z
-  .object({
-    model: z.string().min(1),
-    messages: z.array(z.object({ role: z.string(), content: textContent.nullable().optional() }).passthrough()).min(1),
-    max_tokens: tokensLimit.nullable(),
-    max_completion_tokens: tokensLimit.nullable(),
-    stream: z.boolean().nullable().optional(),
-    stream_options: z.object({ include_usage: z.boolean().optional() }).passthrough().nullable().optional(),
-  })
-  .passthrough();
-const responsesBody = z
-  .object({
-    model: z.string().min(1),
-    input: z.union([z.string(), z.array(z.object({ role: z.string().optional(), content: textContent.optional() }).passthrough())]),
-    instructions: z.string().nullable().optional(),
-    max_output_tokens: tokensLimit.nullable(),
-    stream: z.boolean().nullable().optional(),
-  })
-  .passthrough();
-const messagesBody = z
-  .object({
-    model: z.string().min(1),
-    messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: textContent }).passthrough()).min(1),
-    system: textContent.optional(),
-    max_tokens: z.number().int().min(1).max(1_000_000),
-    stream: z.boolean().optional(),
-  })
-  .passthrough();
-const roleOf = (r: string): UpstreamMessage['role'] => (r === 'system' || r === 'developer' ? 'system' : r === 'assistant' ? 'assistant' : 'user');
-
 const usageFilter = z.object({ keyId: z.string().max(100).optional(), model: z.string().max(200).optional(), from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(), to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional() });
 const USAGE_SPEC = listOf('usage', GATEWAY_USAGE_LIST);
 const SPEND_SPEC = listOf('spend', GATEWAY_SPEND_LIST);
@@ -109,7 +81,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   const { ports } = o;
   const ledger = new BudgetLedger(ports.events);
   const sessions = new SessionCodec(o.hasher, () => ports.clock.now());
-  const upstreams = o.upstreams ?? [new SimulatorUpstream('simulator'), new SimulatorUpstream('simulator-b')];
+  const simulator = new SimulatorUpstream(SIMULATOR_CONNECTION);
   const upstreamTimeoutMs = o.upstreamTimeoutMs ?? 30_000;
   const app = Fastify({ https: { key: o.tls.key, cert: o.tls.cert }, logger: false, bodyLimit: 4 * 1024 * 1024, genReqId: () => `req_${uuidv7().replace(/-/g, '')}` });
 
@@ -139,10 +111,14 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     if (!doc) throw invalidKey();
     return doc;
   };
-  const sessionOf = (req: FastifyRequest) => sessions.decode(sessionCookie(req.headers.cookie));
+  /** The session of the cookie, unless it was revoked (by any gateway process: the revocation is in the log). */
+  const sessionOf = async (req: FastifyRequest): Promise<SessionHolder | null> => {
+    const s = sessions.decode(sessionCookie(req.headers.cookie));
+    return s && s.sessionId && (await sessionRevoked(ports, s.sessionId)) ? null : s;
+  };
   /** Session-only routes (mint, revoke, limits): an organization key is refused with 403. */
   const requireSession = async (req: FastifyRequest): Promise<SessionHolder> => {
-    const s = sessionOf(req);
+    const s = await sessionOf(req);
     if (s) return s;
     if (await keyOf(req)) throw forbidden('This route needs a session (POST /api/session); an organization key may not manage keys');
     throw invalidKey();
@@ -150,7 +126,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   const keyOrSession = async (req: FastifyRequest): Promise<KeyAuth | SessionAuth> => {
     const doc = await keyOf(req);
     if (doc) return { kind: 'key', doc };
-    const s = sessionOf(req);
+    const s = await sessionOf(req);
     if (s) return { kind: 'session', session: s };
     throw invalidKey();
   };
@@ -180,6 +156,12 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
       actor: principal.kind === 'project-key' ? `apikey:${principal.keyId}` : `member:${principal.memberId}`,
     };
     return reply.header('set-cookie', sessions.cookie(sessions.encode(holder))).code(201).send({ data: { type: 'sessions', id: req.id, attributes: { projectId: holder.projectId, mode: holder.mode } } });
+  });
+
+  app.delete('/api/session', async (req, reply) => {
+    const session = await requireSession(req);
+    await revokeSession(ports, session, sessionContext(session, req.id));
+    return reply.header('set-cookie', sessions.clearCookie()).code(204).send();
   });
 
   app.post('/api/keys', async (req, reply) => {
@@ -231,23 +213,35 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   });
 
   // ---------------------------------------------------------------- catalog
-  const modelRow = (m: PublicModel) => ({ id: m.id, type: 'models', attributes: { ownedBy: m.ownedBy, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, price: m.price, source: 'public', createdAt: m.createdAt } });
-  app.get('/api/models', async () => ({ data: PUBLIC_MODELS.map(modelRow), meta: { page: 1, limit: 100, total: PUBLIC_MODELS.length, totalPages: 1 } }));
-  app.get<{ Params: { id: string } }>('/api/models/:id', async (req) => {
-    const m = publicModel(req.params.id);
-    if (!m) throw notFound(`Model ${req.params.id} not found`);
-    return { data: modelRow(m) };
+  const orgOf = (a: KeyAuth | SessionAuth): Organization => (a.kind === 'key' ? { scope: a.doc.projectId, mode: a.doc.mode } : { scope: a.session.scope, mode: a.session.mode });
+  registerCatalogRoutes(app, {
+    ports,
+    probe: { verify: (c, secret) => httpUpstream(c.kind, c.id, c.baseUrl, secret).verify(AbortSignal.timeout(upstreamTimeoutMs)) },
+    organization: async (req) => {
+      const auth = await keyOrSession(req);
+      return { org: orgOf(auth), ctx: auth.kind === 'key' ? keyContext(auth.doc, req.id) : sessionContext(auth.session, req.id) };
+    },
+    maybeOrganization: async (req) => {
+      const doc = await keyOf(req);
+      if (doc) return orgOf({ kind: 'key', doc });
+      const s = await sessionOf(req);
+      return s ? orgOf({ kind: 'session', session: s }) : null;
+    },
+    parse,
   });
-  const openaiModel = (m: PublicModel) => ({ id: m.id, object: 'model', created: Math.floor(Date.parse(m.createdAt) / 1000), owned_by: m.ownedBy });
+  const openaiModel = (id: string, created: string, ownedBy: string) => ({ id, object: 'model', created: Math.floor(Date.parse(created) / 1000), owned_by: ownedBy });
   app.get('/v1/models', async (req) => {
-    await requireKey(req);
-    return { object: 'list', data: PUBLIC_MODELS.map(openaiModel) };
+    const doc = await requireKey(req);
+    const custom = await (await ports.projections.collection(gatewayCustomModelsProjection)).find({ filter: { projectId: doc.projectId }, sort: [{ field: 'createdAt', direction: 1 }], limit: 1000, withTotal: false });
+    return { object: 'list', data: [...PUBLIC_MODELS.map((m) => openaiModel(m.id, m.createdAt, m.ownedBy)), ...custom.items.map((c) => openaiModel(c.alias, c.createdAt, 'organization'))] };
   });
   app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
-    await requireKey(req);
+    const doc = await requireKey(req);
     const m = publicModel(req.params.id);
-    if (!m) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${req.params.id}' does not exist`, {}, 'model');
-    return openaiModel(m);
+    if (m) return openaiModel(m.id, m.createdAt, m.ownedBy);
+    const c = await (await ports.projections.collection(gatewayCustomModelsProjection)).findOne({ projectId: doc.projectId, alias: req.params.id });
+    if (!c) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${req.params.id}' does not exist`, {}, 'model');
+    return openaiModel(c.alias, c.createdAt, 'organization');
   });
 
   // ---------------------------------------------------------------- inference
@@ -262,52 +256,79 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
       throw new GatewayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', `Rate limit of ${doc.limits.rpm} requests per minute reached for this key`, { 'retry-after': String(retryAfter) });
     }
   };
-  const modelFor = (id: string) => {
-    const m = publicModel(id);
-    if (!m) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${id}' does not exist or you do not have access to it`, {}, 'model');
-    return m;
-  };
   const hintsOf = (req: FastifyRequest) => Object.fromEntries(SIMULATOR_HINTS.filter((h) => typeof req.headers[h] === 'string').map((h) => [h, req.headers[h] as string]));
 
+  /**
+   * The waterfall's upstreams: each step's connection (its secret from the vault) or the simulator;
+   * a step whose connection is gone is skipped. Test-mode keys run on the simulator only (DECISIONS 21).
+   */
+  const upstreamsOf = async (doc: GatewayKeyDoc, route: ModelRoute) => {
+    const out: { upstream: Upstream; model: string }[] = [];
+    const connections = await ports.projections.collection(gatewayConnectionsProjection);
+    for (const t of route.targets) {
+      if (t.connectionId === SIMULATOR_CONNECTION || doc.mode === 'test') {
+        out.push({ upstream: simulator, model: t.model });
+        continue;
+      }
+      const c = await connections.get(t.connectionId);
+      const secret = c && c.projectId === doc.projectId ? (await ports.vault.get(c.secretRef))?.secret : undefined;
+      if (c && secret) out.push({ upstream: httpUpstream(c.kind, c.id, c.baseUrl, secret), model: t.model });
+    }
+    if (out.length === 0) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${route.id}' has no upstream left (its connections were deleted)`, {}, 'model');
+    return out;
+  };
+
   type Render = { plain(o: InferenceOutcome): unknown; stream(): wire.StreamRenderer };
-  async function infer(req: FastifyRequest, reply: FastifyReply, doc: GatewayKeyDoc, model: PublicModel, messages: UpstreamMessage[], maxTokens: number | undefined | null, stream: boolean, render: Render) {
+  async function infer(req: FastifyRequest, reply: FastifyReply, doc: GatewayKeyDoc, call: ParsedCall, render: (model: string) => Render) {
+    const route = await resolveModel(ports, { scope: doc.projectId, mode: doc.mode }, call.model);
+    if (!route) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${call.model}' does not exist or you do not have access to it`, {}, 'model');
     await rpmCheck(doc);
-    const max = maxTokens ?? model.maxOutputTokens;
-    if (max > model.maxOutputTokens) throw badRequest(`max_tokens: at most ${model.maxOutputTokens} for ${model.id}`, 'max_tokens');
+    const max = call.maxTokens ?? route.maxOutputTokens;
+    if (max > route.maxOutputTokens) throw badRequest(`max_tokens: at most ${route.maxOutputTokens} for ${route.id}`, 'max_tokens');
+    const upstreams = await upstreamsOf(doc, route);
     const gone = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) gone.abort();
     });
-    const renderer = stream ? render.stream() : null;
+    const r = render(route.id);
+    const renderer = call.stream ? r.stream() : null;
     let began = false;
     const write = async (chunk: string) => {
-      if (gone.signal.aborted) return;
+      if (gone.signal.aborted || !chunk) return;
       if (!reply.raw.write(chunk)) await new Promise<void>((resolve) => {
         const done = () => { reply.raw.off('drain', done); reply.raw.off('close', done); resolve(); };
         reply.raw.on('drain', done).on('close', done);
       });
     };
     const sink = {
-      streaming: stream,
+      streaming: call.stream,
       signal: gone.signal,
       start: async () => {
-        if (!renderer) return;
+        if (!renderer || began) return;
         began = true;
         reply.hijack();
         reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': req.id, 'request-id': req.id, 'x-accel-buffering': 'no' });
-        await write(renderer.start(estimateTokens(messages.map((m) => m.content).join('\n'))));
+        await write(renderer.start(estimateTokens(inputTextOf(call.messages, call.tools))));
       },
       text: async (delta: string) => {
         if (renderer) await write(renderer.text(delta));
+      },
+      toolCall: async (index: number, id: string, name: string) => {
+        if (renderer) await write(renderer.toolCall(index, id, name));
+      },
+      toolArgs: async (index: number, delta: string) => {
+        if (renderer) await write(renderer.toolArgs(index, delta));
       },
     };
     try {
       const outcome = await runInference(
         { ports, ledger, upstreamTimeoutMs },
-        { requestId: req.id, key: { id: doc.id, scope: doc.projectId, mode: doc.mode, limits: doc.limits }, model: { id: model.id, price: model.price }, upstreams, messages, maxTokens: max, hints: hintsOf(req) },
+        { requestId: req.id, key: { id: doc.id, scope: doc.projectId, mode: doc.mode, limits: doc.limits }, model: { id: route.id, price: route.price }, upstreams, messages: call.messages, tools: call.tools, toolChoice: call.toolChoice, maxTokens: max, hints: hintsOf(req) },
         sink,
       );
-      if (!renderer) return reply.send(render.plain(outcome));
+      if (!renderer) return reply.send(r.plain(outcome));
+      // An answer with no content at all still gets its lifecycle frames.
+      await sink.start();
       await write(renderer.end(outcome));
       reply.raw.end();
     } catch (err) {
@@ -329,41 +350,34 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   app.post('/v1/chat/completions', async (req, reply) => {
     const doc = await requireKey(req);
     const body = parse(chatBody, req.body);
-    const model = modelFor(body.model);
     const id = `chatcmpl-${req.id.slice(4)}`;
-    const messages = body.messages.map((m) => ({ role: roleOf(m.role), content: m.content ? flatten(m.content) : '' }));
     const at = created();
-    return infer(req, reply, doc, model, messages, body.max_completion_tokens ?? body.max_tokens, !!body.stream, {
-      plain: (out) => wire.chatCompletion(id, model.id, at, out),
-      stream: () => wire.chatStream(id, model.id, at, !!body.stream_options?.include_usage),
-    });
+    return infer(req, reply, doc, fromChat(body), (model) => ({
+      plain: (out) => wire.chatCompletion(id, model, at, out),
+      stream: () => wire.chatStream(id, model, at, !!body.stream_options?.include_usage),
+    }));
   });
   app.post('/v1/responses', async (req, reply) => {
     const doc = await requireKey(req);
     const body = parse(responsesBody, req.body);
-    const model = modelFor(body.model);
     const id = `resp_${req.id.slice(4)}`;
     const msgId = `msg_${req.id.slice(4)}`;
-    const input: UpstreamMessage[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input.map((m) => ({ role: roleOf(m.role ?? 'user'), content: m.content ? flatten(m.content) : '' }));
-    const messages = body.instructions ? [{ role: 'system' as const, content: body.instructions }, ...input] : input;
     const at = created();
-    return infer(req, reply, doc, model, messages, body.max_output_tokens, !!body.stream, {
-      plain: (out) => wire.response(id, msgId, model.id, at, out),
-      stream: () => wire.responseStream(id, msgId, model.id, at),
-    });
+    return infer(req, reply, doc, fromResponses(body), (model) => ({
+      plain: (out) => wire.response(id, msgId, model, at, out),
+      stream: () => wire.responseStream(id, msgId, model, at),
+    }));
   });
   app.post('/v1/messages', async (req, reply) => {
     const doc = await requireKey(req);
     // As Anthropic's API: the version header is required (any dated version; the wire shape is one).
     if (typeof req.headers['anthropic-version'] !== 'string') throw badRequest('anthropic-version: header is required', 'anthropic-version');
     const body = parse(messagesBody, req.body);
-    const model = modelFor(body.model);
     const id = `msg_${req.id.slice(4)}`;
-    const messages: UpstreamMessage[] = [...(body.system ? [{ role: 'system' as const, content: flatten(body.system) }] : []), ...body.messages.map((m) => ({ role: m.role, content: flatten(m.content) }))];
-    return infer(req, reply, doc, model, messages, body.max_tokens, !!body.stream, {
-      plain: (out) => wire.message(id, model.id, out),
-      stream: () => wire.messageStream(id, model.id),
-    });
+    return infer(req, reply, doc, fromMessages(body), (model) => ({
+      plain: (out) => wire.message(id, model, out),
+      stream: () => wire.messageStream(id, model),
+    }));
   });
 
   const url = await app.listen({ host: o.host, port: o.port });

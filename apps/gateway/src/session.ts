@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyHasher } from '../../../libs/runtime/src/key-hasher';
 import type { SessionHolder } from '../../../usecases/gateway/keys';
 
@@ -20,7 +20,7 @@ export class SessionCodec {
   }
 
   encode(holder: SessionHolder): string {
-    const payload = Buffer.from(JSON.stringify({ ...holder, exp: Math.floor(this.now() / 1000) + SESSION_TTL_S })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ ...holder, sessionId: randomBytes(16).toString('hex'), exp: Math.floor(this.now() / 1000) + SESSION_TTL_S })).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }
 
@@ -34,10 +34,15 @@ export class SessionCodec {
     try {
       const s = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as SessionHolder & { exp: number };
       if (typeof s.exp !== 'number' || s.exp * 1000 <= this.now()) return null;
-      return { projectId: s.projectId, scope: s.scope, mode: s.mode, actor: s.actor };
+      return { projectId: s.projectId, scope: s.scope, mode: s.mode, actor: s.actor, ...(typeof s.sessionId === 'string' ? { sessionId: s.sessionId } : {}) };
     } catch {
       return null;
     }
+  }
+
+  /** The cookie that makes the browser forget the session (DELETE /api/session). */
+  clearCookie(): string {
+    return `${SESSION_COOKIE}=; Path=/api; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
   }
 
   cookie(token: string): string {

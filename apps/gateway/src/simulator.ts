@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { estimateTokens, UpstreamError, type Upstream, type UpstreamEvent, type UpstreamRequest } from '../../../usecases/gateway/upstream.port';
+import { estimateTokens, inputTextOf, UpstreamError, type Upstream, type UpstreamEvent, type UpstreamRequest } from '../../../usecases/gateway/upstream.port';
 
 /** The simulator's hint headers: only it reads them, real upstreams never see them. */
 export const SIMULATOR_HINTS = ['x-simulator-fault', 'x-simulator-tokens', 'x-simulator-chunk-delay-ms'] as const;
@@ -44,6 +44,17 @@ export class SimulatorUpstream implements Upstream {
 
   async *generate(request: UpstreamRequest, signal: AbortSignal): AsyncIterable<UpstreamEvent> {
     const fault = faultFor(request.hints['x-simulator-fault'], request.attempt);
+    const last = request.messages[request.messages.length - 1];
+    const tool = request.toolChoice !== 'none' && last?.role !== 'tool' ? request.tools?.[0] : undefined;
+    if (tool && !fault) {
+      // With tools offered (and no result of one yet) the simulator calls the first, its arguments in two deltas.
+      const args = JSON.stringify({ input: last?.content ?? '' });
+      yield { type: 'tool_call', index: 0, id: `call_sim_${request.attempt}`, name: tool.name };
+      yield { type: 'tool_args', index: 0, delta: args.slice(0, 5) };
+      yield { type: 'tool_args', index: 0, delta: args.slice(5) };
+      yield { type: 'done', finishReason: 'tool_calls', inputTokens: estimateTokens(inputTextOf(request.messages, request.tools)), outputTokens: 3 };
+      return;
+    }
     const delay = Math.min(Number(request.hints['x-simulator-chunk-delay-ms']) || 0, 10_000);
     const words = simulatedWords(request);
     const n = Math.min(words.length, request.maxTokens);

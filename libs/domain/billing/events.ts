@@ -57,16 +57,29 @@ export type WalletDebited = DomainEvent<
 
 export type WalletEvent = WalletCredited | WalletDebited;
 
+/**
+ * The record that a reference moved money on a wallet (one direction): the one event of its own
+ * stream (`walletReferenceStream`), appended at "no stream" in one multi-stream append with the
+ * movement, so a reference moves money once while the wallet's state stays its balance alone.
+ */
+export type WalletReferenceUsed = DomainEvent<
+  'billing.WalletReferenceUsed.v1',
+  { projectId: string; currency: Currency; kind: 'credit' | 'debit'; reference: string; movementId: string; walletStream: string }
+>;
+
 export type ExchangeRateSet = DomainEvent<'billing.ExchangeRateSet.v1', { from: Currency; to: Currency; rate: string; previousRate: string; setBy: string; setAt: string }>;
 
 export const BillingEventTypes = {
   WalletCredited: 'billing.WalletCredited.v1',
   WalletDebited: 'billing.WalletDebited.v1',
   ExchangeRateSet: 'billing.ExchangeRateSet.v1',
+  WalletReferenceUsed: 'billing.WalletReferenceUsed.v1',
 } as const;
 
 /** One stream per project and currency (category `wallet`: the billing topic). */
 export const walletStream = (projectId: string, currency: Currency) => `wallet-${projectId}-${currency}`;
+/** The stream recording the use of a wallet movement's reference (category `walletref`: billing). */
+export const walletReferenceStream = (projectId: string, currency: Currency, kind: 'credit' | 'debit', reference: string) => `walletref-${projectId}-${currency}-${kind}-${reference}`;
 export const walletId = (projectId: string, currency: Currency) => `${projectId}:${currency}`;
 /** One stream per currency pair: the admin-set rate history. */
 export const exchangeRateStream = (from: Currency, to: Currency) => `exchangerate-${from}-${to}`;

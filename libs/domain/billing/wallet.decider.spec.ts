@@ -1,7 +1,7 @@
 import { DomainError } from '../shared/domain-error';
 import type { WalletEvent } from './events';
 import { convertCents, normaliseRate } from './money';
-import { planConversion, walletDecider, type WalletCommand, type WalletState } from './wallet.decider';
+import { planConversion, referenceStreamOf, walletDecider, walletReferenceUsed, type WalletCommand, type WalletState } from './wallet.decider';
 
 const at = '2026-01-01T00:00:00.000Z';
 const base = { projectId: 'p1', currency: 'USD' as const, description: null, conversion: null, now: at };
@@ -28,11 +28,12 @@ describe('wallet decider', () => {
     expect(walletDecider.decide(debit(100, 'x'), state)).toHaveLength(1);
   });
 
-  it('moves money once per reference and direction', () => {
-    const { state, events } = run([credit(100, 'a'), credit(100, 'a'), debit(10, 'a'), debit(10, 'a')]);
-    expect(events.map((e) => e.type)).toEqual(['billing.WalletCredited.v1', 'billing.WalletDebited.v1']);
-    expect(state.balanceCents).toBe(90);
-    expect(state.credited.get('a')).toBe('c-a');
+  it("records a reference's use on its own stream per wallet and direction, naming the movement; the state is the balance alone", () => {
+    const { state } = run([credit(100, 'a'), debit(10, 'a')]);
+    expect(state).toEqual({ balanceCents: 90 });
+    expect(referenceStreamOf(credit(100, 'a'))).not.toBe(referenceStreamOf(debit(10, 'a')));
+    expect(referenceStreamOf(credit(100, 'a'))).not.toBe(referenceStreamOf({ ...credit(100, 'a'), currency: 'NGN' }));
+    expect(walletReferenceUsed(debit(10, 'a')).data).toMatchObject({ kind: 'debit', reference: 'a', movementId: 'd-a', walletStream: 'wallet-p1-USD' });
   });
 
   it('refuses amounts that are not positive safe integers', () => {

@@ -1,18 +1,16 @@
 import { DomainError, type Decider } from '../shared/domain-error';
-import type { ConversionRecord, CreditSource, DebitSource, WalletCredited, WalletDebited, WalletEvent } from './events';
+import { walletReferenceStream, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type WalletCredited, type WalletDebited, type WalletEvent, type WalletReferenceUsed } from './events';
 import { checkAmount, convertCents, type Currency } from './money';
 
 /**
  * A wallet (DECISIONS 9 and 16): its balance is the sum of its events. A debit beyond the balance is
  * refused INSUFFICIENT_FUNDS; appended at the stream's expected revision, two concurrent debits can
- * never both spend the same cents. A reference credits (or debits) a wallet at most once: a repeat
- * decides nothing.
+ * never both spend the same cents. A reference credits (or debits) a wallet at most once: not decided
+ * here but by the reference's own stream (`walletReferenceUsed`, appended at "no stream" with the
+ * movement by `writeWallet`), so the state stays one number however many references the wallet saw.
  */
 export interface WalletState {
   balanceCents: number;
-  /** reference → creditId / debitId: what a repeated reference answers with. */
-  credited: ReadonlyMap<string, string>;
-  debited: ReadonlyMap<string, string>;
 }
 
 interface Movement {
@@ -31,24 +29,15 @@ export type WalletCommand = CreditWallet | DebitWallet;
 const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 
 export const walletDecider: Decider<WalletCommand, WalletEvent, WalletState> = {
-  snapshot: { name: 'wallet', version: 1, every: 100 },
-  initialState: () => ({ balanceCents: 0, credited: new Map(), debited: new Map() }),
-  // The maps are extended in place: a fold owns its state, and copying them per event would make a
-  // long wallet's fold quadratic.
-  evolve: (state, event) => {
-    if (event.type === 'billing.WalletCredited.v1') {
-      (state.credited as Map<string, string>).set(event.data.reference, event.data.creditId);
-      return { ...state, balanceCents: state.balanceCents + event.data.amountCents };
-    }
-    (state.debited as Map<string, string>).set(event.data.reference, event.data.debitId);
-    return { ...state, balanceCents: state.balanceCents - event.data.amountCents };
-  },
+  // Version 2: the state no longer holds the references (version 1 snapshots are not read).
+  snapshot: { name: 'wallet', version: 2, every: 100 },
+  initialState: () => ({ balanceCents: 0 }),
+  evolve: (state, event) => ({ balanceCents: state.balanceCents + (event.type === 'billing.WalletCredited.v1' ? event.data.amountCents : -event.data.amountCents) }),
   decide: (command, state) => {
     checkAmount(command.amountCents);
     if (!command.reference) throw new DomainError('BAD_REQUEST', 'A wallet movement needs a reference');
     const { projectId, currency, amountCents, reference, description, conversion, now } = command;
     if (command.type === 'CreditWallet') {
-      if (state.credited.has(reference)) return [];
       if (state.balanceCents + amountCents > MAX_BALANCE) throw new DomainError('BAD_REQUEST', 'The balance would exceed the largest amount a wallet holds');
       const credited: WalletCredited = {
         type: 'billing.WalletCredited.v1',
@@ -56,7 +45,6 @@ export const walletDecider: Decider<WalletCommand, WalletEvent, WalletState> = {
       };
       return [credited];
     }
-    if (state.debited.has(reference)) return [];
     if (conversion) checkConversion(command, conversion);
     if (amountCents > state.balanceCents) throw new DomainError('INSUFFICIENT_FUNDS', `Insufficient funds: the ${currency} wallet holds ${state.balanceCents} cents, ${amountCents} asked`);
     const debited: WalletDebited = {
@@ -66,6 +54,19 @@ export const walletDecider: Decider<WalletCommand, WalletEvent, WalletState> = {
     return [debited];
   },
 };
+
+/** The stream that records the use of the command's reference (one per wallet, direction and reference). */
+export const referenceStreamOf = (command: WalletCommand): string =>
+  walletReferenceStream(command.projectId, command.currency, command.type === 'CreditWallet' ? 'credit' : 'debit', command.reference);
+
+/** The record of the command's reference, appended with its movement; a repeat of the reference answers with `movementId`. */
+export function walletReferenceUsed(command: WalletCommand): WalletReferenceUsed {
+  const credit = command.type === 'CreditWallet';
+  return {
+    type: 'billing.WalletReferenceUsed.v1',
+    data: { projectId: command.projectId, currency: command.currency, kind: credit ? 'credit' : 'debit', reference: command.reference, movementId: credit ? command.creditId : command.debitId, walletStream: walletStream(command.projectId, command.currency) },
+  };
+}
 
 /**
  * A conversion's debit records its whole decision: the rate in force and the converted amount,

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../shared/domain-error';
 import type { Mode } from '../shared/scope';
+import type { ModelPrice } from './pricing';
 
 /** The gateway's event types (DECISIONS 19): keys, their limits, spend reservations and usage. */
 export const GatewayEventTypes = {
@@ -9,6 +10,14 @@ export const GatewayEventTypes = {
   SpendReserved: 'gateway.SpendReserved.v1',
   SpendSettled: 'gateway.SpendSettled.v1',
   UsageRecorded: 'gateway.UsageRecorded.v1',
+  ConnectionAdded: 'gateway.ConnectionAdded.v1',
+  ConnectionVerified: 'gateway.ConnectionVerified.v1',
+  ConnectionDeleted: 'gateway.ConnectionDeleted.v1',
+  CustomModelCreated: 'gateway.CustomModelCreated.v1',
+  CustomModelChanged: 'gateway.CustomModelChanged.v1',
+  CustomModelDeleted: 'gateway.CustomModelDeleted.v1',
+  WaterfallSet: 'gateway.WaterfallSet.v1',
+  SessionRevoked: 'gateway.SessionRevoked.v1',
 } as const;
 
 /**
@@ -64,3 +73,46 @@ export type UsageRecorded = DomainEvent<
     recordedAt: string;
   }
 >;
+
+/** An upstream's wire protocol: an OpenAI-compatible (chat completions) or Anthropic-compatible (messages) HTTP API. */
+export type ConnectionKind = 'openai' | 'anthropic';
+/** A provider connection of an organization: its secret lives in the credential vault, events carry only the reference. */
+export const gatewayConnectionStream = (connectionId: string) => `gwconn-${connectionId}`;
+/** An organization's custom model, by alias within its data scope. */
+export const gatewayModelStream = (scope: string, alias: string) => `gwmodel-${scope}:${alias}`;
+/** The waterfall of one model (public or custom) within an organization's data scope. */
+export const gatewayWaterfallStream = (scope: string, model: string) => `gwwaterfall-${scope}:${model}`;
+
+/** The built-in deterministic simulator: a waterfall target every organization has without a connection. */
+export const SIMULATOR_CONNECTION = 'simulator';
+
+/** One step of a waterfall: a connection (or the simulator) and the upstream's own model name there. */
+export interface WaterfallTarget {
+  connectionId: string;
+  model: string;
+}
+
+export type ConnectionAdded = DomainEvent<
+  typeof GatewayEventTypes.ConnectionAdded,
+  { connectionId: string; projectId: string; name: string; kind: ConnectionKind; baseUrl: string; secretRef: string; createdAt: string }
+>;
+export type ConnectionVerified = DomainEvent<
+  typeof GatewayEventTypes.ConnectionVerified,
+  { connectionId: string; projectId: string; ok: boolean; models: number | null; error: string | null; verifiedAt: string }
+>;
+export type ConnectionDeleted = DomainEvent<typeof GatewayEventTypes.ConnectionDeleted, { connectionId: string; projectId: string; deletedAt: string }>;
+
+export type CustomModelFields = {
+  connectionId: string;
+  upstreamModel: string;
+  price: ModelPrice;
+  maxOutputTokens: number;
+};
+export type CustomModelCreated = DomainEvent<typeof GatewayEventTypes.CustomModelCreated, { projectId: string; alias: string; createdAt: string } & CustomModelFields>;
+export type CustomModelChanged = DomainEvent<typeof GatewayEventTypes.CustomModelChanged, { projectId: string; alias: string; changes: Partial<CustomModelFields>; changedAt: string }>;
+export type CustomModelDeleted = DomainEvent<typeof GatewayEventTypes.CustomModelDeleted, { projectId: string; alias: string; deletedAt: string }>;
+export type WaterfallSet = DomainEvent<typeof GatewayEventTypes.WaterfallSet, { projectId: string; model: string; targets: WaterfallTarget[]; setAt: string }>;
+
+/** A revoked session (DELETE /api/session): its stream exists once the session is revoked; every gateway process reads it. */
+export const gatewaySessionStream = (sessionId: string) => `gwsession-${sessionId}`;
+export type SessionRevoked = DomainEvent<typeof GatewayEventTypes.SessionRevoked, { sessionId: string; projectId: string; revokedAt: string }>;

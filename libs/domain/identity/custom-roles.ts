@@ -94,6 +94,8 @@ export const customRoleOf = (state: CustomRolesState, roleId: string): CustomRol
 export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEvent, CustomRolesState> = {
   snapshot: { name: 'custom-roles', version: 1, every: 100 },
   initialState: () => ({ roles: {} }),
+  // A role's holds are changed in place: a fold owns its state, and copying them per grant made a
+  // fold quadratic in the holders at once (the roles map is copied: at most MAX_CUSTOM_ROLES entries).
   evolve: (state, event) => {
     const roles = { ...state.roles };
     const d = event.data;
@@ -110,12 +112,10 @@ export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEve
         delete roles[d.roleId];
         return { roles };
       case 'identity.RoleGranted.v1':
-        if (role) roles[d.roleId] = { ...role, holds: { ...role.holds, [event.data.grantId]: event.data.holder } };
+        if (role) role.holds[event.data.grantId] = event.data.holder;
         return { roles };
       case 'identity.RoleReleased.v1': {
-        if (!role) return state;
-        const { [event.data.grantId]: _released, ...holds } = role.holds;
-        roles[d.roleId] = { ...role, holds };
+        if (role) delete role.holds[event.data.grantId];
         return { roles };
       }
       default: {

@@ -58,13 +58,15 @@ export type InvoiceEvent = InvoiceIssued | InvoicePaid;
 
 /** One resource's charge in a closed usage period: its started hours at its hourly price. */
 export interface UsageLine {
-  resourceType: 'instance' | 'server';
+  /** `gateway`: a model's inference gateway spend in the period (quantity 1 at its cost; `gateway` has its counts). */
+  resourceType: 'instance' | 'server' | 'gateway';
   resourceId: string;
   name: string;
   plan: string;
   hours: number;
   hourlyPriceCents: number;
   amountCents: number;
+  gateway?: { requests: number; inputTokens: number; outputTokens: number };
 }
 
 /**

@@ -100,6 +100,13 @@ export interface AppendOptions {
   idempotency?: IdempotencyReservation;
 }
 
+/** One stream's part of a multi-stream append. */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expectedRevision: ExpectedRevision;
+}
+
 /**
  * A fold's state at a revision of a stream, kept so that a long-lived stream (a number sequence, a
  * wallet, a project's roles) is not read from its first event on every write: `aggregateStream`
@@ -120,6 +127,13 @@ export interface EventStore {
   /** Keeps `snapshot` unless one at a higher revision is kept already. */
   writeSnapshot?(streamId: string, name: string, snapshot: StreamSnapshot): Promise<void>;
   append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult>;
+  /**
+   * Appends to several streams (each once) in one transaction: every expected revision holds and all
+   * of it is written, or nothing is (WrongExpectedRevisionError naming the first stream whose check
+   * failed). The events take consecutive positions in the parts' order; one result per part. The
+   * idempotency mark names the first part's stream and last event (the request's own write). Stores that cannot (EventStoreDB) leave it out.
+   */
+  appendMany?(appends: StreamAppend[], options?: Pick<AppendOptions, 'idempotency'>): Promise<AppendResult[]>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up from `fromPosition`, then live. */

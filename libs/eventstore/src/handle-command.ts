@@ -147,6 +147,16 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   }
 }
 
+/**
+ * What a recovering request (DECISIONS 5) appended to the stream in its first run, with the state as of
+ * it; null for any other request, or when its first run appended nothing there. For a handler whose
+ * write follows a call outside (a payment provider's): it looks first, and makes no second call.
+ */
+export async function earlierWrite<C, E extends DomainEvent, S>(store: EventStore, streamId: string, decider: Decider<C, E, S>, context: CommandContext): Promise<CommandResult<S> | null> {
+  const recovering = recoveringRequest(context);
+  return recovering ? ownEarlierWrite(store, streamId, decider, recovering) : null;
+}
+
 /** The events `requestId` appended to the stream, with the state as of the last of them; null when it appended none. */
 async function ownEarlierWrite<C, E extends DomainEvent, S>(store: EventStore, streamId: string, decider: Decider<C, E, S>, requestId: string): Promise<CommandResult<S> | null> {
   const events = await store.readStream(streamId);

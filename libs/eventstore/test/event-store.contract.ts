@@ -79,6 +79,42 @@ export function testEventStore(name: string, makeFixture: () => Promise<EventSto
       expect((await store.readStream(s)).map((e) => e.type)).toEqual(['A', 'B', 'D']);
     });
 
+    it('a multi-stream append writes every part at consecutive positions, or nothing when one revision check fails', async () => {
+      if (!store.appendMany) return; // EventStoreDB: no append across streams
+      const [a, b, c] = [`multi-a-${randomUUID()}`, `multi-b-${randomUUID()}`, `multi-c-${randomUUID()}`];
+      await store.append(a, [ev('A0')], { expectedRevision: 'no_stream' });
+      const [ra, rb] = await store.appendMany([
+        { streamId: a, events: [ev('A1'), ev('A2')], expectedRevision: 0 },
+        { streamId: b, events: [ev('B0')], expectedRevision: 'no_stream' },
+      ]);
+      expect([ra.nextRevision, rb.nextRevision]).toEqual([2, 0]);
+      expect(rb.position).toBe(ra.position + 1);
+      const head = await store.headPosition();
+      // One stale check (b exists now) refuses the whole append: a and c stay as they were, positions unused.
+      const err = await store
+        .appendMany([
+          { streamId: a, events: [ev('A3')], expectedRevision: 2 },
+          { streamId: c, events: [ev('C0')], expectedRevision: 'no_stream' },
+          { streamId: b, events: [ev('B1')], expectedRevision: 'no_stream' },
+        ])
+        .catch((e) => e);
+      expect(err).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(err).toMatchObject({ streamId: b, actual: 0 });
+      expect((await store.readStream(a)).map((e) => e.type)).toEqual(['A0', 'A1', 'A2']);
+      expect(await store.readStream(c)).toEqual([]);
+      expect(await store.headPosition()).toBe(head);
+      // Refused beside concurrent appends that share its group commit, it takes none of them down.
+      const [, refused, other] = await Promise.allSettled([
+        store.append(a, [ev('A3')], { expectedRevision: 2 }),
+        store.appendMany([{ streamId: c, events: [ev('C0')], expectedRevision: 'no_stream' }, { streamId: a, events: [ev('A4')], expectedRevision: 2 }]),
+        store.append(b, [ev('B1')], { expectedRevision: 0 }),
+      ]);
+      expect(refused.status).toBe('rejected');
+      expect(other.status).toBe('fulfilled');
+      expect((await store.readStream(a)).map((e) => e.type)).toEqual(['A0', 'A1', 'A2', 'A3']);
+      expect(await store.readStream(c)).toEqual([]);
+    });
+
     it('handleCommand with newStream decides without a read, and on an existing stream falls back to reading it', async () => {
       type Counted = { type: 'Counted'; data: { n: number } };
       const counter = {

@@ -3,7 +3,8 @@
  * same ids, and each of its appends answers with the events its first run wrote instead of writing.
  */
 import type { Decider, DomainEvent } from '../../domain/shared/domain-error';
-import { handleCommand, requestScopedId, toNewEvent, type CommandContext } from '../src/handle-command';
+import { CoalescingWriter } from '../src/coalescing-writer';
+import { earlierWrite, handleCommand, requestScopedId, toNewEvent, type CommandContext } from '../src/handle-command';
 import { SqlEventStore } from '../src/sql/sql-event-store';
 
 type Added = DomainEvent<'test.Added.v1', { n: number }>;
@@ -47,5 +48,21 @@ describe('a recovering request (handleCommand)', () => {
     expect(recorded.metadata.recovering).toBeUndefined();
     expect(recorded.metadata.requestId).toBe('r1');
     expect(toNewEvent({ type: 'test.Added.v1', data: {} }, context('r1', { recovering: true })).metadata).not.toHaveProperty('recovering');
+  });
+
+  it('finds its first run before a call outside (earlierWrite): only when recovering, and only what that request wrote', async () => {
+    const first = await handleCommand(store, 'counter-c', counter, { type: 'Add', n: 4 }, context('r1'), { newStream: true });
+    expect(await earlierWrite(store, 'counter-c', counter, context('r1'))).toBeNull();
+    expect(await earlierWrite(store, 'counter-c', counter, context('r2', { recovering: true }))).toBeNull();
+    expect(await earlierWrite(store, 'counter-c', counter, context('r1', { recovering: true }))).toEqual({ state: { total: 4 }, position: first.position, events: [{ type: 'test.Added.v1', data: { n: 4 } }], replayed: true });
+  });
+
+  it("is not queued by a hot stream's coalescing writer: it answers its first run's write, appending nothing", async () => {
+    const writer = new CoalescingWriter(counter, { attempts: 5, maxBatch: 16 });
+    const first = await writer.write(store, 'counter-d', { type: 'Add', n: 6 }, context('r1'));
+    await Promise.all([1, 2, 3].map((n) => writer.write(store, 'counter-d', { type: 'Add', n }, { metadata: { projectId: 'p1', requestId: `other-${n}` } })));
+    const again = await writer.write(store, 'counter-d', { type: 'Add', n: 6 }, context('r1', { recovering: true }));
+    expect(again).toEqual({ state: { total: 6 }, position: first.position, events: [{ type: 'test.Added.v1', data: { n: 6 } }], replayed: true });
+    expect((await store.readStream('counter-d')).map((e) => e.data.n).sort()).toEqual([1, 2, 3, 6]);
   });
 });

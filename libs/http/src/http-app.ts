@@ -3,6 +3,7 @@ import { DynamicModule, Global, LoggerService, Module, Type } from '@nestjs/comm
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyHelmet from '@fastify/helmet';
+import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { HelmetOptions } from 'helmet';
 import { createServer, IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'node:http';
@@ -156,6 +157,9 @@ function registerDocs(fastify: FastifyInstance, info: () => OpenApiInfo): void {
   }
 }
 
+/** A client's WebSocket message is a small JSON command (the event streams' subscribe): larger ones close the socket (1009). */
+const WS_MAX_PAYLOAD = 64 * 1024;
+
 /** Path ids are opaque: a long unknown one is looked up and answers 404 like any other (Fastify's default, 100, answered 414 for them). */
 const MAX_PARAM_LENGTH = 1024;
 
@@ -179,10 +183,13 @@ export async function createHttpApp(rootModule: Type<unknown> | DynamicModule, o
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   // First, so its onRequest hook sets the headers before any hook of the pipeline can answer.
   await fastify.register(fastifyHelmet, HELMET_OPTIONS);
+  // Upgrades go through the same hooks as any request (auth, limits, validation) before a route's
+  // `wsHandler` takes the socket; a route without one closes an upgraded socket at once.
+  await fastify.register(fastifyWebsocket, { options: { maxPayload: WS_MAX_PAYLOAD } });
   const routes = new RouteTable();
   routes.attach(fastify);
   registerJsonBodyParser(fastify, options.bodyLimit ?? BODY_LIMIT);
-  // A route's `recover` reaches the application's providers (its QueryBus) once the Nest app exists.
+  // A route's query credential (the event stream's ticket) is redeemed with the application's providers once the Nest app exists.
   let nest: NestFastifyApplication | undefined;
   const resolve = <T>(token: abstract new (...args: never[]) => T): T => {
     if (!nest) throw new Error('the application is not initialised yet');

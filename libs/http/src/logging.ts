@@ -25,7 +25,7 @@ export function createLogger(options: LoggerOptions = {}): pino.Logger {
   return options.destination ? pino(opts, options.destination) : pino(opts);
 }
 
-const SECRET_PARAM = /(key|token|secret|password|signature|credential)/i;
+const SECRET_PARAM = /(key|token|secret|password|signature|credential|ticket)/i;
 
 /** Path segments that are credentials themselves: an invitation link's token (`/v1/invites/{token}/accept`). */
 const SECRET_PATH = /^(\/v1\/invites\/)[^/?]+/;

@@ -108,7 +108,7 @@ function operation(r: RegisteredRoute, names: SchemaNamer): Json {
   const responses: Json = {};
   for (const [status, s] of Object.entries(r.responses)) {
     if (!s) {
-      responses[status] = { description: `HTTP ${status}` };
+      responses[status] = { description: status === '101' ? 'Switching Protocols: the connection is a WebSocket from here on' : `HTTP ${status}` };
       continue;
     }
     const schema = names.extract(schemaOf(s, 'output'), r);

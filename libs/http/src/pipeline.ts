@@ -26,7 +26,7 @@ export interface PipelineOptions {
   trustProxy: boolean;
   tlsEnabled: boolean;
   idempotencyLockMs?: number;
-  /** The application's providers (set once the Nest app exists): what a route's `recover` may use. */
+  /** The application's providers (set once the Nest app exists): what a route's query credential redeems with. */
   resolve?: <T>(token: abstract new (...args: never[]) => T) => T;
 }
 
@@ -44,7 +44,7 @@ function checkHttps(req: FastifyRequest, o: PipelineOptions): void {
   if (proto ? proto !== 'https' : !o.tlsEnabled) throw httpsRequired();
 }
 
-async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o: PipelineOptions): Promise<void> {
+async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o: PipelineOptions, route: RegisteredRoute | undefined): Promise<void> {
   const credential = readCredential(req.headers);
   req.credentialSent = !!credential;
   if (credential) {
@@ -55,7 +55,18 @@ async function authenticateAndLimit(req: FastifyRequest, reply: FastifyReply, o:
       throw unavailable('Authentication is temporarily unavailable');
     }
   }
-  if (findRoute(req.method, req.routeOptions.url)?.rateLimit === false) return;
+  const viaQuery = route?.queryCredential;
+  const value = viaQuery ? (req.query as Record<string, unknown> | undefined)?.[viaQuery.parameter] : undefined;
+  if (viaQuery && typeof value === 'string' && value !== '' && o.resolve) {
+    req.credentialSent = true;
+    try {
+      req.principal = await viaQuery.redeem(value, { get: o.resolve, headerPrincipal: req.principal ?? null });
+    } catch (e) {
+      req.log.error({ err: e }, 'query credential could not be redeemed');
+      throw unavailable('Authentication is temporarily unavailable');
+    }
+  }
+  if (route?.rateLimit === false) return;
   const r = await o.rateLimiter.consume(req.principal, req.ip);
   req.rateLimit = r.state;
   for (const [k, v] of Object.entries(rateLimitHeaders(r.state))) reply.header(k, v);
@@ -143,7 +154,7 @@ async function claimIdempotency(req: FastifyRequest, reply: FastifyReply, o: Pip
     req.idempotency = { scope, key, fingerprint, recovering: res.write };
     return undefined;
   }
-  const response = res.state === 'completed' ? res.response : await recoverAnswer(req, res.write, o);
+  const response = res.state === 'completed' ? res.response : await storeRecovered(req, res.write, unrunAnswer(req.apiRoute, res.write), o);
   reply.code(response.status).header('Idempotent-Replayed', 'true');
   if (response.contentType) reply.header('content-type', response.contentType);
   return reply.send(response.body);
@@ -154,31 +165,15 @@ const defaultStatus = (route: RegisteredRoute): number => Object.keys(route.resp
 /**
  * A committed write whose answer was lost is answered by re-running its request (DECISIONS 5): the
  * handler, run as the writing request (`recovering`), finds its own events instead of writing again
- * and answers from them. Not for a 204 route (nothing to rebuild), a write whose request is unknown,
- * or a route that still rebuilds it with a `recover` query of its own.
+ * and answers from them. Not for a 204 route (nothing to rebuild) or a write whose request is unknown.
  */
-const rerunnable = (route: RegisteredRoute, write: CommittedWrite): boolean => !!write.requestId && !route.recover && defaultStatus(route) !== 204;
+export const rerunnable = (route: RegisteredRoute, write: CommittedWrite): boolean => !!write.requestId && defaultStatus(route) !== 204;
 
 /**
- * The answer of a keyed write that committed but was never answered, rebuilt by its route's
- * `recover` (the generic answer when it has none, finds nothing or fails), stored so that every later
- * retry replays the same bytes. The retry is the same request (same fingerprint), so its route is the
- * writer's.
+ * The answer of a committed write that is not run again: a 204 route's empty one, else the generic
+ * answer naming the write. The retry is the same request (same fingerprint), so its route is the writer's.
  */
-async function recoverAnswer(req: FastifyRequest, write: CommittedWrite, o: PipelineOptions): Promise<StoredResponse> {
-  const route = req.apiRoute!;
-  const status = defaultStatus(route);
-  let response: StoredResponse | null = status === 204 ? { status, body: '' } : null;
-  if (!response && route.recover && o.resolve && req.principal) {
-    try {
-      const body = await route.recover(write, { principal: req.principal, get: o.resolve });
-      if (body != null) response = { status, contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) };
-    } catch (e) {
-      req.log.warn({ err: e, stream: write.streamId }, 'idempotent answer could not be rebuilt; answering the generic one');
-    }
-  }
-  return storeRecovered(req, write, response ?? genericRecoveredResponse(write), o);
-}
+export const unrunAnswer = (route: RegisteredRoute, write: CommittedWrite): StoredResponse => (defaultStatus(route) === 204 ? { status: 204, body: '' } : genericRecoveredResponse(write));
 
 /** Stores a rebuilt answer unless another retry stored one first: the answer every retry replays. */
 async function storeRecovered(req: FastifyRequest, write: CommittedWrite, response: StoredResponse, o: PipelineOptions): Promise<StoredResponse> {
@@ -245,10 +240,11 @@ export function installPipeline(fastify: FastifyInstance, o: PipelineOptions): v
     req.startedAt = process.hrtime.bigint();
     reply.header('X-Request-Id', req.id);
     checkHttps(req, o);
-    await authenticateAndLimit(req, reply, o);
     const pattern = req.routeOptions.url;
+    const route = findRoute(req.method, pattern);
+    await authenticateAndLimit(req, reply, o, route);
     if (pattern === undefined) return; // 404 / 405 handled by the exception filter
-    req.apiRoute = findRoute(req.method, pattern) ?? null;
+    req.apiRoute = route ?? null;
     if (req.apiRoute) authorize(req.apiRoute, req.method, req.principal, req.credentialSent);
     else if (!req.routeOptions.config?.public && !req.principal) throw unauthorized(req.credentialSent ? 'Invalid credentials' : 'Missing credentials');
   });

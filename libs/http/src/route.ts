@@ -3,7 +3,6 @@ import { Delete, Get, HttpCode, Patch, Post, Put, applyDecorators, createParamDe
 import type { z } from 'zod';
 import { unservedSorts, type ListQuery, type ListSpec } from './list-query';
 import type { Principal } from './auth';
-import type { CommittedWrite } from './idempotency';
 import { PERMISSION_PATTERN, PROJECT_ROLES, roleAllows } from '../../domain/identity/roles';
 import type { ProjectRole } from '../../domain/identity/events';
 
@@ -36,26 +35,24 @@ export interface ApiRouteOptions {
   rateLimit?: boolean;
   /** Honour `Idempotency-Key` (every create and action route). */
   idempotent?: boolean;
-  /**
-   * How this route rebuilds its answer for a keyed retry of a write that committed but was never
-   * answered (a crash in between): the body, from what was written (the write's stream and position),
-   * answered with the route's default status; null (or no `recover`) for the generic answer.
-   */
-  recover?: RecoverAnswer;
   /** Makes this a list route: page/limit/sort/fields[type] are parsed; `query` then holds the extra filters. */
   list?: ListSpec;
   /** The media type of the 2xx answers when not JSON (`text/event-stream`): the OpenAPI document says it instead of the JSON pair. */
   produces?: string;
   /** Error status → what this route answers with it beyond the generic meaning (e.g. a 429 of its own code), said in its OpenAPI response. */
   errorNotes?: Record<number, string>;
+  /**
+   * A credential this route also takes as a query parameter (the WebSocket's one-time ticket: a
+   * browser cannot send headers on it). Redeemed before authorization; null refuses it (401).
+   */
+  queryCredential?: QueryCredential;
 }
 
-/** What a route's `recover` gets besides the write: the caller, and the application's providers (e.g. its QueryBus). */
-export interface RecoveryContext {
-  principal: Principal;
-  get<T>(token: abstract new (...args: never[]) => T): T;
+/** A credential read from a query parameter (`?ticket=`), redeemed by the application (its providers through `get`). */
+export interface QueryCredential {
+  parameter: string;
+  redeem(value: string, ctx: { get<T>(token: abstract new (...args: never[]) => T): T; headerPrincipal: Principal | null }): Promise<Principal | null>;
 }
-export type RecoverAnswer = (write: CommittedWrite, ctx: RecoveryContext) => Promise<unknown>;
 
 /**
  * What a handler receives for a route declared with `options` (`@Parsed()`, or one part of it with
@@ -127,25 +124,33 @@ export const routesLackingPermission = (routes: readonly RegisteredRoute[] = rou
 
 const MAPPERS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete } as const;
 
-export function ApiRoute(options: ApiRouteOptions): MethodDecorator {
-  const routePath = toRoutePath(options.path);
-  // A route offers no sort its read model's declared list shapes (hence their indexes) do not serve.
+/**
+ * Puts a route in the registry (OpenAPI, authorization, validation) without mapping it in Nest: for a
+ * route the application registers with Fastify itself (the WebSocket upgrade, `@fastify/websocket`).
+ */
+export function declareRoute(options: ApiRouteOptions, controller: string, handler: string): RegisteredRoute {
+  refuseUnservedSorts(options);
+  const entry: RegisteredRoute = { ...options, routePath: toRoutePath(options.path), controller, handler };
+  const k = key(options.method, entry.routePath);
+  const existing = byKey.get(k);
+  if (existing) registry.splice(registry.indexOf(existing), 1);
+  registry.push(entry);
+  byKey.set(k, entry);
+  return entry;
+}
+
+/** A route offers no sort its read model's declared list shapes (hence their indexes) do not serve: refused when declared. */
+function refuseUnservedSorts(options: ApiRouteOptions): void {
   const unserved = options.list ? unservedSorts(options.list) : [];
   if (unserved.length) throw new Error(`${options.method} ${options.path}: ${unserved.join('; ')}`);
+}
+
+export function ApiRoute(options: ApiRouteOptions): MethodDecorator {
+  refuseUnservedSorts(options);
   const statuses = Object.keys(options.responses).map(Number).filter((s) => s >= 200 && s < 300).sort();
-  const nest = applyDecorators(MAPPERS[options.method](routePath), ...(statuses.length ? [HttpCode(statuses[0])] : []));
+  const nest = applyDecorators(MAPPERS[options.method](toRoutePath(options.path)), ...(statuses.length ? [HttpCode(statuses[0])] : []));
   return (target, propertyKey, descriptor) => {
-    const entry: RegisteredRoute = {
-      ...options,
-      routePath,
-      controller: (target as { constructor: { name: string } }).constructor.name,
-      handler: String(propertyKey),
-    };
-    const k = key(options.method, routePath);
-    const existing = byKey.get(k);
-    if (existing) registry.splice(registry.indexOf(existing), 1);
-    registry.push(entry);
-    byKey.set(k, entry);
+    declareRoute(options, (target as { constructor: { name: string } }).constructor.name, String(propertyKey));
     return nest(target, propertyKey, descriptor);
   };
 }

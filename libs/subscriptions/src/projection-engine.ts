@@ -111,7 +111,7 @@ export class ProjectionEngine {
    */
   async rebuildAll(
     names: string[] = this.projections.map((p) => p.name),
-    options: { batchSize?: number; memoryDocs?: number } = {},
+    options: { batchSize?: number; memoryDocs?: number; onProgress?: (position: number) => void } = {},
   ): Promise<{ events: number; ms: number; eventsPerSec: number; passMs: number; insertMs: number; indexMs: number; projections: Array<RebuildReport & { docs: number; insertMs: number; reloaded: number }> }> {
     const batchSize = options.batchSize ?? 5000;
     const chosen = names.map((name) => {
@@ -139,6 +139,7 @@ export class ProjectionEngine {
       await fold.apply(batch);
       position = batch[batch.length - 1].position;
       count += batch.length;
+      options.onProgress?.(position);
     }
     const passMs = performance.now() - started;
     const reports = await fold.finish();
@@ -223,7 +224,7 @@ export class ProjectionEngine {
    * Replays the whole log into a fresh collection while the live one keeps serving, then stops the
    * live runner for the last few events, points reads at the new collection and resumes.
    */
-  async rebuild(name: string, options: { batchSize?: number } = {}): Promise<RebuildReport> {
+  async rebuild(name: string, options: { batchSize?: number; onProgress?: (position: number) => void } = {}): Promise<RebuildReport> {
     const r = await this.rebuildAll([name], options);
     return { projection: name, collection: r.projections[0]!.collection, events: r.events, ms: r.ms, eventsPerSec: r.eventsPerSec };
   }

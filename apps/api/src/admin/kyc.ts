@@ -1,10 +1,9 @@
 import { Controller, Inject, Req } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { KycEventTypes, kycDecider, kycStream, kycSubmissionSchema, type KycCommand, type KycSubmission } from '../../../../libs/domain/admin/kyc';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { kycDecider, kycStream, kycSubmissionSchema, type KycCommand, type KycSubmission } from '../../../../libs/domain/admin/kyc';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { principalActor, type Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
@@ -14,7 +13,6 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import { KYC_LIST, kycRequestsProjection, type KycRequestDoc } from '../../../../projections/kyc-requests/kyc-requests.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { BusController } from '../common/bus-controller';
-import { recoverInProject, requestEvent, type RecoveredWrite } from '../common/recovery';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { PORTS } from '../tokens';
@@ -85,7 +83,7 @@ export class SubmitKycRequestHandler implements ICommandHandler<SubmitKycRequest
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, organization, context }: SubmitKycRequest): Promise<KycRequestDoc> {
-    const kycId = uuidv7();
+    const kycId = requestScopedId(context, 'kyc');
     return decideAndRead(this.ports, projectId, kycId, { type: 'SubmitKyc', kycId, projectId, organization, now: this.ports.now() }, context);
   }
 }
@@ -122,25 +120,7 @@ export class ListKycRequestsHandler implements IQueryHandler<ListKycRequests> {
   }
 }
 
-/** The request a keyed submit committed but never answered (a crash in between): its retry's answer. */
-export class WrittenKycRequest extends Query<KycRequestDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenKycRequest)
-export class WrittenKycRequestHandler implements IQueryHandler<WrittenKycRequest> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
-
-  async execute({ write }: WrittenKycRequest): Promise<KycRequestDoc | null> {
-    if (write.streamId !== kycStream(write.projectId)) return null;
-    const kycId = (await requestEvent(this.ports, write, KycEventTypes.KycSubmitted))?.data.kycId;
-    return typeof kycId === 'string' ? this.ports.readBack(kycRequestsProjection, write.streamId, kycId, write.position) : null;
-  }
-}
-
-export const KYC_HANDLERS = [SubmitKycRequestHandler, DecideKycRequestHandler, GetKycStatusHandler, ListKycRequestsHandler, WrittenKycRequestHandler];
+export const KYC_HANDLERS = [SubmitKycRequestHandler, DecideKycRequestHandler, GetKycStatusHandler, ListKycRequestsHandler];
 
 const customer = { tag: 'KYC', auth: 'project' } as const;
 const submitRoute = route({
@@ -153,7 +133,6 @@ const submitRoute = route({
   type: TYPE,
   body: kycSubmissionSchema,
   idempotent: true,
-  recover: recoverInProject((w) => new WrittenKycRequest(w), requestDocument),
   responses: { 201: resourceSchema(TYPE, requestAttributes) },
 });
 const statusRoute = route({

@@ -9,10 +9,9 @@ import { notFound } from '../../../../libs/application/src/errors';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { PAYMENT_PROVIDERS } from '../../../../libs/payments/src/payment-provider.port';
 import { BusController } from '../common/bus-controller';
-import { recoverBy } from '../common/recovery';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { ApplyCheckoutPromoCommand, CompleteCheckoutCommand, InitializePaymentCommand, PROVIDER_CURRENCY, SetPromoCodeCommand, StartCheckoutCommand, VerifyPaymentCommand, WrittenCheckout, WrittenPayment, type CheckoutView, type PaymentView } from './payments.handlers';
+import { ApplyCheckoutPromoCommand, CompleteCheckoutCommand, InitializePaymentCommand, PROVIDER_CURRENCY, SetPromoCodeCommand, StartCheckoutCommand, VerifyPaymentCommand, type CheckoutView, type PaymentView } from './payments.handlers';
 
 const CHECKOUTS = 'checkout-sessions';
 const PAYMENTS = 'payments';
@@ -62,14 +61,6 @@ function paymentDocument({ state, wallet }: PaymentView) {
   return resource(PAYMENTS, p.reference, { reference: p.reference, authorizationUrl: p.authorizationUrl, provider: p.provider, amountCents: p.amountCents, currency: p.currency, status: state.status, ...(wallet ? { balanceCents: wallet.balanceCents } : {}) });
 }
 
-/** A checkout's answer rebuilt after a crash lost it (DECISIONS 5); a start's client secret was never stored, so it is left out. */
-const recoveredStart = recoverBy(
-  (w) => new WrittenCheckout(w),
-  (v: CheckoutView) => ({ ...checkoutDocument(v), meta: { clientSecret: 'Not shown: the answer that carried it was lost in an outage. Start a new checkout session.' } }),
-);
-const recoveredCheckout = recoverBy((w) => new WrittenCheckout(w), checkoutDocument);
-const recoveredPayment = recoverBy((w) => new WrittenPayment(w), paymentDocument);
-
 const checkoutParams = z.object({ checkoutId: pathId });
 const initializeBody = z.object({
   amountCents: cents,
@@ -87,7 +78,6 @@ const setupIntentRoute = route({
   type: CHECKOUTS,
   body: z.object({ amountCents: cents, currency: currency.default('USD'), provider: provider.optional().describe('Default: the currency\'s provider') }),
   idempotent: true,
-  recover: recoveredStart,
   responses: { 201: resourceSchema(CHECKOUTS, checkoutAttributes) },
 });
 const checkoutPromoRoute = route({
@@ -100,7 +90,6 @@ const checkoutPromoRoute = route({
   params: checkoutParams,
   body: z.object({ code: z.string().min(1).max(64) }),
   idempotent: true,
-  recover: recoveredCheckout,
   responses: { 200: resourceSchema(CHECKOUTS, checkoutAttributes) },
 });
 const completeRoute = route({
@@ -113,7 +102,6 @@ const completeRoute = route({
   params: checkoutParams,
   body: z.object({ paymentMethodId: z.string().min(1).max(255), setupIntentId: z.string().min(1).max(255) }),
   idempotent: true,
-  recover: recoveredCheckout,
   responses: { 200: resourceSchema(CHECKOUTS, checkoutAttributes) },
 });
 const initializeRoute = route({
@@ -126,7 +114,6 @@ const initializeRoute = route({
   params: z.object({ provider: z.string().min(1).max(64) }),
   body: initializeBody,
   idempotent: true,
-  recover: recoveredPayment,
   responses: { 201: resourceSchema(PAYMENTS, paymentAttributes) },
 });
 const stripeInitializeRoute = route({
@@ -147,7 +134,6 @@ const verifyRoute = route({
     .refine((b) => b.paymentIntentId || b.reference, { message: 'paymentIntentId is required', path: ['paymentIntentId'] })
     .meta({ minProperties: 1 }),
   idempotent: true,
-  recover: recoveredPayment,
   responses: { 200: resourceSchema(PAYMENTS, paymentAttributes) },
 });
 const setPromoRoute = route({
@@ -167,7 +153,10 @@ export class PaymentsController extends BusController {
   @ApiRoute(setupIntentRoute)
   async setupIntent(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof setupIntentRoute>['body']) {
     const name = body.provider ?? (body.currency === 'NGN' ? 'paystack' : 'stripe');
-    return checkoutDocument(await this.commands.execute(new StartCheckoutCommand(dataScopeOf(principal), name, body.amountCents, body.currency, commandContext(req, principal))));
+    const started = await this.commands.execute(new StartCheckoutCommand(dataScopeOf(principal), name, body.amountCents, body.currency, commandContext(req, principal)));
+    // Run again after a crash lost the answer (DECISIONS 5): the provider's client secret was never stored.
+    if (started.clientSecret === undefined) return { ...checkoutDocument(started), meta: { clientSecret: 'Not shown: the answer that carried it was lost in an outage. Start a new checkout session.' } };
+    return checkoutDocument(started);
   }
 
   @ApiRoute(checkoutPromoRoute)

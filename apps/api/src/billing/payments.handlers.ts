@@ -1,6 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { walletStream } from '../../../../libs/domain/billing/events';
 import type { Currency } from '../../../../libs/domain/billing/money';
 import {
@@ -17,16 +16,15 @@ import {
   type PromoCodeSet,
 } from '../../../../libs/domain/billing/payments';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { earlierWrite, handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { unavailable } from '../../../../libs/application/src/errors';
 import { PaymentProviderError, SimulatedPaymentDriver, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
 import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
-import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
+import { billingWalletsProjection, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { PAYMENT_CREDITS } from '../../../../sagas/payment-credits/payment-credits';
 import { PORTS } from '../tokens';
 import { walletAfterCredits } from './wallets.handlers';
-import { idInStream, requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Which currency each provider takes (DECISIONS 13): Stripe USD, Paystack NGN. */
@@ -65,14 +63,14 @@ async function atProvider<T>(ports: PortsOf<'logger'>, fn: () => Promise<T>): Pr
   }
 }
 
-async function wallet(ports: PortsOf<'now' | 'readBack'>, projectId: string, currency: Currency): Promise<WalletDoc> {
-  return (await ports.readBack(billingWalletsProjection, walletStream(projectId, currency), `${projectId}:${currency}`, null)) ?? emptyWallet(projectId, currency, ports.now());
-}
-
-/** Read-your-writes across the credit process manager: the wallet once it shows the credit. */
-async function afterCredit(ports: PortsOf<'consistency' | 'now' | 'readBack'>, position: number | null, projectId: string, currency: Currency): Promise<WalletDoc> {
+/**
+ * Read-your-writes across the credit process manager: the wallet once it shows the credit, as of the
+ * credits with these references (so a later movement is not in it, also when a re-run after a crash
+ * answers, DECISIONS 5).
+ */
+async function afterCredit(ports: PortsOf<'consistency' | 'events' | 'now' | 'readBack' | 'waitForProjections'>, position: number | null, projectId: string, currency: Currency, references: string[]): Promise<WalletDoc> {
   if (position !== null) await ports.consistency.waitForSaga(PAYMENT_CREDITS, position, walletStream(projectId, currency), [billingWalletsProjection.name, billingCreditsProjection.name]);
-  return wallet(ports, projectId, currency);
+  return walletAfterCredits(ports, projectId, currency, references);
 }
 
 // ---------------------------------------------------------------- checkout
@@ -131,7 +129,10 @@ export class StartCheckoutHandler implements ICommandHandler<StartCheckoutComman
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'logger' | 'now'>) {}
 
   async execute({ projectId, provider, amountCents, currency, context }: StartCheckoutCommand): Promise<CheckoutView> {
-    const checkoutId = uuidv7();
+    const checkoutId = requestScopedId(context, 'checkout');
+    // A re-run after a crash (DECISIONS 5) finds the session its first run started: no second setup intent, and no client secret (never stored).
+    const earlier = await earlierWrite(this.ports.events, checkoutStream(checkoutId), checkoutDecider, context);
+    if (earlier) return { checkoutId, state: earlier.state };
     const driver = paymentProvider(this.ports, provider, commandMode(context));
     const intent = await atProvider(this.ports, () => driver.createSetupIntent({ reference: checkoutId, projectId }));
     const command = { type: 'StartCheckout' as const, checkoutId, projectId, provider, driver: driver.driver, setupIntentId: intent.id, amountCents, currency, startedAt: this.ports.now() };
@@ -146,6 +147,9 @@ export class ApplyCheckoutPromoHandler implements ICommandHandler<ApplyCheckoutP
 
   async execute({ projectId, checkoutId, code, context }: ApplyCheckoutPromoCommand): Promise<CheckoutView> {
     await checkoutState(this.ports, projectId, checkoutId);
+    // A re-run after a crash (DECISIONS 5) answers the promo its first run applied, whatever became of the code since.
+    const earlier = await earlierWrite(this.ports.events, checkoutStream(checkoutId), checkoutDecider, context);
+    if (earlier) return { checkoutId, state: earlier.state };
     const history = await this.ports.events.readStream(promoStream(code.toUpperCase()));
     const promo = history.length ? (history[history.length - 1].data as PromoCodeSet['data']) : null;
     if (!promo?.active) throw new DomainError('INVALID_PROMO_CODE', `Unknown promo code ${code}`);
@@ -158,7 +162,7 @@ export class ApplyCheckoutPromoHandler implements ICommandHandler<ApplyCheckoutP
 /** Confirms the setup intent at the provider, then records the completion once; the credit process manager credits the wallet from it. */
 @CommandHandler(CompleteCheckoutCommand)
 export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckoutCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack'>) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, checkoutId, setupIntentId, paymentMethodId, context }: CompleteCheckoutCommand): Promise<CheckoutView> {
     const before = await checkoutState(this.ports, projectId, checkoutId);
@@ -171,7 +175,7 @@ export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckout
     }
     const command = { type: 'CompleteCheckout' as const, projectId, setupIntentId, paymentMethodId, confirmed, providerStatus, now: this.ports.now() };
     const { state, position } = await handleCommand(this.ports.events, checkoutStream(checkoutId), checkoutDecider, command, context);
-    return { checkoutId, state, wallet: await afterCredit(this.ports, state.status === 'succeeded' ? position : null, projectId, checkout.currency) };
+    return { checkoutId, state, wallet: await afterCredit(this.ports, state.status === 'succeeded' ? position : null, projectId, checkout.currency, [checkoutId, checkoutPromoReference(checkoutId)]) };
   }
 }
 
@@ -211,7 +215,10 @@ export class InitializePaymentHandler implements ICommandHandler<InitializePayme
 
   async execute({ projectId, provider, amountCents, currency, email, context }: InitializePaymentCommand): Promise<PaymentView> {
     if (PROVIDER_CURRENCY[provider] !== currency) throw new DomainError('BAD_REQUEST', `${provider} takes ${PROVIDER_CURRENCY[provider]} payments`);
-    const reference = `pay_${uuidv7().replace(/-/g, '')}`;
+    const reference = `pay_${requestScopedId(context, 'payment').replace(/-/g, '')}`;
+    // A re-run after a crash (DECISIONS 5) finds the payment its first run initialized: the provider is not asked twice.
+    const earlier = await earlierWrite(this.ports.events, paymentStream(reference), paymentDecider, context);
+    if (earlier) return { state: earlier.state };
     const driver = paymentProvider(this.ports, provider, commandMode(context));
     const returnUrl = `${this.ports.config.publicUrl ?? 'https://localhost'}/v1/payments/verify?reference=${reference}`;
     const init = await atProvider(this.ports, () => driver.initializePayment({ reference, projectId, amountCents, currency, email, returnUrl }));
@@ -224,7 +231,7 @@ export class InitializePaymentHandler implements ICommandHandler<InitializePayme
 /** Asks the provider, then settles (or fails) the payment once; a settled payment answers as it is. */
 @CommandHandler(VerifyPaymentCommand)
 export class VerifyPaymentHandler implements ICommandHandler<VerifyPaymentCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack'>) {}
+  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, reference, context }: VerifyPaymentCommand): Promise<PaymentView> {
     const { state: known, position: last } = await aggregateStream(this.ports.events, paymentStream(reference), paymentDecider);
@@ -232,16 +239,16 @@ export class VerifyPaymentHandler implements ICommandHandler<VerifyPaymentComman
     if (!p || p.projectId !== projectId) throw new DomainError('NOT_FOUND', 'Payment not found');
     // Settled before (a webhook, another verify): the answer still shows the credit that follows. The
     // decider writes nothing after a settle, so its PaymentSettled is the stream's last event.
-    if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.ports, known.status === 'succeeded' ? last : null, projectId, p.currency) };
+    if (known.status !== 'pending') return { state: known, wallet: await afterCredit(this.ports, known.status === 'succeeded' ? last : null, projectId, p.currency, [reference]) };
     const outcome = await atProvider(this.ports, () => paymentProvider(this.ports, p.provider, commandMode(context), p.driver).verifyPayment({ reference, providerPaymentId: p.providerPaymentId }));
-    if (outcome.status === 'pending') return { state: known, wallet: await afterCredit(this.ports, null, projectId, p.currency) };
+    if (outcome.status === 'pending') return { state: known, wallet: await afterCredit(this.ports, null, projectId, p.currency, [reference]) };
     const now = this.ports.now();
     const command =
       outcome.status === 'succeeded'
         ? { type: 'SettlePayment' as const, via: 'verify' as const, providerEventId: null, paidAmountCents: outcome.amountCents, paidCurrency: outcome.currency, now }
         : { type: 'FailPayment' as const, via: 'verify' as const, reason: 'the provider reports the payment failed', now };
     const { state, position } = await handleCommand(this.ports.events, paymentStream(reference), paymentDecider, command, context);
-    return { state, wallet: await afterCredit(this.ports, state.status === 'succeeded' ? position : null, projectId, p.currency) };
+    return { state, wallet: await afterCredit(this.ports, state.status === 'succeeded' ? position : null, projectId, p.currency, [reference]) };
   }
 }
 
@@ -271,59 +278,4 @@ export class SetPromoCodeHandler implements ICommandHandler<SetPromoCodeCommand>
   }
 }
 
-// ---------------------------------------------------------------- lost answers (DECISIONS 5)
-
-/**
- * The checkout session a keyed write changed, as of the write, for an answer a crash lost: folded from
- * its stream up to the write; a completion's with the wallet as of its credits (which the answer waited
- * for), so a later movement is not in it. The provider's client secret was never stored, so it is not in it.
- */
-export class WrittenCheckout extends Query<CheckoutView | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenCheckout)
-export class WrittenCheckoutHandler implements IQueryHandler<WrittenCheckout> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenCheckout): Promise<CheckoutView | null> {
-    const checkoutId = idInStream(checkoutStream, write.streamId);
-    const own = checkoutId ? await requestEvent(this.ports, write) : null;
-    if (!checkoutId || !own) return null;
-    const { state } = await aggregateStream(this.ports.events, write.streamId, checkoutDecider, { upToPosition: write.position });
-    const checkout = state.checkout;
-    if (!checkout || checkout.projectId !== write.projectId) return null;
-    // A completion's answer (succeeded or failed) showed the wallet; a start's or a promo's did not.
-    if (own.type !== 'billing.CheckoutCompleted.v1' && own.type !== 'billing.CheckoutFailed.v1') return { checkoutId, state };
-    if (state.status === 'succeeded') await afterCredit(this.ports, write.position, write.projectId, checkout.currency);
-    return { checkoutId, state, wallet: await walletAfterCredits(this.ports, write.projectId, checkout.currency, [checkoutId, checkoutPromoReference(checkoutId)]) };
-  }
-}
-
-/** The payment a keyed initialize or verify wrote, as of the write (a settled one with the wallet once its credit is visible), for an answer a crash lost. */
-export class WrittenPayment extends Query<PaymentView | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenPayment)
-export class WrittenPaymentHandler implements IQueryHandler<WrittenPayment> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenPayment): Promise<PaymentView | null> {
-    const own = idInStream(paymentStream, write.streamId) ? await requestEvent(this.ports, write) : null;
-    if (!own) return null;
-    const { state } = await aggregateStream(this.ports.events, write.streamId, paymentDecider, { upToPosition: write.position });
-    const p = state.payment;
-    if (!p || p.projectId !== write.projectId) return null;
-    // The initialize answered the payment alone; a verify's write settled or failed it, and its answer showed the wallet.
-    if (own.type === 'billing.PaymentInitialized.v1') return { state };
-    if (state.status === 'succeeded') await afterCredit(this.ports, write.position, write.projectId, p.currency);
-    return { state, wallet: await walletAfterCredits(this.ports, write.projectId, p.currency, [p.reference]) };
-  }
-}
-
-export const PAYMENT_HANDLERS = [WrittenCheckoutHandler, WrittenPaymentHandler, StartCheckoutHandler, ApplyCheckoutPromoHandler, CompleteCheckoutHandler, InitializePaymentHandler, VerifyPaymentHandler, SetPromoCodeHandler];
+export const PAYMENT_HANDLERS = [StartCheckoutHandler, ApplyCheckoutPromoHandler, CompleteCheckoutHandler, InitializePaymentHandler, VerifyPaymentHandler, SetPromoCodeHandler];

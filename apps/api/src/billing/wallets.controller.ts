@@ -10,10 +10,9 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import { CREDITS_LIST, type CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
 import type { WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { BusController } from '../common/bus-controller';
-import { recoverBy } from '../common/recovery';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, WrittenConversion, WrittenWalletMovement, type ConversionView, type RateView, type WalletMovement } from './wallets.handlers';
+import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, type ConversionView, type RateView, type WalletMovement } from './wallets.handlers';
 import { inMemoryList, listOf } from '../../../../libs/http/src/list-query';
 
 const WALLETS = 'wallets';
@@ -105,7 +104,6 @@ const creditRoute = route({
   params: currencyParams,
   body: movementBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenWalletMovement(w), movementDocument),
   responses: { 200: resourceSchema(WALLETS, walletAttributes, { meta: movementMeta }) },
 });
 const debitRoute = route({
@@ -117,7 +115,6 @@ const debitRoute = route({
   params: currencyParams,
   body: movementBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenWalletMovement(w), movementDocument),
   responses: { 200: resourceSchema(WALLETS, walletAttributes, { meta: movementMeta }) },
 });
 const convertRoute = route({
@@ -130,7 +127,6 @@ const convertRoute = route({
   type: CONVERSIONS,
   body: z.object({ amountCents: cents, fromCurrency: currency, toCurrency: currency, reference: reference.optional() }).refine((b) => b.fromCurrency !== b.toCurrency, { message: 'must differ from fromCurrency', path: ['toCurrency'] }),
   idempotent: true,
-  recover: recoverBy((w) => new WrittenConversion(w), conversionDocument),
   responses: { 200: resourceSchema(CONVERSIONS, conversionAttributes) },
 });
 const getRateRoute = route({
@@ -161,7 +157,6 @@ const promoRoute = route({
   type: CREDITS,
   body: z.object({ amountCents: cents, currency, description: description.optional(), reference: reference.optional() }),
   idempotent: true,
-  recover: recoverBy((w) => new WrittenWalletMovement(w), (m) => promoDocument(m, m.description)),
   responses: { 201: resourceSchema(CREDITS, creditAttributes.extend({ applied: z.boolean(), balanceCents: z.number().int() })) },
 });
 const setRateRoute = route({

@@ -1,12 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
-import { BillingEventTypes, exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet, type WalletEvent } from '../../../../libs/domain/billing/events';
+import { BillingEventTypes, exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet, type WalletEvent, type WalletReferenceUsed } from '../../../../libs/domain/billing/events';
 import { exchangeRateDecider, rateInForce } from '../../../../libs/domain/billing/exchange-rate.decider';
 import { CURRENCIES, type Currency } from '../../../../libs/domain/billing/money';
 import { planConversion, type WalletCommand } from '../../../../libs/domain/billing/wallet.decider';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { billingCreditsProjection, type CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
@@ -14,7 +13,6 @@ import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../
 import { exchangeRatesProjection, rateId } from '../../../../projections/exchange-rates/exchange-rates.projection';
 import { WALLET_CONVERSION, writeWallet } from '../../../../sagas/wallet-conversion/wallet-conversion';
 import { PORTS } from '../tokens';
-import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** Where a movement comes from: every credit and debit carries its source and reference (DECISIONS 16). */
@@ -138,7 +136,7 @@ export async function moveWallet(ports: PortsOf<'events' | 'now' | 'readBack' | 
   const result = await writeWallet(ports.events, command, context);
   const credit = command.type === 'CreditWallet';
   const id = credit ? command.creditId : command.debitId;
-  const existing = (credit ? result.state.credited : result.state.debited).get(command.reference);
+  const existing = (result.repeatOf?.data as WalletReferenceUsed['data'] | undefined)?.movementId;
   const applied = result.position !== null;
   await ports.waitForProjections(result.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
   const wallet = await walletAt(ports, command.projectId, command.currency, result.position);
@@ -150,7 +148,7 @@ export class CreditWalletHandler implements ICommandHandler<CreditWalletCommand>
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, currency, amountCents, origin, context }: CreditWalletCommand): Promise<WalletMovement> {
-    const creditId = uuidv7();
+    const creditId = requestScopedId(context, 'credit');
     const command: WalletCommand = { type: 'CreditWallet', projectId, currency, amountCents, creditId, source: origin.source, reference: origin.reference || creditId, description: origin.description ?? null, conversion: null, now: this.ports.now() };
     return moveWallet(this.ports, command, context);
   }
@@ -161,7 +159,7 @@ export class DebitWalletHandler implements ICommandHandler<DebitWalletCommand> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, currency, amountCents, origin, context }: DebitWalletCommand): Promise<WalletMovement> {
-    const debitId = uuidv7();
+    const debitId = requestScopedId(context, 'debit');
     const command: WalletCommand = { type: 'DebitWallet', projectId, currency, amountCents, debitId, source: origin.source, reference: origin.reference || debitId, description: origin.description ?? null, conversion: null, now: this.ports.now() };
     return moveWallet(this.ports, command, context);
   }
@@ -192,17 +190,20 @@ export class ConvertCurrencyHandler implements ICommandHandler<ConvertCurrencyCo
 
   async execute({ projectId, fromCurrency, toCurrency, amountCents, reference, context }: ConvertCurrencyCommand): Promise<ConversionView> {
     const { rate } = await currentRate(this.ports, fromCurrency, toCurrency);
-    const conversionId = reference ?? uuidv7();
-    const conversion = planConversion(conversionId, fromCurrency, toCurrency, amountCents, rate);
-    const debitId = uuidv7();
-    const command: WalletCommand = { type: 'DebitWallet', projectId, currency: fromCurrency, amountCents, debitId, source: 'conversion', reference: conversionId, description: `Conversion to ${toCurrency} at ${rate}`, conversion, now: this.ports.now() };
+    const conversionId = reference ?? requestScopedId(context, 'conversion');
+    const planned = planConversion(conversionId, fromCurrency, toCurrency, amountCents, rate);
+    const debitId = requestScopedId(context, 'debit');
+    const command: WalletCommand = { type: 'DebitWallet', projectId, currency: fromCurrency, amountCents, debitId, source: 'conversion', reference: conversionId, description: `Conversion to ${toCurrency} at ${rate}`, conversion: planned, now: this.ports.now() };
     const result = await writeWallet(this.ports.events, command, context);
     if (result.position !== null) {
       const done = await this.ports.consistency.waitForSaga(WALLET_CONVERSION, result.position, walletStream(projectId, toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
       if (!done) this.ports.logger.warn({ conversionId, position: result.position }, 'conversion credit not visible within the consistency wait');
     }
     await this.ports.waitForProjections(result.position, [billingWalletsProjection.name]);
-    const [from, to] = await Promise.all([walletAt(this.ports, projectId, fromCurrency, result.position), walletAt(this.ports, projectId, toCurrency, null)]);
+    // The conversion as its debit recorded it (a re-run after a crash, DECISIONS 5, at the rate of its first run), the
+    // other wallet as of the credit it caused: a later movement is in neither.
+    const conversion = (result.events[0]?.data as { conversion?: ConversionRecord | null } | undefined)?.conversion ?? planned;
+    const [from, to] = await Promise.all([walletAt(this.ports, projectId, fromCurrency, result.position), walletAfterCredits(this.ports, projectId, toCurrency, [conversionId])]);
     return { conversion, applied: result.position !== null, from, to };
   }
 }
@@ -255,9 +256,9 @@ export class ListCreditsHandler implements IQueryHandler<ListCredits> {
 }
 
 /**
- * A wallet as a recovered answer shows it (DECISIONS 5): as of the last of the credits with these
- * references (a process manager's credits following the write), so a later movement is not in it, as it
- * was not in the lost answer; the wallet now when none is there.
+ * A wallet as a write's answer shows it: as of the last of the credits with these references (a process
+ * manager's credits following the write), so a later movement is not in it (also when a re-run after a
+ * crash answers, DECISIONS 5); the wallet now when none is there.
  */
 export async function walletAfterCredits(ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>, projectId: string, currency: Currency, references: string[]): Promise<WalletDoc> {
   const credits = (await ports.events.readStream(walletStream(projectId, currency))).filter(
@@ -268,64 +269,4 @@ export async function walletAfterCredits(ports: PortsOf<'events' | 'now' | 'read
   return walletAt(ports, projectId, currency, last?.position ?? null);
 }
 
-/** The wallet movement a keyed write appended (its request's own credit or debit, on the project's wallet), or null. */
-async function writtenMovement(ports: PortsOf<'events'>, write: RecoveredWrite): Promise<{ event: WalletEvent['data']; credit: boolean; position: number } | null> {
-  const recorded = await requestEvent(ports, write);
-  if (!recorded || (recorded.type !== BillingEventTypes.WalletCredited && recorded.type !== BillingEventTypes.WalletDebited)) return null;
-  const event = recorded.data as WalletEvent['data'];
-  if (event.projectId !== write.projectId || write.streamId !== walletStream(event.projectId, event.currency)) return null;
-  return { event, credit: recorded.type === BillingEventTypes.WalletCredited, position: recorded.position };
-}
-
-/**
- * The credit or debit a keyed wallet write made, for an answer a crash lost (DECISIONS 5): the
- * movement from the request's own event, the wallet as of the write (as the answer read it).
- */
-export class WrittenWalletMovement extends Query<(WalletMovement & { description: string | null }) | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenWalletMovement)
-export class WrittenWalletMovementHandler implements IQueryHandler<WrittenWalletMovement> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenWalletMovement): Promise<(WalletMovement & { description: string | null }) | null> {
-    const found = await writtenMovement(this.ports, write);
-    if (!found) return null;
-    const { event, credit } = found;
-    await this.ports.waitForProjections(write.position, [billingWalletsProjection.name, billingCreditsProjection.name]);
-    const wallet = await walletAt(this.ports, event.projectId, event.currency, write.position);
-    const id = credit ? (event as WalletEvent['data'] & { creditId: string }).creditId : (event as WalletEvent['data'] & { debitId: string }).debitId;
-    return { wallet, movement: { kind: credit ? 'credit' : 'debit', id, amountCents: event.amountCents, source: event.source, reference: event.reference, applied: true, position: write.position }, description: event.description };
-  }
-}
-
-/**
- * The conversion a keyed convert made, for an answer a crash lost: the source wallet as of its debit,
- * the other wallet as of the conversion's credit (which the answer waited for).
- */
-export class WrittenConversion extends Query<ConversionView | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenConversion)
-export class WrittenConversionHandler implements IQueryHandler<WrittenConversion> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenConversion): Promise<ConversionView | null> {
-    const found = await writtenMovement(this.ports, write);
-    const conversion = found && !found.credit ? found.event.conversion : null;
-    if (!found || !conversion) return null;
-    const { projectId } = found.event;
-    await this.ports.consistency.waitForSaga(WALLET_CONVERSION, write.position, walletStream(projectId, conversion.toCurrency), [billingWalletsProjection.name, billingCreditsProjection.name]);
-    await this.ports.waitForProjections(write.position, [billingWalletsProjection.name]);
-    const [from, to] = await Promise.all([walletAt(this.ports, projectId, conversion.fromCurrency, write.position), walletAfterCredits(this.ports, projectId, conversion.toCurrency, [conversion.conversionId])]);
-    return { conversion, applied: true, from, to };
-  }
-}
-
-export const WALLET_HANDLERS = [WrittenWalletMovementHandler, WrittenConversionHandler, CreditWalletHandler, DebitWalletHandler, ConvertCurrencyHandler, SetExchangeRateHandler, GetWalletsHandler, GetExchangeRateHandler, ListCreditsHandler];
+export const WALLET_HANDLERS = [CreditWalletHandler, DebitWalletHandler, ConvertCurrencyHandler, SetExchangeRateHandler, GetWalletsHandler, GetExchangeRateHandler, ListCreditsHandler];

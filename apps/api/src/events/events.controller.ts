@@ -6,8 +6,8 @@ import { asyncApiDocument } from './asyncapi';
 import { EventStreams, type StreamSelection, type StreamSubscription } from './event-streams';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { Principal } from '../../../../libs/http/src/auth';
-import { collectionSchema } from '../../../../libs/http/src/envelope';
+import { isProjectPrincipal, type Principal } from '../../../../libs/http/src/auth';
+import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { listOf } from '../../../../libs/http/src/list-query';
 import { EVENT_LISTS } from '../../../../projections/event-index/event-index.projection';
@@ -15,7 +15,9 @@ import { BusController } from '../common/bus-controller';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { cloudEventAttributes, eventResource } from './event-view';
 import { ListEvents } from './events.handlers';
-import { isoInstant, subjectFilter, typeFilter, typeFilterOf } from './event-filters';
+import { EventTickets, TICKET_TTL_MS } from './event-tickets';
+import { socketRoute } from './event-socket';
+import { isoInstant, position, subjectFilter, typeFilter, typeFilterOf, typeList } from './event-filters';
 
 export const eventFilters = z.object({
   type: typeFilter.optional(),
@@ -38,13 +40,6 @@ const listRoute = route({
   responses: { 200: collectionSchema('events', cloudEventAttributes) },
 });
 
-const position = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const typeList = z
-  .string()
-  .max(1000)
-  .transform((v) => v.split(',').map((t) => t.trim()).filter(Boolean))
-  .pipe(z.array(typeFilter).min(1).max(20))
-  .describe('Comma-separated event types or prefixes (`compute,billing.Invoice`)');
 const streamQuery = z.object({
   after: position.optional().describe('Resume right after this position (what `Last-Event-ID` says; for browsers, whose EventSource sends no header on its first connect)'),
   from: position.optional().describe('The same as `after`'),
@@ -68,6 +63,28 @@ const streamRoute = route({
   responses: { 200: z.string().describe('`id: <position>` and `data: <CloudEvent JSON>` frames, `: heartbeat` comments, id-only frames') },
 });
 
+const ticketRoute = route({
+  method: 'POST',
+  path: '/v1/events/tickets',
+  summary: 'Get a one-time ticket for the WebSocket stream (browsers cannot send credentials on a WebSocket)',
+  description:
+    `Connect to \`${socketRoute.path}?ticket=<ticket>\` within ${TICKET_TTL_MS / 1000} s. A ticket works once, reads the events of this key's project and mode only ` +
+    '(`events:read`, whatever the role of the key that asked for it), and is never stored or logged; being a credential, it is not replayed by `Idempotency-Key` either.',
+  tag: 'Events',
+  auth: 'project',
+  permission: 'events:read',
+  responses: {
+    201: resourceSchema(
+      'event-tickets',
+      z.object({
+        ticket: z.string().describe('Pass as `?ticket=` to the WebSocket stream'),
+        expiresAt: z.string().describe('ISO 8601 UTC; the ticket is refused from then on'),
+        url: z.string().describe('The WebSocket path with the ticket'),
+      }),
+    ),
+  },
+});
+
 const asyncApiRoute = route({
   method: 'GET',
   path: '/v1/asyncapi.json',
@@ -87,6 +104,7 @@ export class EventsController extends BusController {
     @Inject(CommandBus) commands: CommandBus,
     @Inject(QueryBus) queries: QueryBus,
     @Inject(EventStreams) private readonly streams: EventStreams,
+    @Inject(EventTickets) private readonly tickets: EventTickets,
   ) {
     super(commands, queries);
   }
@@ -137,6 +155,13 @@ export class EventsController extends BusController {
       end: () => res.end(),
     });
     if (closed) subscription.close();
+  }
+
+  @ApiRoute(ticketRoute)
+  ticket(@CurrentPrincipal() p: Principal) {
+    if (!isProjectPrincipal(p)) throw new AppError('FORBIDDEN', 'This route requires a project credential');
+    const t = this.tickets.issue(p);
+    return resource('event-tickets', t.nonce, { ticket: t.ticket, expiresAt: t.expiresAt, url: `${socketRoute.path}?ticket=${t.ticket}` });
   }
 
   @ApiRoute(listRoute)

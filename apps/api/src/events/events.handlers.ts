@@ -7,6 +7,8 @@ import { EVENT_INDEX, type EventIndexDoc } from '../../../../projections/event-i
 import { PORTS } from '../tokens';
 import { typeFilterOf } from './event-filters';
 import { EventStreams } from './event-streams';
+import { EventTickets } from './event-tickets';
+import { EventSocket } from './event-socket';
 
 export interface EventFilters {
   /** An event type, or a prefix of one (`compute`, `compute.Instance`). */
@@ -54,4 +56,4 @@ export class ListEventsHandler implements IQueryHandler<ListEvents> {
   }
 }
 
-export const EVENT_HANDLERS = [ListEventsHandler, EventStreams];
+export const EVENT_HANDLERS = [ListEventsHandler, EventStreams, EventTickets, EventSocket];

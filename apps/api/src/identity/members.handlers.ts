@@ -1,20 +1,18 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { invitationToken, invitationTokenHash, parseInvitationToken } from '../../../../libs/domain/identity/invitation-token';
 import { membershipDecider, membershipStream, ResendTooSoon, type MemberScope, type MembershipCommand } from '../../../../libs/domain/identity/membership';
 import { WORKSPACE_ROLE_AS_PROJECT_ROLE, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest, forbidden, notFound, resendTooSoon } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
 import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
 import { IDENTITY, PORTS } from '../tokens';
-import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { KeyHasher } from './api-key-secrets';
-import { membershipStreamsOf, registryOf } from './workspaces';
+import { registryOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
 import type { PortsOf, Ports } from '../../../../libs/runtime/src/ports';
 
@@ -123,7 +121,7 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
 
   async execute({ projectId: caller, change, actor, context }: ChangeMembership): Promise<MemberDoc | null> {
     const p = this.ports;
-    const memberId = 'memberId' in change ? change.memberId : uuidv7();
+    const memberId = 'memberId' in change ? change.memberId : requestScopedId(context, 'member');
     // The registry written: the caller's project's, or for workspace members its workspace's.
     const projectId = await registryOf(p, caller, 'scope' in change ? change.scope : 'project');
     let command: MembershipCommand;
@@ -220,25 +218,4 @@ export class GetMemberHandler implements IQueryHandler<GetMember> {
   }
 }
 
-/**
- * The member (or invitation) a keyed add or invite wrote, for an answer a crash lost (DECISIONS 5):
- * in the caller's project's registry, or (a workspace member) in its workspace's.
- */
-export class WrittenMember extends Query<MemberDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenMember)
-export class WrittenMemberHandler implements IQueryHandler<WrittenMember> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections' | 'readBack'>) {}
-
-  async execute({ write }: WrittenMember): Promise<MemberDoc | null> {
-    if (!(await membershipStreamsOf(this.ports, write.projectId)).includes(write.streamId)) return null;
-    const memberId = (await requestEvent(this.ports, write))?.data.memberId;
-    return typeof memberId === 'string' ? this.ports.readBack(membersProjection, write.streamId, memberId, write.position) : null;
-  }
-}
-
-export const MEMBER_HANDLERS = [ChangeMembershipHandler, AcceptInvitationHandler, ListMembersHandler, GetMemberHandler, WrittenMemberHandler];
+export const MEMBER_HANDLERS = [ChangeMembershipHandler, AcceptInvitationHandler, ListMembersHandler, GetMemberHandler];

@@ -10,8 +10,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type ApiRouteOptions, type P
 import { INVITES_LIST, MEMBERS_LIST, type MemberDoc } from '../../../../projections/members/members.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
-import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, WrittenMember, type MembershipChange } from './members.handlers';
-import { recoverInProject } from '../common/recovery';
+import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, type MembershipChange } from './members.handlers';
 import { commandContext, granteeOf } from './request-context';
 import { listOf } from '../../../../libs/http/src/list-query';
 
@@ -121,7 +120,7 @@ function memberViewController(view: MemberView): Type<unknown> {
   const roleRule = 'Never above the caller’s own role (403); the only owner cannot be demoted (409 INVALID_STATE).';
   declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: listOf(TYPE, MEMBERS_LIST), responses: { 200: collectionSchema(TYPE, memberAttributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, params, summary: `Get one of ${view.summary}`, permission: read, responses: { 200: one } }, ['principal', 'parsed']);
-  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, recover: recoverInProject((w) => new WrittenMember(w), memberDocument), body: z.object({ email, role: roleField().default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
+  declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, body: z.object({ email, role: roleField().default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
   declare('update', { ...common, method: 'PATCH', path: item, params, summary: `Change the role of one of ${view.summary}`, description: roleRule, permission: write, type: TYPE, body: z.object({ role: roleField() }), responses: { 200: one } }, ['req', 'principal', 'parsed']);
   declare('delete', { ...common, method: 'DELETE', path: item, params, summary: `Remove one of ${view.summary}`, description: 'The only owner cannot be removed (409 INVALID_STATE); an admin cannot remove an owner (403).', permission: write, responses: { 204: null } }, ['req', 'principal', 'parsed']);
   return MemberViewController;
@@ -148,14 +147,6 @@ const listInvites = route({
   list: listOf(INVITES, INVITES_LIST),
   responses: { 200: collectionSchema(INVITES, invitationAttributes) },
 });
-/** An invite's or a resend's answer a crash lost (DECISIONS 5): the invitation its request's own event names, as of the write. */
-const recoverInvitation = recoverInProject(
-  (w) => new WrittenMember(w),
-  (d) => {
-    const r = invitationResource(Number.NEGATIVE_INFINITY)(d);
-    return resource(r.type, r.id, r.attributes);
-  },
-);
 const createInvite = route({
   ...inviteCommon,
   method: 'POST',
@@ -165,7 +156,6 @@ const createInvite = route({
   permission: 'invitations:write',
   type: INVITES,
   idempotent: true,
-  recover: recoverInvitation,
   body: z.object({ email, role: roleOf(WORKSPACE_MEMBER_ROLES).default('member') }),
   responses: { 201: resourceSchema(INVITES, invitationAttributes) },
 });
@@ -177,7 +167,6 @@ const resendInvite = route({
   summary: 'Send the invitation email again (at most once a minute: 429 RESEND_TOO_SOON); the link is good for 7 more days',
   permission: 'invitations:write',
   idempotent: true,
-  recover: recoverInvitation,
   responses: { 200: resourceSchema(INVITES, invitationAttributes) },
   errorNotes: { 429: 'RESEND_TOO_SOON: the invitation was sent less than a minute ago (DECISIONS 15); `Retry-After` (and `meta.retryAfter`) gives the seconds to wait' },
 });

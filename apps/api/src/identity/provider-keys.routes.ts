@@ -1,10 +1,9 @@
 import { Controller, Inject, Req } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
 import type { FastifyRequest } from 'fastify';
-import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { providerKeyDecider, providerKeyStream, type ProviderKeyCommand } from '../../../../libs/domain/identity/provider-keys';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
@@ -19,10 +18,13 @@ import { findProjectProvider } from '../providers/find-provider';
 import { PORTS } from '../tokens';
 import { randomBase62 } from './api-key-secrets';
 import { commandContext } from './request-context';
-import { recoverDocument } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
-/** A key and, on create and rotate only, its secret (from the vault's point of view: never stored elsewhere). */
+/**
+ * A key and, on create and rotate only, its secret (from the vault's point of view: never stored
+ * elsewhere); none for a request run again after a crash lost its answer (DECISIONS 5), whose first
+ * run made the secret that is kept.
+ */
 export interface ProviderKeyAnswer {
   doc: ProviderKeyDoc;
   secret?: string;
@@ -48,11 +50,19 @@ export class ListProviderKeys extends Query<{ items: ProviderKeyDoc[]; total: nu
 const newSecret = () => `pk_${randomBase62(40)}`;
 const PREFIX_LENGTH = 12;
 
-async function decideKey(ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>, keyId: string, command: ProviderKeyCommand, context: CommandContext, newStream = false): Promise<ProviderKeyAnswer['doc'] | null> {
-  const { position, events } = await handleCommand(ports.events, providerKeyStream(keyId), providerKeyDecider, command, context, { newStream });
+/** The key as of the write (null once deleted), and whether a re-run found its first run's write (`replayed`). */
+async function decideKey(ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>, keyId: string, command: ProviderKeyCommand, context: CommandContext, newStream = false): Promise<{ doc: ProviderKeyDoc | null; replayed: boolean }> {
+  const { position, events, replayed } = await handleCommand(ports.events, providerKeyStream(keyId), providerKeyDecider, command, context, { newStream });
   await ports.waitForProjections(position, [providerKeysProjection.name]);
-  if (events[0]?.type === 'identity.ProviderKeyDeleted.v1') return null;
-  return ports.readBack(providerKeysProjection, providerKeyStream(keyId), keyId, position);
+  if (events[0]?.type === 'identity.ProviderKeyDeleted.v1') return { doc: null, replayed: !!replayed };
+  return { doc: await ports.readBack(providerKeysProjection, providerKeyStream(keyId), keyId, position), replayed: !!replayed };
+}
+
+/** A secret made for a write its re-run found already done (DECISIONS 5): shredded, and not shown. */
+async function keptSecret(ports: PortsOf<'vault'>, written: { doc: ProviderKeyDoc | null; replayed: boolean }, secret: string, secretRef: string): Promise<ProviderKeyAnswer> {
+  if (!written.replayed) return { doc: written.doc!, secret };
+  await ports.vault.delete(secretRef).catch(() => undefined);
+  return { doc: written.doc! };
 }
 
 @CommandHandler(CreateProviderKey)
@@ -61,17 +71,19 @@ export class CreateProviderKeyHandler implements ICommandHandler<CreateProviderK
 
   async execute({ projectId, input, context }: CreateProviderKey): Promise<ProviderKeyAnswer> {
     if (!(await findProjectProvider(this.ports, projectId, input.providerId))) throw notFound('Provider not found');
-    const keyId = uuidv7();
+    const keyId = requestScopedId(context, 'provider-key');
     const secret = newSecret();
     // The vault first: the event carries only its reference (DECISIONS 11 and 15).
     const secretRef = await this.ports.vault.put(projectId, { secret });
+    let written: Awaited<ReturnType<typeof decideKey>>;
     try {
       const command = { type: 'CreateProviderKey' as const, keyId, projectId, ...input, prefix: secret.slice(0, PREFIX_LENGTH), secretRef, now: this.ports.now() };
-      return { doc: (await decideKey(this.ports, keyId, command, context, true))!, secret };
+      written = await decideKey(this.ports, keyId, command, context, true);
     } catch (err) {
       await this.ports.vault.delete(secretRef).catch(() => undefined);
       throw err;
     }
+    return keptSecret(this.ports, written, secret, secretRef);
   }
 }
 
@@ -90,16 +102,16 @@ export class ChangeProviderKeyHandler implements ICommandHandler<ChangeProviderK
     }
     const secret = newSecret();
     const secretRef = await vault.put(projectId, { secret });
-    let doc: ProviderKeyDoc | null;
+    let written: Awaited<ReturnType<typeof decideKey>>;
     try {
-      doc = await decideKey(this.ports, keyId, { type: 'RotateProviderKey', keyId, projectId, prefix: secret.slice(0, PREFIX_LENGTH), secretRef, now }, context);
+      written = await decideKey(this.ports, keyId, { type: 'RotateProviderKey', keyId, projectId, prefix: secret.slice(0, PREFIX_LENGTH), secretRef, now }, context);
     } catch (err) {
       await vault.delete(secretRef).catch(() => undefined);
       throw err;
     }
-    // The old secret stops working: shredded from the vault.
-    await vault.delete(previous.secretRef).catch(() => undefined);
-    return { doc: doc!, secret };
+    // The old secret stops working: shredded from the vault (a re-run's "previous" is its first run's, kept).
+    if (!written.replayed) await vault.delete(previous.secretRef).catch(() => undefined);
+    return keptSecret(this.ports, written, secret, secretRef);
   }
 }
 
@@ -131,12 +143,14 @@ const keyParams = z.object({ keyId: pathId });
 const common = { tag: 'Identity', auth: 'project' } as const;
 
 const listRoute = route({ ...common, method: 'GET', path: '/v1/iam/api-keys', summary: 'List the provider API keys (never their secrets)', permission: 'provider-keys:read', list: listOf(TYPE, PROVIDER_KEYS_LIST), query: z.object({ providerId: z.string().min(1).max(1024).optional() }), responses: { 200: collectionSchema(TYPE, attributes) } });
-const createRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys', summary: 'Create a provider API key; its secret is in this response only', permission: 'provider-keys:write', type: TYPE, idempotent: true, recover: recoverDocument(providerKeysProjection, providerKeyStream, (d) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried it was lost in an outage. Rotate the key for a new one.' } })), body: z.object({ name: z.string().trim().min(1).max(64), providerId: z.string().min(1).max(1024) }), responses: { 201: resourceSchema(TYPE, withSecret) } });
-const rotateRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys/{keyId}/rotate', summary: 'Replace the secret (the old one stops working); the new one is in this response only', permission: 'provider-keys:write', params: keyParams, idempotent: true, recover: recoverDocument(providerKeysProjection, providerKeyStream, (d) => resource(TYPE, d.id, keyResource(d).attributes, { meta: { secret: 'Not shown: the answer that carried the new secret was lost in an outage. Rotate the key again for another one.' } })), responses: { 200: resourceSchema(TYPE, withSecret) } });
+const createRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys', summary: 'Create a provider API key; its secret is in this response only', permission: 'provider-keys:write', type: TYPE, idempotent: true, body: z.object({ name: z.string().trim().min(1).max(64), providerId: z.string().min(1).max(1024) }), responses: { 201: resourceSchema(TYPE, withSecret) } });
+const rotateRoute = route({ ...common, method: 'POST', path: '/v1/iam/api-keys/{keyId}/rotate', summary: 'Replace the secret (the old one stops working); the new one is in this response only', permission: 'provider-keys:write', params: keyParams, idempotent: true, responses: { 200: resourceSchema(TYPE, withSecret) } });
 const deleteRoute = route({ ...common, method: 'DELETE', path: '/v1/iam/api-keys/{keyId}', summary: 'Revoke and delete a provider API key (204, then 404)', permission: 'provider-keys:write', params: keyParams, responses: { 204: null } });
 
 const keyResource = (d: ProviderKeyDoc) => ({ id: d.id, type: TYPE, attributes: { name: d.name, providerId: d.providerId, prefix: d.prefix, createdAt: d.createdAt, rotatedAt: d.rotatedAt, lastUsedAt: d.lastUsedAt } });
-const withSecretDocument = ({ doc, secret }: ProviderKeyAnswer) => resource(TYPE, doc.id, { ...keyResource(doc).attributes, secret: secret! });
+/** A create's or rotation's answer: the secret once; a re-run after a crash (no secret) says why it is not shown. */
+const withSecretDocument = ({ doc, secret }: ProviderKeyAnswer, lost: string) =>
+  secret === undefined ? resource(TYPE, doc.id, keyResource(doc).attributes, { meta: { secret: lost } }) : resource(TYPE, doc.id, { ...keyResource(doc).attributes, secret });
 
 @Controller()
 export class ProviderKeysController extends BusController {
@@ -148,12 +162,12 @@ export class ProviderKeysController extends BusController {
 
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
-    return withSecretDocument(await this.commands.execute(new CreateProviderKey(dataScopeOf(principal), body, commandContext(req, principal))));
+    return withSecretDocument(await this.commands.execute(new CreateProviderKey(dataScopeOf(principal), body, commandContext(req, principal))), 'Not shown: the answer that carried it was lost in an outage. Rotate the key for a new one.');
   }
 
   @ApiRoute(rotateRoute)
   async rotate(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof rotateRoute>['params']) {
-    return withSecretDocument((await this.commands.execute(new ChangeProviderKey(dataScopeOf(principal), params.keyId, 'rotate', commandContext(req, principal))))!);
+    return withSecretDocument((await this.commands.execute(new ChangeProviderKey(dataScopeOf(principal), params.keyId, 'rotate', commandContext(req, principal))))!, 'Not shown: the answer that carried the new secret was lost in an outage. Rotate the key again for another one.');
   }
 
   @ApiRoute(deleteRoute)

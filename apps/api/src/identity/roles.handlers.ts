@@ -1,10 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { customRoleOf, customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../../../libs/domain/identity/custom-roles';
 import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee } from '../../../../libs/domain/identity/roles';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { forbidden, invalidState, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
@@ -12,7 +11,6 @@ import { permissionCatalogue } from '../../../../libs/http/src/route';
 import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
 import { releasedHolds, unrecordedHolders } from './role-holds';
 import { PORTS } from '../tokens';
-import { requestEvent, type RecoveredWrite } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** A role as the routes show it: a built-in (immutable, its permissions expanded over the catalogue) or a custom one. */
@@ -95,7 +93,7 @@ export class CreateRoleHandler implements ICommandHandler<CreateRole> {
 
   async execute({ projectId, fields, actor, context }: CreateRole): Promise<RoleView> {
     mustHold(actor, fields.permissions);
-    const roleId = uuidv7();
+    const roleId = requestScopedId(context, 'role');
     const position = await decideRole(this.ports, projectId, { type: 'CreateRole', roleId, projectId, ...fields, now: this.ports.now() }, context);
     return roleView(this.ports, projectId, roleId, position);
   }
@@ -160,22 +158,4 @@ export class GetRoleHandler implements IQueryHandler<GetRole> {
   }
 }
 
-/** The custom role a keyed create wrote, for an answer a crash lost (DECISIONS 5). */
-export class WrittenRole extends Query<RoleView | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenRole)
-export class WrittenRoleHandler implements IQueryHandler<WrittenRole> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections' | 'readBack'>) {}
-
-  async execute({ write }: WrittenRole): Promise<RoleView | null> {
-    if (write.streamId !== customRolesStream(write.projectId)) return null;
-    const roleId = (await requestEvent(this.ports, write))?.data.roleId;
-    return typeof roleId === 'string' ? roleView(this.ports, write.projectId, roleId, write.position).catch(() => null) : null;
-  }
-}
-
-export const ROLE_HANDLERS = [WrittenRoleHandler, CreateRoleHandler, UpdateRoleHandler, DeleteRoleHandler, ListRolesHandler, GetRoleHandler];
+export const ROLE_HANDLERS = [CreateRoleHandler, UpdateRoleHandler, DeleteRoleHandler, ListRolesHandler, GetRoleHandler];

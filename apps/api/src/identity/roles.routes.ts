@@ -9,8 +9,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, permissionCatalogue, route, type Ro
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext, granteeOf } from './request-context';
-import { CreateRole, DeleteRole, GetRole, ListRoles, UpdateRole, WrittenRole, type RoleView } from './roles.handlers';
-import { recoverInProject } from '../common/recovery';
+import { CreateRole, DeleteRole, GetRole, ListRoles, UpdateRole, type RoleView } from './roles.handlers';
 import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 const TYPE = 'roles';
@@ -53,7 +52,6 @@ const createRoute = route({
   permission: 'roles:write',
   type: TYPE,
   idempotent: true,
-  recover: recoverInProject((w) => new WrittenRole(w), (r: RoleView) => roleDocument(r)),
   body: z.object({ name, description: description.optional(), permissions }),
   responses: { 201: one },
 });

@@ -1,6 +1,6 @@
 import { projectStream } from '../../../../libs/domain/identity/events';
 import { projectDecider } from '../../../../libs/domain/identity/project.decider';
-import { membershipStream, type MemberScope } from '../../../../libs/domain/identity/membership';
+import type { MemberScope } from '../../../../libs/domain/identity/membership';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import { projectsProjection, workspaceOfProject } from '../../../../projections/projects/projects.projection';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
@@ -41,7 +41,3 @@ export async function registryOf(ports: PortsOf<'events' | 'projections'>, proje
   return scope === 'workspace' ? ((await workspaceOf(ports, projectId)) ?? projectId) : projectId;
 }
 
-/** The membership streams a project's writes may land in: its own registry's and its workspace's. */
-export async function membershipStreamsOf(ports: PortsOf<'events' | 'projections'>, projectId: string): Promise<string[]> {
-  return [...new Set([membershipStream(projectId), membershipStream(await registryOf(ports, projectId, 'workspace'))])];
-}

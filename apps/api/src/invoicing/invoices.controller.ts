@@ -11,8 +11,7 @@ import { INVOICES_LIST, type InvoiceDoc } from '../../../../projections/invoices
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { recoverBy } from '../common/recovery';
-import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice, WrittenInvoice } from './invoices.handlers';
+import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice } from './invoices.handlers';
 import { listOf } from '../../../../libs/http/src/list-query';
 
 // ---------------------------------------------------------------- records (spec 2.9: flat)
@@ -88,9 +87,6 @@ const createBody = z
 const idParams = z.object({ id: pathId });
 const listQuery = z.object({ status: z.enum(INVOICE_STATUSES).optional(), currency: z.enum(CURRENCIES).optional() });
 const common = { tag: 'Billing', auth: 'project' as const };
-/** A keyed create or pay that committed unanswered (a crash) is answered with the invoice it wrote. */
-const recoverInvoice = recoverBy((w) => new WrittenInvoice(w), (doc) => ({ data: invoiceItem(doc) }));
-
 const listSpec = listOf('invoices', INVOICES_LIST);
 const listRoute = route({ ...common, method: 'GET', path: '/v1/invoices', summary: "List the project's invoices", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });
 const iamListRoute = route({ ...common, method: 'GET', path: '/v1/iam/invoices', summary: "The project's invoices (the same list as GET /v1/invoices)", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });
@@ -103,7 +99,6 @@ const createRoute = route({
   type: 'invoices',
   body: createBody,
   idempotent: true,
-  recover: recoverInvoice,
   responses: { 201: one(invoiceRecord) },
 });
 const getRoute = route({ ...common, method: 'GET', path: '/v1/invoices/{id}', summary: 'Get an invoice', permission: 'invoices:read', params: idParams, responses: { 200: one(invoiceRecord) } });
@@ -117,7 +112,6 @@ const payRoute = route({
   type: 'invoices',
   params: idParams,
   idempotent: true,
-  recover: recoverInvoice,
   responses: { 200: one(invoiceRecord) },
 });
 const pdfRoute = route({

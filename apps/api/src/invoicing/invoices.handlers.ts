@@ -1,9 +1,8 @@
 import { isBilledScope, modeOfScope, projectOfScope } from '../../../../libs/domain/shared/scope';
 import { Inject } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceStatus } from '../../../../libs/domain/invoicing/events';
-import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
@@ -13,6 +12,8 @@ import { invoicesProjection, type InvoiceDoc } from '../../../../projections/inv
 import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
 import { issueInvoice } from '../../../../sagas/usage-invoicing/issue-invoice';
 import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
+import { gatewayUsageOf, type GatewayModelUsage } from '../../../../sagas/usage-invoicing/gateway-usage';
+import { gatewaySpendProjection } from '../../../../projections/gateway-usage/gateway-usage.projection';
 import { walletStream } from '../../../../libs/domain/billing/events';
 import { existingInvoice, invoiceDecider, refuseUnpayable, type IssueInvoice } from '../../../../libs/domain/invoicing/invoice.decider';
 import { DomainError } from '../../../../libs/domain/shared/domain-error';
@@ -20,7 +21,6 @@ import { billingCreditsProjection } from '../../../../projections/billing-credit
 import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
 import { recordInvoicePayment } from '../../../../sagas/usage-invoicing/invoice-payments';
 import { DebitWalletCommand } from '../billing/wallets.handlers';
-import { idInStream, type RecoveredWrite } from '../common/recovery';
 import { ownDoc, written } from '../jobs/job-writes';
 import { PORTS } from '../tokens';
 import { renderInvoicePdf, type InvoiceRecipient } from './invoice-pdf';
@@ -85,7 +85,7 @@ export class GetUsage extends Query<ListResult<object>> {
     readonly projectId: string,
     readonly window: { start: number | null; end: number | null },
     readonly list: ListQuery<unknown>,
-    readonly toItem: (u: ResourceUsage) => { id: string; type: string; attributes: object },
+    readonly toItem: (u: ResourceUsage | GatewayModelUsage) => { id: string; type: string; attributes: object },
   ) {
     super();
   }
@@ -114,7 +114,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoice> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: CreateInvoice): Promise<InvoiceDoc> {
-    const invoiceId = uuidv7();
+    const invoiceId = requestScopedId(context, 'invoice');
     const { position } = await issueInvoice(this.ports.events, { invoiceId, projectId, ...input, source: { kind: 'request' }, now: this.ports.now() }, context);
     await this.ports.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
     return written(this.ports, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
@@ -143,7 +143,8 @@ export class PayInvoiceHandler implements ICommandHandler<PayInvoice> {
 
   async execute({ projectId, invoiceId, context }: PayInvoice): Promise<InvoiceDoc> {
     const invoice = existingInvoice((await invoiceState(this.ports, invoiceId)).state, projectId);
-    refuseUnpayable(invoice);
+    // A re-run after a crash (DECISIONS 5) finds the invoice its first run paid: its debit is found, not made again.
+    if (context.metadata.recovering !== true) refuseUnpayable(invoice);
     const origin = { source: 'invoice' as const, reference: invoiceId, description: `Invoice ${invoice.invoiceNumber}` };
     const { movement } = await this.commands.execute(new DebitWalletCommand(projectId, invoice.currency, invoice.totalCents, origin, context));
     if (!movement.applied) throw new DomainError('INVALID_STATE', `Invoice ${invoice.invoiceNumber} is already paid (debit ${movement.id})`);
@@ -152,34 +153,6 @@ export class PayInvoiceHandler implements ICommandHandler<PayInvoice> {
     const { position } = await invoiceState(this.ports, invoiceId);
     await this.ports.waitForProjections(position, [invoicesProjection.name, billingAccountsProjection.name]);
     return written(this.ports, invoicesProjection, invoiceStream(invoiceId), invoiceId, projectId, position, 'Invoice');
-  }
-}
-
-/** The invoice a keyed create or pay wrote (DECISIONS 5 recovery): a create's stream is the invoice's; a pay's is the wallet's, whose debit there names the invoice. */
-export class WrittenInvoice extends Query<InvoiceDoc | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenInvoice)
-export class WrittenInvoiceHandler implements IQueryHandler<WrittenInvoice> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack'>) {}
-
-  async execute({ write }: WrittenInvoice): Promise<InvoiceDoc | null> {
-    // A create: the invoice as of its write (pending, however it went on).
-    let invoiceId = idInStream(invoiceStream, write.streamId);
-    let position: number | null = write.position;
-    if (!invoiceId) {
-      // A pay: its debit names the invoice, answered as it stands now (paid by the pay or by the process manager).
-      const debit = (await this.ports.events.readStream(write.streamId)).find((e) => e.position === write.position && e.type === 'billing.WalletDebited.v1');
-      const data = debit?.data as { source?: string; reference?: string } | undefined;
-      invoiceId = data?.source === 'invoice' && data.reference ? data.reference : null;
-      if (invoiceId) position = (await invoiceState(this.ports, invoiceId)).position;
-    }
-    if (!invoiceId || position === null) return null;
-    const doc = await this.ports.readBack(invoicesProjection, invoiceStream(invoiceId), invoiceId, position);
-    return doc && doc.projectId === write.projectId ? doc : null;
   }
 }
 
@@ -228,11 +201,15 @@ const startOfMonthOf = (ms: number) => {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 };
 
+type UsageRow = ResourceUsage | GatewayModelUsage;
 function compareBy(sort: SortKey[]) {
-  const value = (u: ResourceUsage, field: string): string | number => (field === 'costCents' ? u.costCents : field === 'hours' ? u.hours : field === 'name' ? u.meter.name : u.meter.createdAt);
-  return (a: ResourceUsage, b: ResourceUsage) => {
+  // A gateway row (a model's spend, DECISIONS 19) has no hours; its name is the model, its start the first day it was used.
+  const value = (u: UsageRow, field: string): string | number =>
+    field === 'costCents' ? u.costCents : field === 'hours' ? ('meter' in u ? u.hours : 0) : field === 'name' ? ('meter' in u ? u.meter.name : u.model) : 'meter' in u ? u.meter.createdAt : `${u.days[0]?.date ?? ''}T00:00:00.000Z`;
+  const idOf = (u: UsageRow) => ('meter' in u ? u.meter.id : `gateway-${u.model}`);
+  return (a: UsageRow, b: UsageRow) => {
     for (const { field, direction } of [...sort, { field: 'id', direction: 1 as const }]) {
-      const [x, y] = field === 'id' ? [a.meter.id, b.meter.id] : [value(a, field), value(b, field)];
+      const [x, y] = field === 'id' ? [idOf(a), idOf(b)] : [value(a, field), value(b, field)];
       if (x !== y) return (x < y ? -1 : 1) * direction;
     }
     return 0;
@@ -253,8 +230,9 @@ export class GetUsageHandler implements IQueryHandler<GetUsage> {
     const end = window.end ?? now;
     const start = window.start ?? startOfMonthOf(end === now ? now : end - 1);
     const meters = await projectMeters(await this.ports.projections.collection(usageMetersProjection), projectId, end);
-    const usage = usageOf(meters, start, end, now).sort(compareBy(list.sort));
-    const totals = usage.reduce((t, u) => ({ hours: t.hours + u.hours, costCents: t.costCents + u.costCents }), { hours: 0, costCents: 0 });
+    const gateway = await gatewayUsageOf(await this.ports.projections.collection(gatewaySpendProjection), projectId, start, end);
+    const usage = [...usageOf(meters, start, end, now), ...gateway].sort(compareBy(list.sort));
+    const totals = usage.reduce((t, u) => ({ hours: t.hours + ('meter' in u ? u.hours : 0), costCents: t.costCents + u.costCents }), { hours: 0, costCents: 0 });
     const page = usage.slice(list.skip, list.skip + list.limit).map(toItem);
     return listResult(page as never[], usage.length, {
       startDate: new Date(start).toISOString(),
@@ -298,4 +276,4 @@ export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOvervi
   }
 }
 
-export const INVOICING_HANDLERS = [WrittenInvoiceHandler, CreateInvoiceHandler, PayInvoiceHandler, GetInvoiceHandler, GetInvoicePdfHandler, ListInvoicesHandler, GetUsageHandler, GetBillingOverviewHandler];
+export const INVOICING_HANDLERS = [CreateInvoiceHandler, PayInvoiceHandler, GetInvoiceHandler, GetInvoicePdfHandler, ListInvoicesHandler, GetUsageHandler, GetBillingOverviewHandler];

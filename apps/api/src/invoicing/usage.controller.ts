@@ -5,6 +5,7 @@ import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
+import type { GatewayModelUsage } from '../../../../sagas/usage-invoicing/gateway-usage';
 import { BusController } from '../common/bus-controller';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { GetBillingOverview, GetUsage } from './invoices.handlers';
@@ -30,7 +31,7 @@ const windowQuery = z
 
 const USAGE = 'usage';
 const usageAttributes = z.object({
-  resourceType: z.enum(['instance', 'server']),
+  resourceType: z.enum(['instance', 'server', 'gateway']).describe('gateway: one model\'s inference gateway spend in the window (resourceId and name: the model; no hours)'),
   resourceId: z.string(),
   name: z.string(),
   plan: z.string(),
@@ -38,9 +39,31 @@ const usageAttributes = z.object({
   currency: z.enum(CURRENCIES),
   hours: z.number().int().describe('Started hours in the window while running (DECISIONS 9)'),
   costCents: z.number().int(),
-  days: z.array(z.object({ date: z.string(), hours: z.number().int(), costCents: z.number().int() })).describe('Per UTC day, by the day each hour started in'),
+  days: z.array(z.object({ date: z.string(), hours: z.number().int(), costCents: z.number().int() })).describe('Per UTC day, by the day each hour started in (a gateway row: by the day of each call)'),
+  calls: z.number().int().nullable().describe('A gateway row: the upstream attempts that produced tokens; null otherwise'),
+  inputTokens: z.number().int().nullable(),
+  outputTokens: z.number().int().nullable(),
 });
-const usageItem = (u: ResourceUsage) => ({
+const gatewayItem = (g: GatewayModelUsage) => ({
+  id: `gateway-${g.model}`,
+  type: USAGE,
+  attributes: {
+    resourceType: 'gateway' as const,
+    resourceId: g.model,
+    name: g.model,
+    plan: 'inference',
+    hourlyPriceCents: 0,
+    currency: 'USD' as const,
+    hours: 0,
+    costCents: g.costCents,
+    days: g.days.map((d) => ({ date: d.date, hours: 0, costCents: d.costCents })),
+    calls: g.requests,
+    inputTokens: g.inputTokens,
+    outputTokens: g.outputTokens,
+  },
+});
+const usageItem = (u: ResourceUsage | GatewayModelUsage) => ('meter' in u ? resourceItem(u) : gatewayItem(u));
+const resourceItem = (u: ResourceUsage) => ({
   id: u.meter.id,
   type: USAGE,
   attributes: {
@@ -53,6 +76,9 @@ const usageItem = (u: ResourceUsage) => ({
     hours: u.hours,
     costCents: u.costCents,
     days: u.days,
+    calls: null,
+    inputTokens: null,
+    outputTokens: null,
   },
 });
 
@@ -79,7 +105,7 @@ const usageMeta = {
 const common = { tag: 'Billing', auth: 'project' as const, permission: 'billing:read' };
 const usageList = inMemoryList(USAGE, ['costCents', 'hours', 'name', 'createdAt'], 'computed per resource and day from the usage meters of the window, then sorted', '-costCents');
 const usageDescription =
-  'Per resource (instances and servers) and per UTC day: the hours started while running in [startDate, endDate) at the plan price, computed from the event history. `meta` carries the window, currency, totalHours and totalCostCents. An end before the start, or a window over 366 days: 400 INVALID_QUERY.';
+  'Per resource (instances and servers) and per UTC day: the hours started while running in [startDate, endDate) at the plan price, computed from the event history; and per model, the inference gateway spend (the sum of its usage events, by whole UTC days). `meta` carries the window, currency, totalHours and totalCostCents. An end before the start, or a window over 366 days: 400 INVALID_QUERY.';
 const usageRoute = route({ ...common, method: 'GET', path: '/v1/billing/usage', summary: 'Compute usage and its cost per resource and day', description: usageDescription, list: usageList, query: windowQuery, responses: { 200: collectionSchema(USAGE, usageAttributes, usageMeta) } });
 const iamUsageRoute = route({ ...common, method: 'GET', path: '/v1/iam/usage', summary: 'Usage and cost per resource in a window (the same numbers as GET /v1/billing/usage)', description: usageDescription, list: usageList, query: windowQuery, responses: { 200: collectionSchema(USAGE, usageAttributes, usageMeta) } });
 const overviewRoute = route({ ...common, method: 'GET', path: '/v1/billing/overview', summary: "The project's billing overview (spec 2.10)", responses: { 200: resourceSchema(OVERVIEW, overviewAttributes) } });

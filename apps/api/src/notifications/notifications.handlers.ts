@@ -7,7 +7,7 @@ import { endpointDecider, type EndpointFields } from '../../../../libs/domain/no
 import { deliveryStream, endpointStream, notificationStream, type EndpointType } from '../../../../libs/domain/notifications/events';
 import { notificationDecider, type NotificationFields } from '../../../../libs/domain/notifications/notification.decider';
 import { addressRefusal, checkWebhookUrl } from '../../../../libs/domain/notifications/webhook-target';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest, notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { EVENT_NAMES } from '../../../../contexts/registrations';
@@ -64,7 +64,7 @@ export class CreateNotificationHandler implements ICommandHandler<CreateNotifica
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fields, context }: CreateNotification): Promise<NotificationDoc> {
-    const id = uuidv7();
+    const id = requestScopedId(context, 'notification');
     const { position } = await decideNotification(this.ports, id, { type: 'CreateNotification', notificationId: id, projectId, fields, now: this.ports.now() }, context);
     await this.ports.waitForProjections(position, [notificationsProjection.name]);
     return written(this.ports, notificationsProjection, notificationStream(id), id, projectId, position, 'Notification');
@@ -240,8 +240,10 @@ export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
     }
     if (problems.length) throw badRequest(problems);
 
-    const endpointId = uuidv7();
-    const secret = input.type === 'webhook' ? input.secret ?? newSigningSecret() : null;
+    const endpointId = requestScopedId(context, 'endpoint');
+    // A re-run after a crash (DECISIONS 5) finds the endpoint its first run created, secret kept: it makes and keeps none again.
+    const recovering = context.metadata.recovering === true;
+    const secret = input.type === 'webhook' && !recovering ? input.secret ?? newSigningSecret() : null;
     // The secret goes to the vault; the event holds its reference (DECISIONS 11).
     const secretRef = secret ? await this.ports.vault.put(projectId, { secret }) : null;
     const fields: EndpointFields = { type: input.type, url: input.url ?? null, email: input.email ?? null, events: [...new Set(input.events)], enabled: input.enabled, secretRef };

@@ -11,8 +11,8 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { EVENT_NAMES } from '../../../../contexts/registrations';
 import { DELIVERIES_LIST, type DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
-import { ENDPOINTS_LIST, notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
-import { NOTIFICATIONS_BY_READ_LIST, NOTIFICATIONS_LIST, notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
+import { ENDPOINTS_LIST, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
+import { NOTIFICATIONS_BY_READ_LIST, NOTIFICATIONS_LIST, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
@@ -31,8 +31,6 @@ import {
   ResendDelivery,
   TestEndpoints,
 } from './notifications.handlers';
-import { recoverDocument } from '../common/recovery';
-import { endpointStream, notificationStream } from '../../../../libs/domain/notifications/events';
 import { inMemoryList, listOf } from '../../../../libs/http/src/list-query';
 
 export { NOTIFICATION_HANDLERS } from './notifications.handlers';
@@ -96,10 +94,14 @@ const deliveryOf = (d: DeliveryDoc) => ({
  * An endpoint's create answer rebuilt after a crash lost it (DECISIONS 5): an email endpoint's is the
  * create's own (its secret was null); a webhook's leaves the signing secret out, which is never shown twice.
  */
-const recoveredEndpoint = (d: EndpointDoc) =>
-  d.type === 'webhook'
+/**
+ * A create's answer: the signing secret, once. A webhook endpoint without one is a request run again
+ * after a crash lost its answer (DECISIONS 5): the secret is in the vault only, and not shown again.
+ */
+const createdEndpoint = (d: EndpointDoc, secret: string | null) =>
+  d.type === 'webhook' && secret === null
     ? resource(E_TYPE, d.id, endpointOf(d).attributes, { meta: { secret: 'Not shown: the answer that carried it was lost in an outage. Delete the endpoint and create another for a secret you hold.' } })
-    : resource(E_TYPE, d.id, { ...endpointOf(d).attributes, secret: null });
+    : resource(E_TYPE, d.id, { ...endpointOf(d).attributes, secret });
 
 // ---------------------------------------------------------------- requests
 const endpointBody = z
@@ -129,7 +131,7 @@ const listRoute = route({
   query: z.object({ read: bool, type: z.enum(NOTIFICATION_TYPES).optional() }),
   responses: { 200: collectionSchema(N_TYPE, notificationAttributes) },
 });
-const createRoute = route({ ...common, method: 'POST', path: '/v1/notifications', summary: 'Create a notification', permission: write, type: N_TYPE, body: notificationSchema, idempotent: true, recover: recoverDocument(notificationsProjection, notificationStream, (d) => resource(N_TYPE, d.id, notificationOf(d).attributes)), responses: { 201: resourceSchema(N_TYPE, notificationAttributes) } });
+const createRoute = route({ ...common, method: 'POST', path: '/v1/notifications', summary: 'Create a notification', permission: write, type: N_TYPE, body: notificationSchema, idempotent: true, responses: { 201: resourceSchema(N_TYPE, notificationAttributes) } });
 const getRoute = route({ ...common, method: 'GET', path: '/v1/notifications/{id}', summary: 'Get a notification', permission: read, params: idParams, responses: { 200: resourceSchema(N_TYPE, notificationAttributes) } });
 const markRoute = route({
   ...common,
@@ -186,7 +188,6 @@ const createEndpointRoute = route({
   type: E_TYPE,
   body: endpointBody,
   idempotent: true,
-  recover: recoverDocument(notificationEndpointsProjection, endpointStream, recoveredEndpoint),
   responses: { 201: resourceSchema(E_TYPE, createdEndpointAttributes) },
 });
 const getEndpointRoute = route({ ...common, method: 'GET', path: '/v1/notifications/endpoints/{id}', summary: 'Get a notification endpoint', permission: read, params: idParams, responses: { 200: resourceSchema(E_TYPE, endpointAttributes) } });
@@ -292,7 +293,7 @@ export class NotificationsController extends BusController {
   async createEndpoint(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createEndpointRoute>['body']) {
     const { pointerPrefix } = unwrapBody(req.body, E_TYPE);
     const { doc, secret } = await this.commands.execute(new CreateEndpoint(projectOf(principal), body, pointerPrefix, commandContext(req, principal)));
-    return resource(E_TYPE, doc.id, { ...endpointOf(doc).attributes, secret });
+    return createdEndpoint(doc, secret);
   }
 
   @ApiRoute(getEndpointRoute)

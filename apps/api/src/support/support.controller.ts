@@ -9,8 +9,7 @@ import type { SupportMessageDoc } from '../../../../projections/support-messages
 import { TICKETS_LIST, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, WrittenTicket, type TicketView } from './support.handlers';
-import { recoverBy } from '../common/recovery';
+import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, type TicketView } from './support.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 
@@ -85,7 +84,6 @@ const createRoute = route({
   type: TYPE,
   body: createBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenTicket(w), (view: TicketView) => ticketDocument(view)),
   responses: { 201: resourceSchema(TYPE, ticketAttributes) },
 });
 const getRoute = route({
@@ -120,7 +118,6 @@ const messageRoute = route({
   params: idParams,
   body: messageBody,
   idempotent: true,
-  recover: recoverBy((w) => new WrittenTicket(w), (view: TicketView) => ticketDocument(view)),
   responses: { 200: resourceSchema(TYPE, ticketAttributes) },
 });
 

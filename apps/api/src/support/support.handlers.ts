@@ -1,10 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { v7 as uuidv7 } from 'uuid';
 import { ticketStream, ticketNumbersStream, type TicketAuthor, type TicketPriority, type TicketStatus } from '../../../../libs/domain/support/events';
 import { ticketDecider, type TicketCommand } from '../../../../libs/domain/support/ticket.decider';
 import { ticketNumberDecider } from '../../../../libs/domain/support/ticket-number.decider';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { assignNumber } from '../../../../libs/eventstore/src/assign-number';
 import type { Principal } from '../../../../libs/http/src/auth';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
@@ -15,7 +14,6 @@ import { supportMessagesProjection, type SupportMessageDoc } from '../../../../p
 import { supportTicketsProjection, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { ownDoc, written } from '../jobs/job-writes';
 import { PORTS } from '../tokens';
-import { idInStream, type RecoveredWrite } from '../common/recovery';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 /** A ticket as its single answers show it: the ticket and its thread, in order. */
@@ -103,11 +101,15 @@ async function thread(ports: PortsOf<'projections'>, ticketId: string): Promise<
   return (await messages.find({ filter: { ticketId }, sort: [{ field: 'revision', direction: 1 }], limit: THREAD_LIMIT, withTotal: false })).items;
 }
 
-/** Read-your-writes: the ticket as of this write, and its thread; if the thread's model lags past the wait, the thread is folded from the ticket's stream. */
+/**
+ * Read-your-writes: the ticket as of this write, and its thread up to it (a re-run after a crash,
+ * DECISIONS 5, answers what the first run did, without later messages); if the thread's model lags
+ * past the wait, the thread is folded from the ticket's stream.
+ */
 async function writtenView(ports: PortsOf<'events' | 'projections' | 'readBack' | 'waitForProjections'>, projectId: string, ticketId: string, position: number | null): Promise<TicketView> {
   await ports.waitForProjections(position, [supportTicketsProjection.name, supportMessagesProjection.name]);
   const ticket = await written(ports, supportTicketsProjection, ticketStream(ticketId), ticketId, projectId, position, 'Ticket');
-  let messages = await thread(ports, ticketId);
+  let messages = (await thread(ports, ticketId)).filter((m) => position === null || m._position <= position);
   if (messages.length < Math.min(ticket.replies, THREAD_LIMIT)) {
     const added = (await ports.events.readStream(ticketStream(ticketId))).filter((e) => supportMessagesProjection.eventTypes.includes(e.type) && (position === null || e.position <= position));
     messages = added.slice(0, THREAD_LIMIT).map((e) => supportMessagesProjection.evolve(null, e)!);
@@ -121,15 +123,15 @@ async function decideTicket(ports: PortsOf<'events'>, ticketId: string, command:
 
 /**
  * The number first: the project's sequence stream, appended at its expected revision, so concurrent
- * creates take distinct numbers. It carries no Idempotency-Key (the ticket's append does), so a keyed
- * retry after a crash between the two appends opens the ticket once, with a new number.
+ * creates take distinct numbers. It carries no Idempotency-Key (the ticket's append does); a keyed
+ * re-run after a crash (DECISIONS 5) finds the number its first run took, and the ticket if it was opened.
  */
 @CommandHandler(OpenSupportTicket)
 export class OpenSupportTicketHandler implements ICommandHandler<OpenSupportTicket> {
   constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, principal, context }: OpenSupportTicket): Promise<TicketView> {
-    const ticketId = uuidv7();
+    const ticketId = requestScopedId(context, 'ticket');
     const author = await customer(this.ports, principal);
     const now = this.ports.now();
     const { number } = await assignNumber(this.ports.events, ticketNumbersStream(projectId), ticketNumberDecider, { projectId, ownerId: ticketId, now }, context);
@@ -144,7 +146,7 @@ export class AddSupportMessageHandler implements ICommandHandler<AddSupportMessa
 
   async execute({ projectId, ticketId, content, principal, context }: AddSupportMessage): Promise<TicketView> {
     const author = await customer(this.ports, principal);
-    const command = { type: 'AddTicketMessage' as const, ticketId, projectId, messageId: uuidv7(), content, author, now: this.ports.now() };
+    const command = { type: 'AddTicketMessage' as const, ticketId, projectId, messageId: requestScopedId(context, 'message'), content, author, now: this.ports.now() };
     const { position } = await decideTicket(this.ports, ticketId, command, context);
     return writtenView(this.ports, projectId, ticketId, position);
   }
@@ -183,30 +185,4 @@ export class ListSupportTicketsHandler implements IQueryHandler<ListSupportTicke
   }
 }
 
-/**
- * The ticket a keyed create or message wrote, for an answer a crash lost (DECISIONS 5): the ticket as
- * of the write and its thread up to the write, folded from the ticket's own stream (so a later message
- * is not in it, as it was not in the answer).
- */
-export class WrittenTicket extends Query<TicketView | null> {
-  constructor(readonly write: RecoveredWrite) {
-    super();
-  }
-}
-
-@QueryHandler(WrittenTicket)
-export class WrittenTicketHandler implements IQueryHandler<WrittenTicket> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>) {}
-
-  async execute({ write }: WrittenTicket): Promise<TicketView | null> {
-    const ticketId = idInStream(ticketStream, write.streamId);
-    if (!ticketId) return null;
-    await this.ports.waitForProjections(write.position, [supportTicketsProjection.name]);
-    const ticket = await this.ports.readBack(supportTicketsProjection, write.streamId, ticketId, write.position);
-    if (!ticket || ticket.projectId !== write.projectId) return null;
-    const added = (await this.ports.events.readStream(write.streamId)).filter((e) => supportMessagesProjection.eventTypes.includes(e.type) && e.position <= write.position);
-    return { ticket, messages: added.slice(0, THREAD_LIMIT).map((e) => supportMessagesProjection.evolve(null, e)!) };
-  }
-}
-
-export const SUPPORT_HANDLERS = [WrittenTicketHandler, OpenSupportTicketHandler, AddSupportMessageHandler, UpdateSupportTicketHandler, GetSupportTicketHandler, ListSupportTicketsHandler];
+export const SUPPORT_HANDLERS = [OpenSupportTicketHandler, AddSupportMessageHandler, UpdateSupportTicketHandler, GetSupportTicketHandler, ListSupportTicketsHandler];

@@ -9,6 +9,7 @@ import type {
   ReadStreamOptions,
   RecordedEvent,
   SubscribeOptions,
+  StreamAppend,
   StreamSnapshot,
   Subscription,
 } from '../event-store.port';
@@ -17,12 +18,19 @@ import { CatchUpSubscription } from '../catch-up-subscription';
 import type { SqlClient } from './sql-client';
 import { PgliteSqlClient, PgSqlClient } from './sql-client';
 
-interface PendingAppend {
+interface PendingPart {
   streamId: string;
   events: NewEvent[];
   expected: ExpectedRevision;
+}
+
+/** One append (one part) or one multi-stream append (several, all written or none). */
+interface PendingAppend {
+  parts: PendingPart[];
+  /** Events of all parts. */
+  count: number;
   idempotency?: IdempotencyReservation;
-  resolve: (r: AppendResult) => void;
+  resolve: (r: AppendResult[]) => void;
   reject: (e: unknown) => void;
 }
 
@@ -198,10 +206,17 @@ export class SqlEventStore implements EventStore {
     );
   }
 
-  append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
-    return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ streamId, events, expected: options.expectedRevision, idempotency: options.idempotency, resolve, reject });
+  async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    const [result] = await this.appendMany([{ streamId, events, expectedRevision: options.expectedRevision }], options);
+    return result;
+  }
+
+  appendMany(appends: StreamAppend[], options: Pick<AppendOptions, 'idempotency'> = {}): Promise<AppendResult[]> {
+    if (appends.length === 0 || appends.some((a) => a.events.length === 0)) return Promise.reject(new Error('append needs at least one event per stream'));
+    if (new Set(appends.map((a) => a.streamId)).size !== appends.length) return Promise.reject(new Error('a multi-stream append names each stream once'));
+    const parts = appends.map((a) => ({ streamId: a.streamId, events: a.events, expected: a.expectedRevision }));
+    return new Promise<AppendResult[]>((resolve, reject) => {
+      this.queue.push({ parts, count: parts.reduce((n, p) => n + p.events.length, 0), idempotency: options.idempotency, resolve, reject });
       if (!this.flushing) void this.flush();
     });
   }
@@ -212,10 +227,10 @@ export class SqlEventStore implements EventStore {
       while (this.queue.length > 0) {
         const batch: PendingAppend[] = [];
         let count = 0;
-        while (this.queue.length > 0 && (batch.length === 0 || count + this.queue[0].events.length <= this.maxEventsPerCommit)) {
+        while (this.queue.length > 0 && (batch.length === 0 || count + this.queue[0].count <= this.maxEventsPerCommit)) {
           const next = this.queue.shift()!;
           batch.push(next);
-          count += next.events.length;
+          count += next.count;
         }
         try {
           await this.commitBatch(batch);
@@ -261,7 +276,7 @@ export class SqlEventStore implements EventStore {
       // the revisions read next come from a snapshot taken after the previous commit became visible.
       const [head] = await tx.query<{ position: number }>(`SELECT position FROM ${this.t('head')} WHERE id = 1 FOR UPDATE`);
       let position = Number(head.position);
-      const streamIds = [...new Set(batch.map((p) => p.streamId))];
+      const streamIds = [...new Set(batch.flatMap((p) => p.parts.map((part) => part.streamId)))];
       const current = new Map<string, number>();
       const rows = await tx.query<{ stream_id: string; revision: number }>(
         `SELECT stream_id, revision FROM ${this.t('streams')} WHERE stream_id = ANY($1::text[])`,
@@ -283,19 +298,20 @@ export class SqlEventStore implements EventStore {
       }
       const marks: Array<{ scope: string; key: string; requestId: string; streamId: string; position: number }> = [];
 
-      const outcomes: Array<AppendResult | WrongExpectedRevisionError | IdempotencyKeyCommittedError> = [];
+      const outcomes: Array<AppendResult[] | WrongExpectedRevisionError | IdempotencyKeyCommittedError> = [];
       const inserts: unknown[][] = [];
       const touched = new Map<string, number>();
+      const actualOf = (streamId: string) => (current.has(streamId) ? current.get(streamId)! : 'no_stream');
       for (const p of batch) {
-        const actual = current.has(p.streamId) ? current.get(p.streamId)! : 'no_stream';
-        const ok =
-          p.expected === 'any' ||
-          (p.expected === 'no_stream' && actual === 'no_stream') ||
-          (typeof p.expected === 'number' && actual === p.expected);
-        if (!ok) {
+        // Every part's check holds, or the whole append is refused (naming the first that failed).
+        const failed = p.parts.find(({ streamId, expected }) => {
+          const actual = actualOf(streamId);
+          return !(expected === 'any' || (expected === 'no_stream' && actual === 'no_stream') || (typeof expected === 'number' && actual === expected));
+        });
+        if (failed) {
           // The decision was made on a stale read: the next read of this stream goes to the database.
-          this.tailStreams.delete(p.streamId);
-          outcomes.push(new WrongExpectedRevisionError(p.streamId, p.expected, actual));
+          this.tailStreams.delete(failed.streamId);
+          outcomes.push(new WrongExpectedRevisionError(failed.streamId, failed.expected, actualOf(failed.streamId)));
           continue;
         }
         const res = p.idempotency ? reservations.get(`${p.idempotency.scope}\u0000${p.idempotency.key}`) : undefined;
@@ -306,20 +322,28 @@ export class SqlEventStore implements EventStore {
           }
           res.requestId = p.idempotency.requestId; // a later append of another request in this batch is refused too
         }
-        let revision = actual === 'no_stream' ? -1 : actual;
-        for (const e of p.events) {
-          revision++;
-          position++;
-          inserts.push([position, e.id, p.streamId, revision, e.type, e.data, e.metadata]);
+        const results: AppendResult[] = [];
+        for (const part of p.parts) {
+          const actual = actualOf(part.streamId);
+          let revision = actual === 'no_stream' ? -1 : actual;
+          for (const e of part.events) {
+            revision++;
+            position++;
+            inserts.push([position, e.id, part.streamId, revision, e.type, e.data, e.metadata]);
+          }
+          current.set(part.streamId, revision);
+          touched.set(part.streamId, revision);
+          results.push({ nextRevision: revision, position });
         }
-        current.set(p.streamId, revision);
-        touched.set(p.streamId, revision);
         if (p.idempotency && res) {
+          // The request's write is the first part (a multi-stream append's others are bookkeeping):
+          // its stream, and its last event's position, which recoveries look the write up by.
+          const own = results[0].position;
           const same = marks.find((m) => m.scope === p.idempotency!.scope && m.key === p.idempotency!.key);
-          if (same) same.position = position; // one request, several appends: the first stream, the last position
-          else marks.push({ ...p.idempotency, streamId: p.streamId, position });
+          if (same) same.position = own; // one request, several appends: the first stream, the last position
+          else marks.push({ ...p.idempotency, streamId: p.parts[0].streamId, position: own });
         }
-        outcomes.push({ nextRevision: revision, position });
+        outcomes.push(results);
       }
       if (inserts.length > 0) {
         // One round trip: events, stream revisions, head and the wake-up notification.

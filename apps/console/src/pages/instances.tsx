@@ -1,0 +1,351 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, query, type List, type Resource } from '../api';
+import { subscribe } from '../sse';
+import { cents, Field, FormErrors, Status, useLoad, when } from '../ui';
+
+interface Instance {
+  name: string;
+  status: string;
+  region: string;
+  instanceType: string;
+  provider: string;
+  ipAddress: string | null;
+  createdAt: string;
+}
+
+const STATUSES = ['creating', 'provisioning', 'active', 'starting', 'stopping', 'stopped', 'terminating', 'terminated', 'error'];
+const SORTS: Array<[string, string]> = [
+  ['-createdAt', 'Newest first'],
+  ['createdAt', 'Oldest first'],
+  ['name', 'Name A–Z'],
+  ['-name', 'Name Z–A'],
+  ['status', 'Status'],
+  ['region', 'Region'],
+];
+const PAGE_SIZE = 10;
+
+export function Instances() {
+  const [filters, setFilters] = useState({ status: '', region: '', provider: '', sort: '-createdAt', page: 1 });
+  const [live, setLive] = useState(false);
+  const list = useLoad(
+    () => api.get<List<Instance>>(`/v1/instances${query({ status: filters.status, region: filters.region, provider: filters.provider, sort: filters.sort, page: filters.page, limit: PAGE_SIZE })}`),
+    [filters.status, filters.region, filters.provider, filters.sort, filters.page],
+  );
+  const [rows, setRows] = useState<Resource<Instance>[]>([]);
+  useEffect(() => {
+    if (list.data) setRows(list.data.data);
+  }, [list.data]);
+
+  // Live: each instance event re-reads that instance (or the page, for one not shown yet). No polling.
+  const reload = useRef(list.reload);
+  reload.current = list.reload;
+  useEffect(
+    () =>
+      subscribe(
+        { type: 'compute.Instance' },
+        (e) => {
+          const id = (e.data?.instanceId as string | undefined) ?? e.subject?.replace(/^instance-/, '');
+          if (!id) return;
+          api.get<{ data: Resource<Instance> }>(`/v1/instances/${encodeURIComponent(id)}`).then(
+            ({ data }) =>
+              setRows((rs) => {
+                if (rs.some((r) => r.id === id)) return rs.map((r) => (r.id === id ? data : r));
+                reload.current();
+                return rs;
+              }),
+            () => reload.current(),
+          );
+        },
+        setLive,
+      ),
+    [],
+  );
+
+  const set = (patch: Partial<typeof filters>) => setFilters((f) => ({ ...f, page: 1, ...patch }));
+  const meta = list.data?.meta;
+  return (
+    <>
+      <h1>Instances</h1>
+      <p class="live" aria-live="polite">
+        {live ? 'Live: updates arrive from the event stream.' : 'Connecting to the event stream…'}
+      </p>
+      <CreateInstance onCreated={() => list.reload()} />
+      <section aria-labelledby="list-h">
+        <h2 id="list-h">Your instances</h2>
+        <form class="filters" aria-label="Filter instances" onSubmit={(e) => e.preventDefault()}>
+          <Field id="f-status" label="Status">
+            {(aria) => (
+              <select {...aria} value={filters.status} onChange={(e) => set({ status: e.currentTarget.value })}>
+                <option value="">Any</option>
+                {STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field id="f-region" label="Region">
+            {(aria) => <input {...aria} value={filters.region} onChange={(e) => set({ region: e.currentTarget.value.trim() })} placeholder="e.g. us-east-1" />}
+          </Field>
+          <Field id="f-provider" label="Provider">
+            {(aria) => <input {...aria} value={filters.provider} onChange={(e) => set({ provider: e.currentTarget.value.trim() })} placeholder="e.g. provider_publiccloud" />}
+          </Field>
+          <Field id="f-sort" label="Sort">
+            {(aria) => (
+              <select {...aria} value={filters.sort} onChange={(e) => set({ sort: e.currentTarget.value })}>
+                {SORTS.map(([v, l]) => (
+                  <option key={v} value={v}>
+                    {l}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </form>
+        <FormErrors error={list.error} />
+        <InstanceTable rows={rows} />
+        {meta && (
+          <nav class="pager" aria-label="Pages">
+            <button type="button" disabled={filters.page <= 1} onClick={() => setFilters((f) => ({ ...f, page: f.page - 1 }))}>
+              Previous
+            </button>
+            <span>
+              Page {meta.page} of {Math.max(meta.totalPages, 1)} ({meta.total} instances)
+            </span>
+            <button type="button" disabled={filters.page >= meta.totalPages} onClick={() => setFilters((f) => ({ ...f, page: f.page + 1 }))}>
+              Next
+            </button>
+          </nav>
+        )}
+      </section>
+    </>
+  );
+}
+
+function InstanceTable({ rows }: { rows: Resource<Instance>[] }) {
+  const [error, setError] = useState<unknown>();
+  const [consoleUrl, setConsoleUrl] = useState<{ id: string; url: string; expiresAt: string }>();
+  const act = async (id: string, action: string) => {
+    setError(undefined);
+    try {
+      await api.post(`/v1/instances/${id}/actions`, { action });
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const openConsole = async (id: string) => {
+    setError(undefined);
+    try {
+      const res = await api.post<{ data: Resource<{ url: string; expiresAt: string }> }>(`/v1/instances/${id}/console`);
+      setConsoleUrl({ id, url: res.data.attributes.url, expiresAt: res.data.attributes.expiresAt });
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <>
+      <FormErrors error={error} />
+      {consoleUrl && (
+        <div class="notice" role="status">
+          <p>
+            Console session opened for <code>{consoleUrl.id}</code> (expires {when(consoleUrl.expiresAt)}). The link is shown once:
+          </p>
+          <p>
+            <a class="console-link" href={consoleUrl.url} target="_blank" rel="noopener noreferrer">
+              Open the console
+            </a>
+          </p>
+        </div>
+      )}
+      {rows.length === 0 ? (
+        <p class="muted">No instances match.</p>
+      ) : (
+        <table class="instances">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Region</th>
+              <th scope="col">Type</th>
+              <th scope="col">Address</th>
+              <th scope="col">Created</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id} data-id={r.id}>
+                <td>
+                  <a href={`#/instances/${r.id}`}>{r.attributes.name}</a>
+                </td>
+                <td>
+                  <Status value={r.attributes.status} />
+                </td>
+                <td>{r.attributes.region}</td>
+                <td>{r.attributes.instanceType}</td>
+                <td>{r.attributes.ipAddress ?? '—'}</td>
+                <td>{when(r.attributes.createdAt)}</td>
+                <td class="actions">
+                  {r.attributes.status === 'active' && (
+                    <>
+                      <button type="button" onClick={() => openConsole(r.id)} aria-label={`Open console of ${r.attributes.name}`}>
+                        Console
+                      </button>
+                      <button type="button" onClick={() => act(r.id, 'stop')} aria-label={`Stop ${r.attributes.name}`}>
+                        Stop
+                      </button>
+                      <button type="button" onClick={() => act(r.id, 'restart')} aria-label={`Restart ${r.attributes.name}`}>
+                        Restart
+                      </button>
+                    </>
+                  )}
+                  {r.attributes.status === 'stopped' && (
+                    <button type="button" onClick={() => act(r.id, 'start')} aria-label={`Start ${r.attributes.name}`}>
+                      Start
+                    </button>
+                  )}
+                  {!['terminated', 'terminating'].includes(r.attributes.status) && (
+                    <button type="button" class="danger" onClick={() => act(r.id, 'terminate')} aria-label={`Terminate ${r.attributes.name}`}>
+                      Terminate
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+interface Option {
+  value: string;
+  label: string;
+}
+
+/** The catalog's choices for a provider (its regions, instance types, images), each a picker. */
+async function catalogFor(providerId: string): Promise<{ regions: Option[]; types: Option[]; images: Option[] }> {
+  if (!providerId) return { regions: [], types: [], images: [] };
+  const q = query({ providerId, limit: 100 });
+  const [regions, types, images] = await Promise.all([
+    api.get<List<{ slug: string; name: string }>>(`/v1/catalog/regions${q}`),
+    api.get<List<{ slug: string; name: string; vcpus: number; memoryGb: number; hourlyCents: number }>>(`/v1/catalog/instance-types${q}`),
+    api.get<List<{ slug: string; name: string }>>(`/v1/catalog/images${q}`),
+  ]);
+  return {
+    regions: regions.data.map((r) => ({ value: r.attributes.slug, label: `${r.attributes.name} (${r.attributes.slug})` })),
+    types: types.data.map((t) => ({ value: t.attributes.slug, label: `${t.attributes.name}: ${t.attributes.vcpus} vCPU, ${t.attributes.memoryGb} GB` })),
+    images: images.data.map((i) => ({ value: i.attributes.slug, label: i.attributes.name })),
+  };
+}
+
+// Errors that name no pointer but are about one field of the form.
+const ALIASES = { INVALID_REGION: 'region', INVALID_PLAN: 'instanceType', INVALID_OS: 'image', PROVIDER_NOT_FOUND: 'providerId' };
+const FIELDS = ['name', 'providerId', 'region', 'instanceType', 'image'];
+
+function CreateInstance({ onCreated }: { onCreated: () => void }) {
+  const providers = useLoad(() => api.get<List<{ name: string; enabled: boolean }>>('/v1/providers?limit=100'), []);
+  const [form, setForm] = useState({ name: '', providerId: '', region: '', instanceType: '', image: '' });
+  const catalog = useLoad(() => catalogFor(form.providerId), [form.providerId]);
+  const [estimate, setEstimate] = useState<{ hourlyCents: number; monthlyCents: number; currency: string }>();
+  const [estimateError, setEstimateError] = useState<unknown>();
+  const [error, setError] = useState<unknown>();
+  const [created, setCreated] = useState<string>();
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!form.providerId && providers.data?.data[0]) setForm((f) => ({ ...f, providerId: providers.data!.data[0]!.id }));
+  }, [providers.data]);
+
+  const body = () => {
+    const b: Record<string, string> = { name: form.name || 'estimate', providerId: form.providerId, region: form.region, instanceType: form.instanceType };
+    if (form.image) b.image = form.image;
+    return b;
+  };
+  // The estimate follows the choices: re-asked (debounced) whenever provider, region, plan or image change.
+  useEffect(() => {
+    setEstimate(undefined);
+    setEstimateError(undefined);
+    if (!form.providerId || !form.region || !form.instanceType) return;
+    let live = true;
+    const timer = setTimeout(() => {
+      api.post<{ data: { attributes: { hourlyCents: number; monthlyCents: number; currency: string } } }>('/v1/cost-estimates', { items: [{ resourceType: 'instance', attributes: body() }] }).then(
+        (r) => live && setEstimate(r.data.attributes),
+        (err) => live && setEstimateError(err),
+      );
+    }, 250);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [form.providerId, form.region, form.instanceType, form.image]);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    setCreated(undefined);
+    try {
+      const res = await api.post<{ data: Resource<Instance> }>('/v1/instances', { ...body(), name: form.name });
+      setCreated(res.data.attributes.name);
+      setForm((f) => ({ ...f, name: '' }));
+      onCreated();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  // No `required`: the API validates, and its answer is what the form shows.
+  const pick = (id: keyof typeof form, label: string, options: Option[], optional = false) => (
+    <Field id={`new-${id}`} name={id} label={label} error={error ?? (id === 'name' ? undefined : estimateError)} aliases={ALIASES}>
+      {(aria) => (
+        <select {...aria} value={form[id]} onChange={(e) => setForm((f) => ({ ...f, [id]: e.currentTarget.value }))}>
+          <option value="">{optional ? 'Provider default' : 'Choose…'}</option>
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+  return (
+    <section aria-labelledby="create-h" class="panel">
+      <h2 id="create-h">Create an instance</h2>
+      <form onSubmit={submit} aria-label="Create an instance" class="grid-form">
+        <Field id="new-name" name="name" label="Name" error={error} aliases={ALIASES}>
+          {(aria) => <input {...aria} value={form.name} onInput={(e) => setForm((f) => ({ ...f, name: e.currentTarget.value }))} />}
+        </Field>
+        {pick('providerId', 'Provider', (providers.data?.data ?? []).map((p) => ({ value: p.id, label: p.attributes.name })))}
+        {pick('region', 'Region', catalog.data?.regions ?? [])}
+        {pick('instanceType', 'Plan', catalog.data?.types ?? [])}
+        {pick('image', 'Image', catalog.data?.images ?? [], true)}
+        <div class="estimate" aria-live="polite" data-testid="estimate">
+          {estimate ? (
+            <>
+              Estimated cost: <strong>{cents(estimate.hourlyCents, estimate.currency)}</strong> an hour, <strong>{cents(estimate.monthlyCents, estimate.currency)}</strong> a month
+            </>
+          ) : (
+            <span class="muted">Choose a provider, region and plan to see the cost.</span>
+          )}
+        </div>
+        <FormErrors error={error ?? providers.error ?? catalog.error} fields={FIELDS} aliases={ALIASES} />
+        <FormErrors error={estimateError} fields={FIELDS} aliases={ALIASES} />
+        <div>
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create instance'}
+          </button>
+        </div>
+        {created && (
+          <p role="status" class="ok">
+            Instance {created} requested.
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

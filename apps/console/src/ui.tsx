@@ -1,0 +1,84 @@
+import type { ComponentChildren, JSX } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, fieldOf, type ApiErrorObject } from './api';
+
+/** The errors of a failed call: those naming a field go next to it, the others above the form. */
+export function fieldErrors(err: unknown, field: string, aliases: Record<string, string> = {}): ApiErrorObject[] {
+  if (!(err instanceof ApiError)) return [];
+  return err.errors.filter((e) => (fieldOf(e) ?? aliases[e.code ?? '']) === field);
+}
+
+export function FormErrors({ error, fields = [], aliases = {} }: { error: unknown; fields?: string[]; aliases?: Record<string, string> }) {
+  if (!error) return null;
+  const errors = error instanceof ApiError ? error.errors.filter((e) => !fields.includes(fieldOf(e) ?? aliases[e.code ?? ''] ?? '')) : [{ detail: String(error instanceof Error ? error.message : error) }];
+  if (!errors.length) return null;
+  return (
+    <div class="error" role="alert">
+      {errors.map((e, i) => (
+        <p key={i}>{e.detail ?? e.code}</p>
+      ))}
+    </div>
+  );
+}
+
+interface FieldProps {
+  id: string;
+  label: string;
+  error?: unknown;
+  aliases?: Record<string, string>;
+  /** The API's name for the field, when it differs from the id. */
+  name?: string;
+  hint?: string;
+  children: (aria: { id: string; 'aria-invalid': boolean; 'aria-describedby'?: string }) => ComponentChildren;
+}
+
+/** A labelled control with the API's errors for it right below, tied to it by aria-describedby. */
+export function Field({ id, label, error, aliases, name, hint, children }: FieldProps) {
+  const errors = fieldErrors(error, name ?? id, aliases);
+  const described = [hint ? `${id}-hint` : '', errors.length ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children({ id, 'aria-invalid': errors.length > 0, 'aria-describedby': described || undefined })}
+      {hint && <small id={`${id}-hint`}>{hint}</small>}
+      {errors.length > 0 && (
+        <p class="field-error" id={`${id}-error`} data-field={name ?? id}>
+          {errors.map((e) => e.detail).join('; ')}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Loads once (and again on `reload()` or when deps change); keeps the last data while reloading. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => live && setState({ data, loading: false }),
+      (error) => live && setState((s) => ({ data: s.data, error, loading: false })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+export const cents = (n: number | undefined, currency = 'USD') =>
+  n === undefined ? '—' : new Intl.NumberFormat('en', { style: 'currency', currency }).format(n / 100);
+
+export const when = (iso: unknown) => (typeof iso === 'string' ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC' }) + ' UTC' : '—');
+
+export function Status({ value }: { value: string }) {
+  return <span class={`status status-${value}`}>{value}</span>;
+}
+
+export function Button(props: JSX.HTMLAttributes<HTMLButtonElement> & { kind?: 'primary' | 'danger' }) {
+  const { kind, class: cls, ...rest } = props;
+  return <button type="button" class={[kind ?? '', cls ?? ''].join(' ').trim() || undefined} {...rest} />;
+}
