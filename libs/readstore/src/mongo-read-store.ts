@@ -117,15 +117,16 @@ export interface LookupStrategy {
 }
 
 export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCollection<T> {
-  private readonly coll: Collection<Stored>;
-
   constructor(
-    db: Db,
+    private readonly db: Db | (() => Db),
     readonly name: string,
     private readonly writeGate: WriteGate = new WriteGate(),
     private readonly lookups: LookupStrategy = { perIdLookups: false, concurrency: 1 },
-  ) {
-    this.coll = db.collection<Stored>(name);
+  ) {}
+
+  /** On the store's current client (a stuck one is replaced, see MongoReadStore). */
+  private get coll(): Collection<Stored> {
+    return (typeof this.db === 'function' ? this.db() : this.db).collection<Stored>(this.name);
   }
 
   async get(id: string): Promise<T | null> {
@@ -269,19 +270,88 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
   }
 }
 
+/**
+ * A heartbeat of the driver's monitor takes at most connectTimeoutMS to connect plus connectTimeoutMS
+ * for its hello, every heartbeatFrequencyMS: a monitor silent for longer than STUCK_MS is stuck. That
+ * happens (mongodb 6.22, poll mode, FerretDB): when the socket closes while a hello is being issued
+ * (between `checkServer` seeing the connection open and the reply reader attaching), the close finds
+ * no reader to fail and the destroyed socket never times out, so the check never settles, the
+ * monitor never checks again and every operation fails server selection with the old error, while
+ * a new client reaches the same server at once.
+ */
+const STUCK_MS = 15_000;
+/** After a replacement failed (the server is really down), the next try. */
+const RETRY_MS = 3_000;
+
 export class MongoReadStore implements ReadStore {
   private readonly writeGate = new WriteGate();
   private lookups: LookupStrategy = { perIdLookups: false, concurrency: 1 };
   readonly kind = 'mongodb' as const;
-  private readonly meta: Collection<{ _id: string; value: unknown }>;
   /** `ferretdb v1.24.2` or `mongodb 7.0.x`, from buildInfo at connect. */
   server = 'unknown';
+  private client!: MongoClient;
+  private current!: Db;
+  /** The last heartbeat event of the client's monitor (started, succeeded or failed). */
+  private lastHeartbeat = 0;
+  private replacing: Promise<void> | null = null;
+  private readonly watchdog: NodeJS.Timeout;
+  private closed = false;
+  /** Clients replaced because they were stuck (observable by tests and logs). */
+  replacements = 0;
 
   private constructor(
-    private readonly client: MongoClient,
-    readonly db: Db,
+    client: MongoClient,
+    private readonly dbName: string | undefined,
+    private readonly open: () => MongoClient,
   ) {
-    this.meta = db.collection(META_COLLECTION);
+    this.adopt(client);
+    this.watchdog = setInterval(() => void this.checkStuck(), 1000);
+    this.watchdog.unref();
+  }
+
+  get db(): Db {
+    return this.current;
+  }
+
+  private get meta(): Collection<{ _id: string; value: unknown }> {
+    return this.current.collection(META_COLLECTION);
+  }
+
+  private adopt(client: MongoClient): void {
+    this.client = client;
+    this.current = client.db(this.dbName);
+    this.lastHeartbeat = Date.now();
+    const beat = () => {
+      if (this.client === client) this.lastHeartbeat = Date.now();
+    };
+    client.on('serverHeartbeatStarted', beat);
+    client.on('serverHeartbeatFailed', beat);
+    client.on('serverHeartbeatSucceeded', beat);
+  }
+
+  /**
+   * A client whose monitor has said nothing for STUCK_MS is replaced by a fresh one once that one
+   * pings; while the server is really down the fresh one fails too, and the old client is kept and
+   * the replacement tried again after RETRY_MS.
+   */
+  private checkStuck(): void {
+    if (this.closed || this.replacing || Date.now() - this.lastHeartbeat < STUCK_MS) return;
+    this.replacing = (async () => {
+      const fresh = this.open();
+      try {
+        await fresh.connect();
+        await fresh.db(this.dbName).command({ ping: 1 });
+      } catch {
+        await fresh.close(true).catch(() => undefined);
+        this.lastHeartbeat = Date.now() - STUCK_MS + RETRY_MS;
+        return;
+      }
+      if (this.closed) return void (await fresh.close(true).catch(() => undefined));
+      const stuck = this.client;
+      this.adopt(fresh);
+      this.replacements++;
+      await stuck.close(true).catch(() => undefined);
+    })().finally(() => (this.replacing = null));
   }
 
   /**
@@ -289,14 +359,21 @@ export class MongoReadStore implements ReadStore {
    * Throws an error naming the URL (credentials masked) when the server cannot be reached.
    */
   static async connect(url: string, dbName?: string, options: MongoClientOptions = {}): Promise<MongoReadStore> {
-    const client = new MongoClient(url, { ignoreUndefined: true, serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, serverMonitoringMode: 'poll', heartbeatFrequencyMS: 2000, ...options });
+    const open = () => new MongoClient(url, { ignoreUndefined: true, serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, serverMonitoringMode: 'poll', heartbeatFrequencyMS: 2000, ...options });
+    const client = open();
     try {
       await client.connect();
-      const store = new MongoReadStore(client, client.db(dbName));
-      await store.ping();
-      const info = await client.db('admin').command({ buildInfo: 1 }).catch(() => ({}) as Document);
-      store.server = typeof info.ferretdbVersion === 'string' ? `ferretdb ${info.ferretdbVersion}` : `mongodb ${String(info.version ?? 'unknown')}`;
-      if (store.server.startsWith('ferretdb v1')) store.lookups = { perIdLookups: true, concurrency: 8, oneIndexPerLeadingField: true };
+      const store = new MongoReadStore(client, dbName, open);
+      try {
+        await store.ping();
+        const info = await client.db('admin').command({ buildInfo: 1 }).catch(() => ({}) as Document);
+        store.server = typeof info.ferretdbVersion === 'string' ? `ferretdb ${info.ferretdbVersion}` : `mongodb ${String(info.version ?? 'unknown')}`;
+        if (store.server.startsWith('ferretdb v1')) store.lookups = { perIdLookups: true, concurrency: 8, oneIndexPerLeadingField: true };
+      } catch (err) {
+        store.closed = true;
+        clearInterval(store.watchdog);
+        throw err;
+      }
       return store;
     } catch (err) {
       await client.close().catch(() => undefined);
@@ -307,7 +384,7 @@ export class MongoReadStore implements ReadStore {
 
   collection<T extends ReadDoc = ReadDoc>(physicalName: string): ReadCollection<T> {
     if (physicalName === META_COLLECTION) throw new InvalidQueryError(`collection name ${META_COLLECTION} is reserved for meta data`);
-    return new MongoReadCollection<T>(this.db, physicalName, this.writeGate, this.lookups);
+    return new MongoReadCollection<T>(() => this.current, physicalName, this.writeGate, this.lookups);
   }
 
   async getMeta<T = unknown>(key: string): Promise<T | null> {
@@ -329,6 +406,9 @@ export class MongoReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.watchdog);
+    await this.replacing?.catch(() => undefined);
     await this.client.close();
   }
 }

@@ -17,6 +17,9 @@ export interface SqlClient extends SqlExecutor {
   close(): Promise<void>;
 }
 
+/** The longest a query waits for a pooled connection (then: 'timeout exceeded when trying to connect', a 503). */
+const CHECKOUT_TIMEOUT_MS = 5_000;
+
 export class PgSqlClient implements SqlClient {
   readonly kind = 'postgres' as const;
   private listenClient: PoolClient | null = null;
@@ -28,7 +31,11 @@ export class PgSqlClient implements SqlClient {
   constructor(private readonly pool: Pool) {}
 
   static fromUrl(url: string, max = 10): PgSqlClient {
-    const pool = new Pool({ connectionString: url, max });
+    // A checkout (a wait for a free client, or a new connection) is bounded: node-postgres waits
+    // forever by default, so a request that needs the database while it is unreachable would hang
+    // (holding its Idempotency-Key, a retry gets 409 for as long) instead of failing with 503.
+    // keepAlive: a connection whose peer vanished without a FIN is found dead, not waited on.
+    const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS, keepAlive: true });
     // Idle-client errors (server restart) must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
     return new PgSqlClient(pool);
