@@ -112,7 +112,6 @@ export class SqlIdempotencyStore implements IdempotencyStore {
             fresh,
           );
           if (ins.length === 0) return null; // taken concurrently: look again
-          this.live.add(token);
           return { done: { state: 'acquired', token } };
         }
         // Past its 24 h, or an in-progress reservation whose process died (lease lapsed) before it
@@ -126,7 +125,6 @@ export class SqlIdempotencyStore implements IdempotencyStore {
              WHERE scope = $1 AND key = $2`,
             fresh,
           );
-          this.live.add(token);
           return { done: { state: 'acquired', token } };
         }
         if (row.state === 'completed') {
@@ -137,6 +135,9 @@ export class SqlIdempotencyStore implements IdempotencyStore {
         return { committed: row }; // response lost: rebuilt below, outside the lock
       });
       if (outcome === null) continue;
+      // Renewed from here on, once the reservation is known committed: a COMMIT whose answer was lost
+      // (the connection cut) may have kept the row, and then it lapses within one lease.
+      if ('done' in outcome && outcome.done.state === 'acquired') this.live.add(outcome.done.token);
       if ('done' in outcome) return outcome.done;
       const row = outcome.committed;
       const write: CommittedWrite = { scope, key, requestId: row.request_id, streamId: row.stream_id ?? '', position: Number(row.position ?? 0) };
