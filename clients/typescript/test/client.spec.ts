@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { ManualClock } from '../../../libs/runtime/src/clock';
 import { insecureFetch } from '../../../test/support/insecure-fetch';
 import { startTestServer, type TestServer } from '../../../test/support/test-server';
+import { eventually } from '../../../test/support/wait';
 import { CloudApiError, createCloudClient, retryingFetch, type CloudClient, type StreamedEvent } from '../src';
 
 const root = path.resolve(__dirname, '../../..');
@@ -143,10 +144,5 @@ describe('TypeScript client', () => {
   });
 });
 
-async function waitUntil(ok: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits (bounded) on a condition of the test's own state, with the shared poller. */
+const waitUntil = (ok: () => boolean, timeoutMs = 20_000) => eventually(async () => ok(), (v) => v, timeoutMs, 20);
