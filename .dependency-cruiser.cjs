@@ -86,7 +86,7 @@ module.exports = {
       name: 'usecases-transport-free',
       severity: 'error',
       comment: 'A use case is called by HTTP, the gateway, the event streams, timers and the CLI alike: it knows no HTTP (libs/http, Fastify, the Nest HTTP platform) and no app.',
-      from: { path: '^usecases/', pathNot: tests },
+      from: { path: '^usecases/', pathNot: `${tests}|^usecases/inject-ports\\.ts$` },
       to: { path: '^(apps|libs/http)/|(^|/)node_modules/(fastify|@fastify|@nestjs/platform-fastify|@nestjs/common)/' },
     },
     {

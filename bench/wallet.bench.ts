@@ -16,7 +16,7 @@ import { walletStream } from '../libs/domain/billing/events';
 import type { CreditWallet } from '../libs/domain/billing/wallet.decider';
 import type { EventStore, NewEvent } from '../libs/eventstore/src/event-store.port';
 import { SqlEventStore } from '../libs/eventstore/src/sql/sql-event-store';
-import { writeWallet } from '../sagas/wallet-conversion/wallet-conversion';
+import { writeWallet } from '../usecases/billing/wallet-writes';
 import { log, row, shortId, timedLoop, type Row } from './lib';
 
 export interface WalletBenchOptions {

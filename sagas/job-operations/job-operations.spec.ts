@@ -19,7 +19,8 @@ import { JobDispatcher } from '../job-executor/job-dispatcher';
 import { instanceOperations } from '../instance-operations/instance-operations';
 import { serverOperations } from '../server-operations/server-operations';
 import type { AnyJobBackedResource } from '../../libs/runtime/src/job-ports';
-import { JobOperations, resetForRetry } from './job-operations';
+import { JobOperations } from './job-operations';
+import { resetForRetry } from '../../usecases/jobs/reset-for-retry';
 import { instanceSpec } from '../../test/support/fixtures';
 
 const at = '2026-01-01T00:00:00.000Z';

@@ -4,7 +4,7 @@ import type { CurrentJob, OperationCommand } from '../../libs/domain/shared/oper
 import { modeOfScope } from '../../libs/domain/shared/scope';
 import { ProviderError } from '../../libs/providers/src/driver.port';
 import { isoNow, systemClock, type Clock } from '../../libs/runtime/src/clock';
-import type { AnyJobBackedResource, DriverFor, JobBackedResource, JobOperationHandler, JobToRun } from '../../libs/runtime/src/job-ports';
+import type { DriverFor, JobBackedResource, JobOperationHandler, JobToRun } from '../../libs/runtime/src/job-ports';
 
 type LiveState<Op extends string> = { status: string; id: string; currentJob: CurrentJob<Op> };
 
@@ -43,13 +43,4 @@ export class JobOperations<Op extends string, St extends { status: string }, R> 
   async onFailed(job: JobToRun, error: string, ctx: CommandContext): Promise<void> {
     await this.step(job, { type: 'FailOperation', jobId: job.id, error, now: isoNow(this.clock) }, ctx).catch(() => undefined);
   }
-}
-
-/**
- * DECISIONS 7: a manual retry puts the resource back in the status its operation starts from (only
- * out of the `error` the failed job left; otherwise nothing is recorded). Resolves with the position.
- */
-export async function resetForRetry(events: EventStore, resource: AnyJobBackedResource, job: Pick<JobToRun, 'id' | 'resourceId'>, now: string, ctx: CommandContext): Promise<number | null> {
-  const r = await handleCommand(events, resource.stream(job.resourceId), resource.decider, { type: 'RetryOperation', jobId: job.id, now }, ctx);
-  return r.position;
 }

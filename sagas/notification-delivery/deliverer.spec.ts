@@ -7,7 +7,7 @@ import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { DeliveryDoc } from '../../projections/notification-deliveries/notification-deliveries.projection';
 import type { EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
 import { Deliverer, type NewDelivery } from './deliverer';
-import type { EndpointSender, SendResult } from './endpoint-sender';
+import type { EndpointSender, SendResult } from '../../libs/runtime/src/endpoint-sender';
 
 /** The log in memory: streams with expected revisions, positions in append order. */
 function memoryLog() {

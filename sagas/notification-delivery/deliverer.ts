@@ -16,7 +16,7 @@ import { EffectRunner } from '../../libs/runtime/src/outbox/effect-runner';
 import type { CredentialVault } from '../../libs/providers/src/credential-vault';
 import type { DeliveryDoc } from '../../projections/notification-deliveries/notification-deliveries.projection';
 import type { EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
-import type { EndpointSender, SendResult } from './endpoint-sender';
+import type { EndpointSender, SendResult } from '../../libs/runtime/src/endpoint-sender';
 import { deliveryBody } from './payload';
 
 const NOTICES = 'a3c5e0f2-4b7d-5e19-8c6a-2f0d9b1e7a44';

@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { Mailer } from '../../libs/runtime/src/mailer';
-import { EndpointSender, type Resolver } from './endpoint-sender';
+import { EndpointSender, type Resolver } from '../../libs/runtime/src/endpoint-sender';
 
 const noMail: Mailer = { kind: 'log', send: async () => undefined, close: () => undefined };
 const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;

@@ -3,7 +3,7 @@ import { DocumentProjector } from '../../libs/subscriptions/src/document-project
 import { notificationDeliveriesProjection, type DeliveryDoc } from '../../projections/notification-deliveries/notification-deliveries.projection';
 import { notificationEndpointsProjection } from '../../projections/notification-endpoints/notification-endpoints.projection';
 import { Deliverer } from './deliverer';
-import { EndpointSender } from './endpoint-sender';
+import { EndpointSender } from '../../libs/runtime/src/endpoint-sender';
 import { NameResolver } from '../../libs/runtime/src/name-resolver';
 
 /** A delivery's lookup bound: a name silent this long fails the attempt, which is retried. */

@@ -2,9 +2,9 @@ import { v7 as uuidv7 } from 'uuid';
 import { checkoutPromoReference, type CheckoutCompleted, type PaymentSettled } from '../../libs/domain/billing/payments';
 import type { CreditWallet } from '../../libs/domain/billing/wallet.decider';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { PAYMENT_CREDITS } from '../../usecases/billing/wallet-writes';
 import { WalletCreditor } from '../wallet-conversion/wallet-conversion';
 
-export const PAYMENT_CREDITS = 'saga:payment-credits';
 
 /**
  * Credits the wallet once a payment settled or a checkout completed: the credit's reference is the

@@ -9,8 +9,8 @@ import type { Clock } from '../../libs/runtime/src/clock';
 import { PollingTimer } from '../../libs/runtime/src/polling-timer';
 import type { BillingAccountDoc } from '../../projections/billing-accounts/billing-accounts.projection';
 import type { UsageMeterDoc } from '../../projections/usage-meters/usage-meters.projection';
-import { projectMeters, usageLines } from './project-usage';
-import { gatewayLines, gatewayUsageOf } from './gateway-usage';
+import { projectMeters, usageLines } from '../../usecases/invoicing/project-usage';
+import { gatewayLines, gatewayUsageOf } from '../../usecases/invoicing/gateway-usage';
 import type { GatewaySpendDoc } from '../../projections/gateway-usage/gateway-usage.projection';
 
 /** Namespace of the ids of usage invoices: uuid v5 of `<projectId>/<periodStart>`, the same on every replay. */

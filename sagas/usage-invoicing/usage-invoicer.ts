@@ -2,7 +2,7 @@ import { InvoicingEventTypes, invoiceStream, type UsagePeriodClosed } from '../.
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { causedBy } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
-import { issueInvoice } from './issue-invoice';
+import { issueInvoice } from '../../usecases/invoicing/issue-invoice';
 
 /** Days between a usage period's end and its invoice's due date. */
 export const USAGE_INVOICE_TERMS_DAYS = 14;

@@ -14,7 +14,7 @@ import { gatewaySpendProjection } from '../../projections/gateway-usage/gateway-
 import { instanceSpec } from '../../test/support/fixtures';
 import { projected } from '../../test/support/projector';
 import { InvoicePayments } from './invoice-payments';
-import { issueInvoice } from './issue-invoice';
+import { issueInvoice } from '../../usecases/invoicing/issue-invoice';
 import { MonthEndInvoicing, usageInvoiceId } from './month-end-run';
 import { UsageInvoicer } from './usage-invoicer';
 

@@ -1,29 +1,10 @@
 import { v7 as uuidv7 } from 'uuid';
-import { walletStream, type WalletDebited } from '../../libs/domain/billing/events';
-import { referenceStreamOf, walletDecider, walletReferenceUsed, type CreditWallet, type WalletCommand, type WalletState } from '../../libs/domain/billing/wallet.decider';
+import type { WalletDebited } from '../../libs/domain/billing/events';
+import type { CreditWallet } from '../../libs/domain/billing/wallet.decider';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { CoalescingWriter, type OnceResult } from '../../libs/eventstore/src/coalescing-writer';
-import { causedBy, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { causedBy } from '../../libs/eventstore/src/handle-command';
+import { WALLET_CONVERSION, writeWallet } from '../../usecases/billing/wallet-writes';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
-
-export const WALLET_CONVERSION = 'saga:wallet-conversion';
-
-/** Wallet commands retry a lost revision check this often: each round of concurrent writers to one wallet has one winner. */
-export const WALLET_ATTEMPTS = 200;
-
-const walletWriter = new CoalescingWriter(walletDecider, { attempts: WALLET_ATTEMPTS, maxBatch: 256, once: { streamOf: referenceStreamOf, record: walletReferenceUsed } });
-
-/**
- * The one write path of a wallet: fold its stream, decide, append at the expected revision. Within a
- * process the commands of one wallet that arrive while one is written are decided together on one
- * read and appended in one append (each answered as if alone); between processes (a split
- * deployment) the expected revision decides and the losing round retries on the fresh balance. A
- * movement's reference is recorded on its own stream in the same append (at "no stream"): a repeated
- * reference writes nothing and is answered with that record (`repeatOf`, its `movementId`).
- */
-export function writeWallet(events: EventStore, command: WalletCommand, context: CommandContext): Promise<OnceResult<WalletState>> {
-  return walletWriter.write(events, walletStream(command.projectId, command.currency), command, context);
-}
 
 /**
  * A process manager that credits wallets from the events that decide a credit (a conversion's debit,

@@ -1,5 +1,5 @@
 export const PLATFORM = Symbol('PLATFORM');
 /** The runtime as use cases see it (libs/runtime/src/ports.ts): each handler types it down to what it uses. */
-export const PORTS = Symbol('PORTS');
+export { PORTS } from '../../../libs/runtime/src/ports-token';
 export const REDIS_PING = Symbol('REDIS_PING');
 export const IDENTITY = Symbol('IDENTITY');

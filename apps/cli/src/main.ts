@@ -9,7 +9,7 @@ import { ReadStoreCheckpointStore } from '../../../libs/subscriptions/src/checkp
 import { projectorName } from '../../../libs/subscriptions/src/document-projection';
 import { dataScope, type Mode } from '../../../libs/domain/shared/scope';
 import { usageMetersProjection } from '../../../projections/usage-meters/usage-meters.projection';
-import { projectMeters, usageOf } from '../../../sagas/usage-invoicing/project-usage';
+import { projectMeters, usageOf } from '../../../usecases/invoicing/project-usage';
 import { cloudEventOf, csvHeader, csvRow, progressBar, selector, write, type EventSelection } from './history';
 
 const position = (v: string): number => {

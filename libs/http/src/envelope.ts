@@ -2,23 +2,19 @@
 import { z } from 'zod';
 import type { ErrorObject } from './errors';
 
-export interface Resource<A extends object = Record<string, unknown>> { id: string; type: string; attributes: A }
+import type { Resource, SparseFields } from '../../application/src/views';
+
+export { toResource, type Resource, type SparseFields } from '../../application/src/views';
 export interface ResourceDocument<A extends object = Record<string, unknown>> { data: Resource<A>; [member: string]: unknown }
 export interface ListMeta { page: number; limit: number; total: number; totalPages: number }
 export interface ListLinks { first: string; last: string; prev?: string; next?: string }
 export interface CollectionDocument<A extends object = Record<string, unknown>> { data: Resource<A>[]; meta: ListMeta; links: ListLinks }
 export interface ErrorDocument { errors: ErrorObject[]; meta?: Record<string, unknown> }
 
-/** Map of `fields[<type>]` → attribute names. */
-export type SparseFields = Record<string, string[]>;
-
-export function toResource<A extends object>(type: string, id: string, attributes: A): Resource<A> {
-  return { id, type, attributes };
-}
 
 /** `{ data: {id, type, attributes}, ...extra }` — extra top-level members, e.g. `{ jobId }`. */
 export function resource<A extends object>(type: string, id: string, attributes: A, extra: Record<string, unknown> = {}): ResourceDocument<A> {
-  return { data: toResource(type, id, attributes), ...extra };
+  return { data: { id, type, attributes }, ...extra };
 }
 
 export function sparse<A extends object>(r: Resource<A>, fields?: SparseFields): Resource<Partial<A>> {

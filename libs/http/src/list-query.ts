@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiErrorItem, invalidQuery } from './errors';
 import { CollectionDocument, Resource, SparseFields, sparse } from './envelope';
 import { parameterErrors, QUERY_PARSE } from './validation';
+import type { ListQuery, SortKey } from '../../application/src/views';
 import { DEFAULT_LIST_SORT, type ListShape } from '../../readstore/src/list-shapes';
 
 /**
@@ -88,16 +89,7 @@ export function unservedSorts(spec: ListSpec): string[] {
   return out;
 }
 
-export interface SortKey { field: string; direction: 1 | -1 }
-
-export interface ListQuery<F = Record<string, unknown>> {
-  page: number;
-  limit: number;
-  skip: number;
-  sort: SortKey[];
-  fields?: SparseFields;
-  filters: F;
-}
+export type { ListQuery, SortKey } from '../../application/src/views';
 
 const FIELDS_PARAM = /^fields\[([^\]]+)\]$/;
 const INT = /^\d{1,9}$/;

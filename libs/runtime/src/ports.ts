@@ -8,6 +8,7 @@ import type { Clock } from './clock';
 import type { Consistency } from './consistency';
 import type { DriverRegistry } from './driver-registry';
 import type { Mailer } from './mailer';
+import type { Registry } from './registry';
 
 /** The read models a use case queries, by their projection (never the engine that builds them). */
 export interface ReadModels {
@@ -31,6 +32,8 @@ export interface Ports {
   readonly vault: CredentialVault;
   readonly clock: Clock;
   readonly mailer: Mailer;
+  /** What the contexts registered: job-backed resources, event names (for the use cases that list or check them). */
+  readonly registry: Pick<Registry, 'jobResources' | 'eventNames'>;
   /** The clock's time as an ISO string: the `now` handlers pass into commands. */
   now(): string;
   waitForProjections(position: number | null, names: string[]): Promise<boolean>;

@@ -5,7 +5,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Principal } from '../../../../libs/http/src/auth';
 import { commandContext } from '../identity/request-context';
 import { dataScopeOf } from '../common/resource-lifecycle';
-import { GetBatch, RequestBatch, type BatchView } from './batches.handlers';
+import { GetBatch, RequestBatch, type BatchView } from '../../../../usecases/batches/batches.handlers';
 import { BusController } from '../common/bus-controller';
 
 const resourceIds = z

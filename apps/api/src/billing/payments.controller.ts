@@ -11,7 +11,7 @@ import { PAYMENT_PROVIDERS } from '../../../../libs/payments/src/payment-provide
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { ApplyCheckoutPromoCommand, CompleteCheckoutCommand, InitializePaymentCommand, PROVIDER_CURRENCY, SetPromoCodeCommand, StartCheckoutCommand, VerifyPaymentCommand, type CheckoutView, type PaymentView } from './payments.handlers';
+import { ApplyCheckoutPromoCommand, CompleteCheckoutCommand, InitializePaymentCommand, PROVIDER_CURRENCY, SetPromoCodeCommand, StartCheckoutCommand, VerifyPaymentCommand, type CheckoutView, type PaymentView } from '../../../../usecases/billing/payments.handlers';
 
 const CHECKOUTS = 'checkout-sessions';
 const PAYMENTS = 'payments';

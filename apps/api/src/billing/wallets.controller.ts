@@ -12,7 +12,7 @@ import type { WalletDoc } from '../../../../projections/billing-wallets/billing-
 import { BusController } from '../common/bus-controller';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, type ConversionView, type RateView, type WalletMovement } from './wallets.handlers';
+import { ConvertCurrencyCommand, CreditWalletCommand, DebitWalletCommand, GetExchangeRate, GetWallets, ListCredits, SetExchangeRateCommand, type ConversionView, type RateView, type WalletMovement } from '../../../../usecases/billing/wallets.handlers';
 import { inMemoryList, listOf } from '../../../../libs/http/src/list-query';
 
 const WALLETS = 'wallets';

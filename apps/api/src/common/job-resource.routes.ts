@@ -21,7 +21,7 @@ import type { JobResourceDoc } from '../../../../libs/subscriptions/src/job-reso
 import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { commandContext } from '../identity/request-context';
-import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import { ownDoc, requestedBy, settleJob, written } from '../../../../usecases/jobs/job-writes';
 import { findProjectProvider } from '../providers/find-provider';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
 import { PORTS } from '../tokens';

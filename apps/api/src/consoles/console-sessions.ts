@@ -22,7 +22,7 @@ import { closeConsoleSession } from '../../../../usecases/consoles/close-console
 import { BusController } from '../common/bus-controller';
 import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { ownDoc } from '../jobs/job-writes';
+import { ownDoc } from '../../../../usecases/jobs/job-writes';
 import { PORTS } from '../tokens';
 
 /**

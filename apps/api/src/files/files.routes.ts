@@ -11,11 +11,11 @@ import { FILE_VERSIONS_LIST, type FileVersionDoc } from '../../../../projections
 import { FILES_LIST, type FileDoc } from '../../../../projections/files/files.projection';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent } from './files.handlers';
+import { CreateFile, DeleteFile, GetFile, GetFileVersion, ListFiles, ListFileVersions, PutFileContent } from '../../../../usecases/files/files.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 
-export { FILE_HANDLERS } from './files.handlers';
+export { FILE_HANDLERS } from '../../../../usecases/files/files.handlers';
 
 // ---------------------------------------------------------------- records (spec 2.7: flat, no type/attributes)
 const fileRecord = z

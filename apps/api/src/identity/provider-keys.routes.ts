@@ -13,7 +13,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import { PROVIDER_KEYS_LIST, providerKeysProjection, type ProviderKeyDoc } from '../../../../projections/provider-keys/provider-keys.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
-import { ownDoc } from '../jobs/job-writes';
+import { ownDoc } from '../../../../usecases/jobs/job-writes';
 import { findProjectProvider } from '../providers/find-provider';
 import { PORTS } from '../tokens';
 import { randomBase62 } from './api-key-secrets';

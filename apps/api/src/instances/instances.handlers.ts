@@ -17,7 +17,7 @@ import { providersProjection } from '../../../../projections/providers/providers
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
-import { ownDoc, settleJob, written } from '../jobs/job-writes';
+import { ownDoc, settleJob, written } from '../../../../usecases/jobs/job-writes';
 import { PORTS } from '../tokens';
 import { requestInstanceAction } from '../../../../usecases/compute/request-instance-action';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';

@@ -11,7 +11,7 @@ import { INVOICES_LIST, type InvoiceDoc } from '../../../../projections/invoices
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice } from './invoices.handlers';
+import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice } from '../../../../usecases/invoicing/invoices.handlers';
 import { listOf } from '../../../../libs/http/src/list-query';
 
 // ---------------------------------------------------------------- records (spec 2.9: flat)

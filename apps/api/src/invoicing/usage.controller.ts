@@ -4,11 +4,11 @@ import { CURRENCIES } from '../../../../libs/domain/invoicing/events';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
-import type { GatewayModelUsage } from '../../../../sagas/usage-invoicing/gateway-usage';
+import type { ResourceUsage } from '../../../../usecases/invoicing/project-usage';
+import type { GatewayModelUsage } from '../../../../usecases/invoicing/gateway-usage';
 import { BusController } from '../common/bus-controller';
 import { dataScopeOf } from '../common/resource-lifecycle';
-import { GetBillingOverview, GetUsage } from './invoices.handlers';
+import { GetBillingOverview, GetUsage } from '../../../../usecases/invoicing/invoices.handlers';
 import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 /** The longest usage window (DECISIONS 15). */

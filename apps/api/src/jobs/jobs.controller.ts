@@ -8,7 +8,7 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { commandContext } from '../identity/request-context';
 import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { jobAttributes, jobResource } from './job-view';
-import { GetJob, ListJobs, RetryJob } from './jobs.handlers';
+import { GetJob, ListJobs, RetryJob } from '../../../../usecases/jobs/jobs.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 import { JOBS_BY_STATUS_LIST, JOBS_LIST } from '../../../../projections/jobs/jobs.projection';

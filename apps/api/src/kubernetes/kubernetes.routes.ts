@@ -13,7 +13,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
-import { ownDoc } from '../jobs/job-writes';
+import { ownDoc } from '../../../../usecases/jobs/job-writes';
 import { requireSameProvider, resolveProvider } from '../providers/resolve-provider';
 import { PORTS } from '../tokens';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';

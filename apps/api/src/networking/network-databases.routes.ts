@@ -17,7 +17,7 @@ import { privateNetworksProjection, type PrivateNetworkDoc } from '../../../../p
 import { CreateJobResource, jobResourceAttributes, ListJobResources, type JobResourceRoutes } from '../common/job-resource.routes';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { ownDoc } from '../jobs/job-writes';
+import { ownDoc } from '../../../../usecases/jobs/job-writes';
 import { requireSameProvider } from '../providers/resolve-provider';
 import { PORTS } from '../tokens';
 import { BusController } from '../common/bus-controller';

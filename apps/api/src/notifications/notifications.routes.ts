@@ -30,10 +30,10 @@ import {
   MarkNotificationRead,
   ResendDelivery,
   TestEndpoints,
-} from './notifications.handlers';
+} from '../../../../usecases/notifications/notifications.handlers';
 import { inMemoryList, listOf } from '../../../../libs/http/src/list-query';
 
-export { NOTIFICATION_HANDLERS } from './notifications.handlers';
+export { NOTIFICATION_HANDLERS } from '../../../../usecases/notifications/notifications.handlers';
 
 const N_TYPE = 'notifications';
 const E_TYPE = 'notification-endpoints';

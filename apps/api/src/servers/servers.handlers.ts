@@ -14,7 +14,7 @@ import { serversProjection, type ServerDoc } from '../../../../projections/serve
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../common/project-provider';
-import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import { ownDoc, requestedBy, settleJob, written } from '../../../../usecases/jobs/job-writes';
 import { PORTS } from '../tokens';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 

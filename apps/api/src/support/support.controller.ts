@@ -9,7 +9,7 @@ import type { SupportMessageDoc } from '../../../../projections/support-messages
 import { TICKETS_LIST, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, type TicketView } from './support.handlers';
+import { AddSupportMessage, GetSupportTicket, ListSupportTickets, OpenSupportTicket, UpdateSupportTicket, type TicketView } from '../../../../usecases/support/support.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 

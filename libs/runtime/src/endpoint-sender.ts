@@ -3,8 +3,8 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { addressRefusal, checkWebhookUrl } from '../../libs/domain/notifications/webhook-target';
-import type { Mailer } from '../../libs/runtime/src/mailer';
+import { addressRefusal, checkWebhookUrl } from '../../domain/notifications/webhook-target';
+import type { Mailer } from './mailer';
 
 /** What one attempt did: a 2xx from the receiver (or a mail the SMTP server accepted) is a success. */
 export interface SendResult {

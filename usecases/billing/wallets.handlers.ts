@@ -1,19 +1,18 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { BillingEventTypes, exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet, type WalletEvent, type WalletReferenceUsed } from '../../../../libs/domain/billing/events';
-import { exchangeRateDecider, rateInForce } from '../../../../libs/domain/billing/exchange-rate.decider';
-import { CURRENCIES, type Currency } from '../../../../libs/domain/billing/money';
-import { planConversion, type WalletCommand } from '../../../../libs/domain/billing/wallet.decider';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import { billingCreditsProjection, type CreditDoc } from '../../../../projections/billing-credits/billing-credits.projection';
-import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
-import { exchangeRatesProjection, rateId } from '../../../../projections/exchange-rates/exchange-rates.projection';
-import { WALLET_CONVERSION, writeWallet } from '../../../../sagas/wallet-conversion/wallet-conversion';
-import { PORTS } from '../tokens';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { InjectPorts } from '../inject-ports';
+import { BillingEventTypes, exchangeRateStream, walletId, walletStream, type ConversionRecord, type CreditSource, type DebitSource, type ExchangeRateSet, type WalletEvent, type WalletReferenceUsed } from '../../libs/domain/billing/events';
+import { exchangeRateDecider, rateInForce } from '../../libs/domain/billing/exchange-rate.decider';
+import { CURRENCIES, type Currency } from '../../libs/domain/billing/money';
+import { planConversion, type WalletCommand } from '../../libs/domain/billing/wallet.decider';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import type { ListQuery } from '../../libs/application/src/views';
+import { listResult, type ListResult } from '../../libs/application/src/views';
+import { billingCreditsProjection, type CreditDoc } from '../../projections/billing-credits/billing-credits.projection';
+import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../projections/billing-wallets/billing-wallets.projection';
+import { exchangeRatesProjection, rateId } from '../../projections/exchange-rates/exchange-rates.projection';
+import { WALLET_CONVERSION, writeWallet } from './wallet-writes';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** Where a movement comes from: every credit and debit carries its source and reference (DECISIONS 16). */
 export interface MovementOrigin<S extends string> {
@@ -145,7 +144,7 @@ export async function moveWallet(ports: PortsOf<'events' | 'now' | 'readBack' | 
 
 @CommandHandler(CreditWalletCommand)
 export class CreditWalletHandler implements ICommandHandler<CreditWalletCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, currency, amountCents, origin, context }: CreditWalletCommand): Promise<WalletMovement> {
     const creditId = requestScopedId(context, 'credit');
@@ -156,7 +155,7 @@ export class CreditWalletHandler implements ICommandHandler<CreditWalletCommand>
 
 @CommandHandler(DebitWalletCommand)
 export class DebitWalletHandler implements ICommandHandler<DebitWalletCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   execute({ projectId, currency, amountCents, origin, context }: DebitWalletCommand): Promise<WalletMovement> {
     const debitId = requestScopedId(context, 'debit');
@@ -186,7 +185,7 @@ function defaultRate(from: Currency, to: Currency): RateView {
  */
 @CommandHandler(ConvertCurrencyCommand)
 export class ConvertCurrencyHandler implements ICommandHandler<ConvertCurrencyCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fromCurrency, toCurrency, amountCents, reference, context }: ConvertCurrencyCommand): Promise<ConversionView> {
     const { rate } = await currentRate(this.ports, fromCurrency, toCurrency);
@@ -210,7 +209,7 @@ export class ConvertCurrencyHandler implements ICommandHandler<ConvertCurrencyCo
 
 @CommandHandler(SetExchangeRateCommand)
 export class SetExchangeRateHandler implements ICommandHandler<SetExchangeRateCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'waitForProjections'>) {}
 
   async execute({ from, to, rate, context }: SetExchangeRateCommand): Promise<RateView> {
     const setBy = String(context.metadata.actor ?? 'admin');
@@ -222,7 +221,7 @@ export class SetExchangeRateHandler implements ICommandHandler<SetExchangeRateCo
 
 @QueryHandler(GetWallets)
 export class GetWalletsHandler implements IQueryHandler<GetWallets> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'now' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'now' | 'projections'>) {}
 
   async execute({ projectId }: GetWallets): Promise<WalletDoc[]> {
     const wallets = await this.ports.projections.collection(billingWalletsProjection);
@@ -234,7 +233,7 @@ export class GetWalletsHandler implements IQueryHandler<GetWallets> {
 
 @QueryHandler(GetExchangeRate)
 export class GetExchangeRateHandler implements IQueryHandler<GetExchangeRate> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ from, to }: GetExchangeRate): Promise<RateView> {
     const doc = await (await this.ports.projections.collection(exchangeRatesProjection)).get(rateId(from, to));
@@ -244,7 +243,7 @@ export class GetExchangeRateHandler implements IQueryHandler<GetExchangeRate> {
 
 @QueryHandler(ListCredits)
 export class ListCreditsHandler implements IQueryHandler<ListCredits> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toResource }: ListCredits): Promise<ListResult<object>> {
     const filter: Record<string, string> = { projectId };

@@ -1,19 +1,17 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { jobDecider } from '../../../../libs/domain/jobs/job.decider';
-import { jobStream } from '../../../../libs/domain/jobs/events';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { AppError, notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import { batchesProjection } from '../../../../projections/batches/batches.projection';
+import { InjectPorts } from '../inject-ports';
+import { jobDecider } from '../../libs/domain/jobs/job.decider';
+import { jobStream } from '../../libs/domain/jobs/events';
+import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { AppError, notFound } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import type { Filter } from '../../libs/readstore/src/read-store.port';
+import { batchesProjection } from '../../projections/batches/batches.projection';
 import { batchJobResource } from '../batches/batch-view';
-import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
-import { JOB_RESOURCES } from '../../../../contexts/registrations';
-import { resetForRetry } from '../../../../sagas/job-operations/job-operations';
-import { PORTS } from '../tokens';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { jobsProjection, type JobDoc } from '../../projections/jobs/jobs.projection';
+import { resetForRetry } from './reset-for-retry';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** A failed job re-opened with a fresh budget of attempts (DECISIONS 7). */
 export class RetryJob extends Command<JobDoc> {
@@ -46,7 +44,7 @@ const ownBatch = async (ports: PortsOf<'projections'>, projectId: string, id: st
  */
 @CommandHandler(RetryJob)
 export class RetryJobHandler implements ICommandHandler<RetryJob> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'registry' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, jobId, ctx }: RetryJob): Promise<JobDoc> {
     const { events } = this.ports;
@@ -57,7 +55,7 @@ export class RetryJobHandler implements ICommandHandler<RetryJob> {
     // The decider refuses anything but a failed job (400 RETRY_FAILED); asked here first so a refused retry resets nothing.
     // A re-run after a crash (DECISIONS 5) finds its reset and its retry written (each append answers with them).
     if (!ctx.metadata.recovering) jobDecider.decide({ type: 'RetryJob', now: this.ports.now() }, state);
-    const resource = JOB_RESOURCES[job.resourceType];
+    const resource = this.ports.registry.jobResources[job.resourceType];
     const resetAt = resource ? await resetForRetry(events, resource, job, this.ports.now(), ctx) : null;
     const retried = await handleCommand(events, jobStream(jobId), jobDecider, { type: 'RetryJob', now: this.ports.now() }, ctx);
     await this.ports.waitForProjections(Math.max(retried.position ?? 0, resetAt ?? 0) || null, resource ? [resource.readModel, 'jobs'] : ['jobs']);
@@ -67,7 +65,7 @@ export class RetryJobHandler implements ICommandHandler<RetryJob> {
 
 @QueryHandler(ListJobs)
 export class ListJobsHandler implements IQueryHandler<ListJobs> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, filters, page }: ListJobs) {
     const filter: Filter = { projectId };
@@ -79,7 +77,7 @@ export class ListJobsHandler implements IQueryHandler<ListJobs> {
 
 @QueryHandler(GetJob)
 export class GetJobHandler implements IQueryHandler<GetJob> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, id }: GetJob) {
     const job = await (await this.ports.projections.collection(jobsProjection)).get(id);

@@ -1,20 +1,19 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { ticketStream, ticketNumbersStream, type TicketAuthor, type TicketPriority, type TicketStatus } from '../../../../libs/domain/support/events';
-import { ticketDecider, type TicketCommand } from '../../../../libs/domain/support/ticket.decider';
-import { ticketNumberDecider } from '../../../../libs/domain/support/ticket-number.decider';
-import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { assignNumber } from '../../../../libs/eventstore/src/assign-number';
-import type { Principal } from '../../../../libs/http/src/auth';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
-import { membersProjection, projectOwnerQuery } from '../../../../projections/members/members.projection';
-import { supportMessagesProjection, type SupportMessageDoc } from '../../../../projections/support-messages/support-messages.projection';
-import { supportTicketsProjection, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
+import { InjectPorts } from '../inject-ports';
+import { ticketStream, ticketNumbersStream, type TicketAuthor, type TicketPriority, type TicketStatus } from '../../libs/domain/support/events';
+import { ticketDecider, type TicketCommand } from '../../libs/domain/support/ticket.decider';
+import { ticketNumberDecider } from '../../libs/domain/support/ticket-number.decider';
+import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { assignNumber } from '../../libs/eventstore/src/assign-number';
+import type { Principal } from '../../libs/application/src/actor';
+import type { ListQuery } from '../../libs/application/src/views';
+import { listResult, type ListResult } from '../../libs/application/src/views';
+import { apiKeysProjection } from '../../projections/api-keys/api-keys.projection';
+import { membersProjection, projectOwnerQuery } from '../../projections/members/members.projection';
+import { supportMessagesProjection, type SupportMessageDoc } from '../../projections/support-messages/support-messages.projection';
+import { supportTicketsProjection, type SupportTicketDoc } from '../../projections/support-tickets/support-tickets.projection';
 import { ownDoc, written } from '../jobs/job-writes';
-import { PORTS } from '../tokens';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** A ticket as its single answers show it: the ticket and its thread, in order. */
 export interface TicketView {
@@ -128,7 +127,7 @@ async function decideTicket(ports: PortsOf<'events'>, ticketId: string, command:
  */
 @CommandHandler(OpenSupportTicket)
 export class OpenSupportTicketHandler implements ICommandHandler<OpenSupportTicket> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, principal, context }: OpenSupportTicket): Promise<TicketView> {
     const ticketId = requestScopedId(context, 'ticket');
@@ -142,7 +141,7 @@ export class OpenSupportTicketHandler implements ICommandHandler<OpenSupportTick
 
 @CommandHandler(AddSupportMessage)
 export class AddSupportMessageHandler implements ICommandHandler<AddSupportMessage> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, ticketId, content, principal, context }: AddSupportMessage): Promise<TicketView> {
     const author = await customer(this.ports, principal);
@@ -154,7 +153,7 @@ export class AddSupportMessageHandler implements ICommandHandler<AddSupportMessa
 
 @CommandHandler(UpdateSupportTicket)
 export class UpdateSupportTicketHandler implements ICommandHandler<UpdateSupportTicket> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, ticketId, changes, context }: UpdateSupportTicket): Promise<TicketView> {
     const { position } = await decideTicket(this.ports, ticketId, { type: 'UpdateTicket', ticketId, projectId, ...changes, now: this.ports.now() }, context);
@@ -164,7 +163,7 @@ export class UpdateSupportTicketHandler implements ICommandHandler<UpdateSupport
 
 @QueryHandler(GetSupportTicket)
 export class GetSupportTicketHandler implements IQueryHandler<GetSupportTicket> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, ticketId }: GetSupportTicket): Promise<TicketView> {
     const ticket = await ownDoc(this.ports, supportTicketsProjection, projectId, ticketId, 'Ticket');
@@ -174,7 +173,7 @@ export class GetSupportTicketHandler implements IQueryHandler<GetSupportTicket> 
 
 @QueryHandler(ListSupportTickets)
 export class ListSupportTicketsHandler implements IQueryHandler<ListSupportTickets> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toResource }: ListSupportTickets): Promise<ListResult<object>> {
     const filter: Record<string, string> = { projectId };

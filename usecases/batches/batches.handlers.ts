@@ -1,13 +1,12 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { batchDecider } from '../../../../libs/domain/batches/batch.decider';
-import { batchStream, type BatchAction } from '../../../../libs/domain/batches/events';
-import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { notFound } from '../../../../libs/application/src/errors';
-import { batchesProjection, type BatchDoc } from '../../../../projections/batches/batches.projection';
-import { PORTS } from '../tokens';
+import { InjectPorts } from '../inject-ports';
+import { batchDecider } from '../../libs/domain/batches/batch.decider';
+import { batchStream, type BatchAction } from '../../libs/domain/batches/events';
+import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { notFound } from '../../libs/application/src/errors';
+import { batchesProjection, type BatchDoc } from '../../projections/batches/batches.projection';
 import { batchOutcome } from './batch-view';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 export type BatchView = { doc: BatchDoc; outcome: Awaited<ReturnType<typeof batchOutcome>> };
 
@@ -25,7 +24,7 @@ export class GetBatch extends Query<BatchView> {
 /** The fan-out is part of the write: answers once every item is dispatched or rejected. */
 @CommandHandler(RequestBatch)
 export class RequestBatchHandler implements ICommandHandler<RequestBatch> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'projections' | 'readBack'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'now' | 'projections' | 'readBack'>) {}
 
   async execute({ projectId, action, resourceType, resourceIds, ctx }: RequestBatch): Promise<BatchView> {
     const batchId = requestScopedId(ctx, 'batch');
@@ -39,7 +38,7 @@ export class RequestBatchHandler implements ICommandHandler<RequestBatch> {
 
 @QueryHandler(GetBatch)
 export class GetBatchHandler implements IQueryHandler<GetBatch> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, batchId }: GetBatch): Promise<BatchView> {
     const doc = await (await this.ports.projections.collection(batchesProjection)).get(batchId);

@@ -1,9 +1,9 @@
-import type { CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { jobStream } from '../../../../libs/domain/jobs/events';
-import { notFound } from '../../../../libs/application/src/errors';
-import type { ReadDoc } from '../../../../libs/readstore/src/read-store.port';
-import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { CommandContext } from '../../libs/eventstore/src/handle-command';
+import { jobStream } from '../../libs/domain/jobs/events';
+import { notFound } from '../../libs/application/src/errors';
+import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
+import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 const DISPATCHER = 'saga:job-dispatcher';
 

@@ -1,25 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { InjectPorts } from '../inject-ports';
 import { v7 as uuidv7 } from 'uuid';
-import { deliveryDecider } from '../../../../libs/domain/notifications/delivery.decider';
-import { endpointDecider, type EndpointFields } from '../../../../libs/domain/notifications/endpoint.decider';
-import { deliveryStream, endpointStream, notificationStream, type EndpointType } from '../../../../libs/domain/notifications/events';
-import { notificationDecider, type NotificationFields } from '../../../../libs/domain/notifications/notification.decider';
-import { addressRefusal, checkWebhookUrl } from '../../../../libs/domain/notifications/webhook-target';
-import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { EVENT_NAMES } from '../../../../contexts/registrations';
-import { notificationDeliveriesProjection, type DeliveryDoc } from '../../../../projections/notification-deliveries/notification-deliveries.projection';
-import { notificationEndpointsProjection, type EndpointDoc } from '../../../../projections/notification-endpoints/notification-endpoints.projection';
-import { notificationsProjection, type NotificationDoc } from '../../../../projections/notifications/notifications.projection';
-import { EndpointSender, type SendResult } from '../../../../sagas/notification-delivery/endpoint-sender';
+import { deliveryDecider } from '../../libs/domain/notifications/delivery.decider';
+import { endpointDecider, type EndpointFields } from '../../libs/domain/notifications/endpoint.decider';
+import { deliveryStream, endpointStream, notificationStream, type EndpointType } from '../../libs/domain/notifications/events';
+import { notificationDecider, type NotificationFields } from '../../libs/domain/notifications/notification.decider';
+import { addressRefusal, checkWebhookUrl } from '../../libs/domain/notifications/webhook-target';
+import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { badRequest, notFound } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import { notificationDeliveriesProjection, type DeliveryDoc } from '../../projections/notification-deliveries/notification-deliveries.projection';
+import { notificationEndpointsProjection, type EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
+import { notificationsProjection, type NotificationDoc } from '../../projections/notifications/notifications.projection';
+import { EndpointSender, type SendResult } from '../../libs/runtime/src/endpoint-sender';
 import { ownDoc, written } from '../jobs/job-writes';
-import { PORTS } from '../tokens';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
-import { requestPathResolver } from '../../../../libs/runtime/src/name-resolver';
-import type { AppConfig } from '../../../../libs/config/src/config';
+import type { PortsOf } from '../../libs/runtime/src/ports';
+import { requestPathResolver } from '../../libs/runtime/src/name-resolver';
+import type { AppConfig } from '../../libs/config/src/config';
 
 type Found<D> = { items: D[]; total: number };
 
@@ -61,7 +59,7 @@ const decideNotification = (ports: PortsOf<'events'>, id: string, command: Param
 
 @CommandHandler(CreateNotification)
 export class CreateNotificationHandler implements ICommandHandler<CreateNotification> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fields, context }: CreateNotification): Promise<NotificationDoc> {
     const id = requestScopedId(context, 'notification');
@@ -73,7 +71,7 @@ export class CreateNotificationHandler implements ICommandHandler<CreateNotifica
 
 @CommandHandler(MarkNotificationRead)
 export class MarkNotificationReadHandler implements ICommandHandler<MarkNotificationRead> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, notificationId, read, context }: MarkNotificationRead): Promise<NotificationDoc> {
     await ownDoc(this.ports, notificationsProjection, projectId, notificationId, 'Notification');
@@ -85,7 +83,7 @@ export class MarkNotificationReadHandler implements ICommandHandler<MarkNotifica
 
 @CommandHandler(DeleteNotification)
 export class DeleteNotificationHandler implements ICommandHandler<DeleteNotification> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, notificationId, context }: DeleteNotification): Promise<void> {
     await ownDoc(this.ports, notificationsProjection, projectId, notificationId, 'Notification');
@@ -100,7 +98,7 @@ export class DeleteNotificationHandler implements ICommandHandler<DeleteNotifica
  */
 @CommandHandler(ForAllNotifications)
 export class ForAllNotificationsHandler implements ICommandHandler<ForAllNotifications> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, action, context }: ForAllNotifications): Promise<number> {
     const collection = await this.ports.projections.collection(notificationsProjection);
@@ -129,7 +127,7 @@ export class ForAllNotificationsHandler implements ICommandHandler<ForAllNotific
 
 @QueryHandler(GetNotification)
 export class GetNotificationHandler implements IQueryHandler<GetNotification> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, notificationId }: GetNotification): Promise<NotificationDoc> {
     return ownDoc(this.ports, notificationsProjection, projectId, notificationId, 'Notification');
@@ -138,7 +136,7 @@ export class GetNotificationHandler implements IQueryHandler<GetNotification> {
 
 @QueryHandler(ListNotifications)
 export class ListNotificationsHandler implements IQueryHandler<ListNotifications> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list }: ListNotifications): Promise<Found<NotificationDoc>> {
     const { read, type } = list.filters;
@@ -220,12 +218,12 @@ async function targetRefusal(raw: string, config: AppConfig): Promise<string | n
 
 @CommandHandler(CreateEndpoint)
 export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'now' | 'readBack' | 'vault' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'events' | 'now' | 'readBack' | 'registry' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, pointerPrefix, context }: CreateEndpoint): Promise<{ doc: EndpointDoc; secret: string | null }> {
     const problems: { detail: string; source: { pointer: string } }[] = [];
     input.events.forEach((name, i) => {
-      if (!EVENT_NAMES.isPublished(name)) problems.push({ detail: `events[${i}]: unknown event name "${name}" (the names are listed at GET /v1/notifications/events; "*" subscribes to all)`, source: { pointer: `${pointerPrefix}/events/${i}` } });
+      if (!this.ports.registry.eventNames.isPublished(name)) problems.push({ detail: `events[${i}]: unknown event name "${name}" (the names are listed at GET /v1/notifications/events; "*" subscribes to all)`, source: { pointer: `${pointerPrefix}/events/${i}` } });
     });
     if (input.type === 'webhook') {
       const refusal = await targetRefusal(input.url!, this.ports.config);
@@ -260,7 +258,7 @@ export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
 
 @CommandHandler(DeleteEndpoint)
 export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'vault' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, endpointId, context }: DeleteEndpoint): Promise<void> {
     const doc = await ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
@@ -273,7 +271,7 @@ export class DeleteEndpointHandler implements ICommandHandler<DeleteEndpoint> {
 
 @QueryHandler(GetEndpoint)
 export class GetEndpointHandler implements IQueryHandler<GetEndpoint> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, endpointId }: GetEndpoint): Promise<EndpointDoc> {
     return ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
@@ -282,7 +280,7 @@ export class GetEndpointHandler implements IQueryHandler<GetEndpoint> {
 
 @QueryHandler(ListEndpoints)
 export class ListEndpointsHandler implements IQueryHandler<ListEndpoints> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list }: ListEndpoints): Promise<Found<EndpointDoc>> {
     const { type, enabled } = list.filters;
@@ -293,7 +291,7 @@ export class ListEndpointsHandler implements IQueryHandler<ListEndpoints> {
 
 @QueryHandler(ListDeliveries)
 export class ListDeliveriesHandler implements IQueryHandler<ListDeliveries> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, endpointId, list }: ListDeliveries): Promise<Found<DeliveryDoc>> {
     await ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
@@ -304,7 +302,7 @@ export class ListDeliveriesHandler implements IQueryHandler<ListDeliveries> {
 
 @CommandHandler(ResendDelivery)
 export class ResendDeliveryHandler implements ICommandHandler<ResendDelivery> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, endpointId, deliveryId, context }: ResendDelivery): Promise<DeliveryDoc> {
     await ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
@@ -325,7 +323,7 @@ export class ResendDeliveryHandler implements ICommandHandler<ResendDelivery> {
 export class TestEndpointsHandler implements ICommandHandler<TestEndpoints> {
   private sender: EndpointSender | null = null;
 
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'config' | 'mailer' | 'now' | 'projections' | 'vault'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'clock' | 'config' | 'mailer' | 'now' | 'projections' | 'vault'>) {}
 
   async execute({ projectId }: TestEndpoints): Promise<TestResult[]> {
     // Its lookups are the request path's, bounded like the create's.

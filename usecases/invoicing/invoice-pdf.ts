@@ -1,5 +1,5 @@
 import PDFDocument from 'pdfkit';
-import type { InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
+import type { InvoiceDoc } from '../../projections/invoices/invoices.projection';
 
 /** Integer cents as `USD 1,234.56` (never through floats). */
 export function formatMoney(cents: number, currency: string): string {

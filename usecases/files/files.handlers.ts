@@ -1,18 +1,17 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { fileStream } from '../../../../libs/domain/files/events';
-import { MAX_FILE_CONTENT_BYTES, storedContent } from '../../../../libs/domain/files/file-content';
-import { fileDecider, fileIdFor } from '../../../../libs/domain/files/file.decider';
-import { handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { AppError, notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import type { Resource } from '../../../../libs/http/src/envelope';
-import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '../../../../projections/file-versions/file-versions.projection';
-import { filesProjection, type FileDoc } from '../../../../projections/files/files.projection';
-import { PORTS } from '../tokens';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { InjectPorts } from '../inject-ports';
+import { fileStream } from '../../libs/domain/files/events';
+import { MAX_FILE_CONTENT_BYTES, storedContent } from '../../libs/domain/files/file-content';
+import { fileDecider, fileIdFor } from '../../libs/domain/files/file.decider';
+import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { AppError, notFound } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import { listResult, type ListResult } from '../../libs/application/src/views';
+import type { Resource } from '../../libs/application/src/views';
+import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '../../projections/file-versions/file-versions.projection';
+import { filesProjection, type FileDoc } from '../../projections/files/files.projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** Where the request's content sits (`/content`, or under `/data/attributes`), for the 413's pointer. */
 export interface ContentInput {
@@ -111,7 +110,7 @@ async function written(ports: PortsOf<'readBack' | 'waitForProjections'>, fileId
 
 @CommandHandler(CreateFile)
 export class CreateFileHandler implements ICommandHandler<CreateFile> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: CreateFile): Promise<FileDoc> {
     if (input.content) checkSize(input.content);
@@ -139,7 +138,7 @@ export class CreateFileHandler implements ICommandHandler<CreateFile> {
 
 @CommandHandler(PutFileContent)
 export class PutFileContentHandler implements ICommandHandler<PutFileContent> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, fileId, content, context }: PutFileContent): Promise<FileDoc> {
     const doc = await liveFile(this.ports, projectId, fileId);
@@ -155,7 +154,7 @@ export class PutFileContentHandler implements ICommandHandler<PutFileContent> {
 
 @CommandHandler(DeleteFile)
 export class DeleteFileHandler implements ICommandHandler<DeleteFile> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, fileId, context }: DeleteFile): Promise<void> {
     await liveFile(this.ports, projectId, fileId);
@@ -167,7 +166,7 @@ export class DeleteFileHandler implements ICommandHandler<DeleteFile> {
 
 @QueryHandler(GetFile)
 export class GetFileHandler implements IQueryHandler<GetFile> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, fileId }: GetFile): Promise<FileDoc> {
     return liveFile(this.ports, projectId, fileId);
@@ -179,7 +178,7 @@ const flat = (items: object[]) => items as Resource[];
 
 @QueryHandler(ListFiles)
 export class ListFilesHandler implements IQueryHandler<ListFiles> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toItem }: ListFiles): Promise<ListResult<object>> {
     const files = await this.ports.projections.collection(filesProjection);
@@ -190,7 +189,7 @@ export class ListFilesHandler implements IQueryHandler<ListFiles> {
 
 @QueryHandler(ListFileVersions)
 export class ListFileVersionsHandler implements IQueryHandler<ListFileVersions> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, fileId, list, toItem }: ListFileVersions): Promise<ListResult<object>> {
     await liveFile(this.ports, projectId, fileId);
@@ -202,7 +201,7 @@ export class ListFileVersionsHandler implements IQueryHandler<ListFileVersions> 
 
 @QueryHandler(GetFileVersion)
 export class GetFileVersionHandler implements IQueryHandler<GetFileVersion> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, fileId, version }: GetFileVersion): Promise<FileVersionDoc> {
     await liveFile(this.ports, projectId, fileId);

@@ -1,32 +1,31 @@
-import { isBilledScope, modeOfScope, projectOfScope } from '../../../../libs/domain/shared/scope';
-import { Inject } from '@nestjs/common';
+import { isBilledScope, modeOfScope, projectOfScope } from '../../libs/domain/shared/scope';
 import { Command, CommandBus, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceStatus } from '../../../../libs/domain/invoicing/events';
-import { requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import type { SortKey } from '../../../../libs/readstore/src/read-store.port';
-import { billingAccountsProjection } from '../../../../projections/billing-accounts/billing-accounts.projection';
-import { invoicesProjection, type InvoiceDoc } from '../../../../projections/invoices/invoices.projection';
-import { usageMetersProjection } from '../../../../projections/usage-meters/usage-meters.projection';
-import { issueInvoice } from '../../../../sagas/usage-invoicing/issue-invoice';
-import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from '../../../../sagas/usage-invoicing/project-usage';
-import { gatewayUsageOf, type GatewayModelUsage } from '../../../../sagas/usage-invoicing/gateway-usage';
-import { gatewaySpendProjection } from '../../../../projections/gateway-usage/gateway-usage.projection';
-import { walletStream } from '../../../../libs/domain/billing/events';
-import { existingInvoice, invoiceDecider, refuseUnpayable, type IssueInvoice } from '../../../../libs/domain/invoicing/invoice.decider';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
-import { billingWalletsProjection } from '../../../../projections/billing-wallets/billing-wallets.projection';
-import { recordInvoicePayment } from '../../../../sagas/usage-invoicing/invoice-payments';
+import { InjectPorts } from '../inject-ports';
+import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceStatus } from '../../libs/domain/invoicing/events';
+import { requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import type { ListQuery } from '../../libs/application/src/views';
+import { listResult, type ListResult } from '../../libs/application/src/views';
+import type { SortKey } from '../../libs/readstore/src/read-store.port';
+import { billingAccountsProjection } from '../../projections/billing-accounts/billing-accounts.projection';
+import { invoicesProjection, type InvoiceDoc } from '../../projections/invoices/invoices.projection';
+import { usageMetersProjection } from '../../projections/usage-meters/usage-meters.projection';
+import { issueInvoice } from './issue-invoice';
+import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from './project-usage';
+import { gatewayUsageOf, type GatewayModelUsage } from './gateway-usage';
+import { gatewaySpendProjection } from '../../projections/gateway-usage/gateway-usage.projection';
+import { walletStream } from '../../libs/domain/billing/events';
+import { existingInvoice, invoiceDecider, refuseUnpayable, type IssueInvoice } from '../../libs/domain/invoicing/invoice.decider';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import { billingCreditsProjection } from '../../projections/billing-credits/billing-credits.projection';
+import { billingWalletsProjection } from '../../projections/billing-wallets/billing-wallets.projection';
+import { recordInvoicePayment } from './record-invoice-payment';
 import { DebitWalletCommand } from '../billing/wallets.handlers';
 import { ownDoc, written } from '../jobs/job-writes';
-import { PORTS } from '../tokens';
 import { renderInvoicePdf, type InvoiceRecipient } from './invoice-pdf';
-import { projectsProjection } from '../../../../projections/projects/projects.projection';
-import { kycRequestsProjection } from '../../../../projections/kyc-requests/kyc-requests.projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { projectsProjection } from '../../projections/projects/projects.projection';
+import { kycRequestsProjection } from '../../projections/kyc-requests/kyc-requests.projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** What a client's POST decides: the invoice but its id, project, number, source and time. */
 export type InvoiceInput = Pick<IssueInvoice, 'currency' | 'amountCents' | 'taxRate' | 'lineItems' | 'dueDate' | 'metadata'>;
@@ -111,7 +110,7 @@ export class GetBillingOverview extends Query<BillingOverview> {
 
 @CommandHandler(CreateInvoice)
 export class CreateInvoiceHandler implements ICommandHandler<CreateInvoice> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: CreateInvoice): Promise<InvoiceDoc> {
     const invoiceId = requestScopedId(context, 'invoice');
@@ -137,8 +136,8 @@ async function invoiceState(ports: PortsOf<'events'>, invoiceId: string) {
 @CommandHandler(PayInvoice)
 export class PayInvoiceHandler implements ICommandHandler<PayInvoice> {
   constructor(
-    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>,
-    @Inject(CommandBus) private readonly commands: CommandBus,
+    @InjectPorts() private readonly ports: PortsOf<'events' | 'readBack' | 'waitForProjections'>,
+    private readonly commands: CommandBus,
   ) {}
 
   async execute({ projectId, invoiceId, context }: PayInvoice): Promise<InvoiceDoc> {
@@ -158,7 +157,7 @@ export class PayInvoiceHandler implements ICommandHandler<PayInvoice> {
 
 @QueryHandler(GetInvoice)
 export class GetInvoiceHandler implements IQueryHandler<GetInvoice> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, invoiceId }: GetInvoice): Promise<InvoiceDoc> {
     return ownDoc(this.ports, invoicesProjection, projectId, invoiceId, 'Invoice');
@@ -167,7 +166,7 @@ export class GetInvoiceHandler implements IQueryHandler<GetInvoice> {
 
 @QueryHandler(GetInvoicePdf)
 export class GetInvoicePdfHandler implements IQueryHandler<GetInvoicePdf> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'projections'>) {}
 
   async execute({ projectId, invoiceId }: GetInvoicePdf): Promise<{ invoice: InvoiceDoc; pdf: Buffer }> {
     const invoice = await ownDoc(this.ports, invoicesProjection, projectId, invoiceId, 'Invoice');
@@ -185,7 +184,7 @@ export class GetInvoicePdfHandler implements IQueryHandler<GetInvoicePdf> {
 
 @QueryHandler(ListInvoices)
 export class ListInvoicesHandler implements IQueryHandler<ListInvoices> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toItem }: ListInvoices): Promise<ListResult<object>> {
     const filter: Record<string, string> = { projectId };
@@ -223,7 +222,7 @@ function compareBy(sort: SortKey[]) {
  */
 @QueryHandler(GetUsage)
 export class GetUsageHandler implements IQueryHandler<GetUsage> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'now' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'now' | 'projections'>) {}
 
   async execute({ projectId, window, list, toItem }: GetUsage): Promise<ListResult<object>> {
     const now = Date.parse(this.ports.now());
@@ -252,7 +251,7 @@ export class GetUsageHandler implements IQueryHandler<GetUsage> {
  */
 @QueryHandler(GetBillingOverview)
 export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOverview> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'now' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'now' | 'projections'>) {}
 
   async execute({ projectId }: GetBillingOverview): Promise<BillingOverview> {
     const now = Date.parse(this.ports.now());

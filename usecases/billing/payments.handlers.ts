@@ -1,7 +1,7 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { walletStream } from '../../../../libs/domain/billing/events';
-import type { Currency } from '../../../../libs/domain/billing/money';
+import { InjectPorts } from '../inject-ports';
+import { walletStream } from '../../libs/domain/billing/events';
+import type { Currency } from '../../libs/domain/billing/money';
 import {
   checkoutDecider,
   checkoutPromoReference,
@@ -14,18 +14,17 @@ import {
   type PaymentProviderName,
   type PaymentState,
   type PromoCodeSet,
-} from '../../../../libs/domain/billing/payments';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { earlierWrite, handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { unavailable } from '../../../../libs/application/src/errors';
-import { PaymentProviderError, SimulatedPaymentDriver, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../../../libs/payments/src';
-import { billingCreditsProjection } from '../../../../projections/billing-credits/billing-credits.projection';
-import { billingWalletsProjection, type WalletDoc } from '../../../../projections/billing-wallets/billing-wallets.projection';
-import { PAYMENT_CREDITS } from '../../../../sagas/payment-credits/payment-credits';
-import { PORTS } from '../tokens';
+} from '../../libs/domain/billing/payments';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import { earlierWrite, handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { unavailable } from '../../libs/application/src/errors';
+import { PaymentProviderError, SimulatedPaymentDriver, UnsupportedPaymentOperation, paymentProviders, type PaymentProvider } from '../../libs/payments/src';
+import { billingCreditsProjection } from '../../projections/billing-credits/billing-credits.projection';
+import { billingWalletsProjection, type WalletDoc } from '../../projections/billing-wallets/billing-wallets.projection';
+import { PAYMENT_CREDITS } from './wallet-writes';
 import { walletAfterCredits } from './wallets.handlers';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** Which currency each provider takes (DECISIONS 13): Stripe USD, Paystack NGN. */
 export const PROVIDER_CURRENCY: Record<PaymentProviderName, Currency> = { stripe: 'USD', paystack: 'NGN' };
@@ -126,7 +125,7 @@ async function checkoutState(ports: PortsOf<'events'>, projectId: string, checko
 
 @CommandHandler(StartCheckoutCommand)
 export class StartCheckoutHandler implements ICommandHandler<StartCheckoutCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'logger' | 'now'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'events' | 'logger' | 'now'>) {}
 
   async execute({ projectId, provider, amountCents, currency, context }: StartCheckoutCommand): Promise<CheckoutView> {
     const checkoutId = requestScopedId(context, 'checkout');
@@ -143,7 +142,7 @@ export class StartCheckoutHandler implements ICommandHandler<StartCheckoutComman
 
 @CommandHandler(ApplyCheckoutPromoCommand)
 export class ApplyCheckoutPromoHandler implements ICommandHandler<ApplyCheckoutPromoCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now'>) {}
 
   async execute({ projectId, checkoutId, code, context }: ApplyCheckoutPromoCommand): Promise<CheckoutView> {
     await checkoutState(this.ports, projectId, checkoutId);
@@ -162,7 +161,7 @@ export class ApplyCheckoutPromoHandler implements ICommandHandler<ApplyCheckoutP
 /** Confirms the setup intent at the provider, then records the completion once; the credit process manager credits the wallet from it. */
 @CommandHandler(CompleteCheckoutCommand)
 export class CompleteCheckoutHandler implements ICommandHandler<CompleteCheckoutCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, checkoutId, setupIntentId, paymentMethodId, context }: CompleteCheckoutCommand): Promise<CheckoutView> {
     const before = await checkoutState(this.ports, projectId, checkoutId);
@@ -211,7 +210,7 @@ export class VerifyPaymentCommand extends Command<PaymentView> {
 
 @CommandHandler(InitializePaymentCommand)
 export class InitializePaymentHandler implements ICommandHandler<InitializePaymentCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'events' | 'logger' | 'now'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'events' | 'logger' | 'now'>) {}
 
   async execute({ projectId, provider, amountCents, currency, email, context }: InitializePaymentCommand): Promise<PaymentView> {
     if (PROVIDER_CURRENCY[provider] !== currency) throw new DomainError('BAD_REQUEST', `${provider} takes ${PROVIDER_CURRENCY[provider]} payments`);
@@ -231,7 +230,7 @@ export class InitializePaymentHandler implements ICommandHandler<InitializePayme
 /** Asks the provider, then settles (or fails) the payment once; a settled payment answers as it is. */
 @CommandHandler(VerifyPaymentCommand)
 export class VerifyPaymentHandler implements ICommandHandler<VerifyPaymentCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'consistency' | 'events' | 'logger' | 'now' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, reference, context }: VerifyPaymentCommand): Promise<PaymentView> {
     const { state: known, position: last } = await aggregateStream(this.ports.events, paymentStream(reference), paymentDecider);
@@ -269,7 +268,7 @@ export class SetPromoCodeCommand extends Command<PromoCodeSet['data']> {
 
 @CommandHandler(SetPromoCodeCommand)
 export class SetPromoCodeHandler implements ICommandHandler<SetPromoCodeCommand> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now'>) {}
 
   async execute({ code, amountCents, currency, active, description, context }: SetPromoCodeCommand): Promise<PromoCodeSet['data']> {
     const setBy = String(context.metadata.actor ?? 'admin');

@@ -1,6 +1,6 @@
-import type { BatchDoc } from '../../../../projections/batches/batches.projection';
-import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { BatchDoc } from '../../projections/batches/batches.projection';
+import { jobsProjection, type JobDoc } from '../../projections/jobs/jobs.projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 export type BatchStatus = 'accepted' | 'processing' | 'completed' | 'failed' | 'partially_failed';
 

@@ -1,0 +1,38 @@
+/**
+ * What use cases answer with, whatever transport shows it: a resource (type, id, attributes), and a
+ * page of a list with its total. The HTTP edge wraps them in its envelopes (libs/http/src/envelope.ts),
+ * the CLI and the event streams print them as they are.
+ */
+
+export interface Resource<A extends object = Record<string, unknown>> { id: string; type: string; attributes: A }
+
+export function toResource<A extends object>(type: string, id: string, attributes: A): Resource<A> {
+  return { id, type, attributes };
+}
+
+/** Map of a resource type → the attribute names a caller asked for (`fields[<type>]` over HTTP). */
+export type SparseFields = Record<string, string[]>;
+
+export interface SortKey { field: string; direction: 1 | -1 }
+
+/** A list read as a use case takes it: the page, its size, the sort and the typed filters. */
+export interface ListQuery<F = Record<string, unknown>> {
+  page: number;
+  limit: number;
+  skip: number;
+  sort: SortKey[];
+  fields?: SparseFields;
+  filters: F;
+}
+
+/** What a list use case returns: one page of items and the total; transports add their paging links. */
+export class ListResult<A extends object = Record<string, unknown>> {
+  constructor(
+    readonly items: Resource<A>[],
+    readonly total: number,
+    /** List-specific members shown beside the paging ones (`meta` over HTTP). */
+    readonly extraMeta?: Record<string, unknown>,
+  ) {}
+}
+
+export const listResult = <A extends object>(items: Resource<A>[], total: number, extraMeta?: Record<string, unknown>): ListResult<A> => new ListResult(items, total, extraMeta);
