@@ -1,9 +1,17 @@
 import { Inject } from '@nestjs/common';
-import { PORTS } from '../libs/runtime/src/ports-token';
+import { IDENTITY, PERMISSIONS, PORTS } from '../libs/runtime/src/ports-token';
+import type { CataloguedPermission } from '../libs/application/src/permissions';
+import type { KeyHasher } from '../libs/runtime/src/key-hasher';
 
 /**
- * How a use case asks for its ports: dependency injection by the runtime's token is the one piece of
- * Nest a use case sees (the layer rule lets this file alone import @nestjs/common). The use case
- * types the parameter down to the ports it uses (`PortsOf<…>`).
+ * How a use case asks for what it uses: dependency injection by the runtime's tokens is the one piece
+ * of Nest a use case sees (the layer rule lets this file alone import @nestjs/common). A use case
+ * types its ports down to the members it uses (`PortsOf<…>`).
  */
 export const InjectPorts = (): PropertyDecorator & ParameterDecorator => Inject(PORTS);
+/** The API key hasher of the identity context. */
+export const InjectIdentity = (): PropertyDecorator & ParameterDecorator => Inject(IDENTITY);
+export interface IdentityPort { hasher: KeyHasher }
+/** The permissions the transport's routes declare (custom roles and grants are checked against them). */
+export const InjectPermissions = (): PropertyDecorator & ParameterDecorator => Inject(PERMISSIONS);
+export type PermissionsPort = () => CataloguedPermission[];

@@ -3,7 +3,8 @@ import { CqrsModule } from '@nestjs/cqrs';
 import type { Platform } from '../../../libs/runtime/src/platform';
 import type { IdentityService } from './identity/identity.service';
 import type { Ports } from '../../../libs/runtime/src/ports';
-import { IDENTITY, PLATFORM, PORTS, REDIS_PING } from './tokens';
+import { IDENTITY, PERMISSIONS, PLATFORM, PORTS, REDIS_PING } from './tokens';
+import { permissionCatalogue } from '../../../libs/http/src/route';
 import { httpModules } from './routes';
 import { asOfPorts } from './common/as-of';
 
@@ -19,6 +20,7 @@ export class AppModule {
         { provide: PLATFORM, useValue: platform },
         { provide: PORTS, useValue: asOfPorts(platform satisfies Ports) },
         { provide: IDENTITY, useValue: identity },
+        { provide: PERMISSIONS, useValue: () => permissionCatalogue() },
         { provide: REDIS_PING, useValue: redisPing },
         ...http.flatMap((m) => m.handlers ?? []),
       ],

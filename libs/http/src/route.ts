@@ -4,9 +4,9 @@ import type { z } from 'zod';
 import { unservedSorts, type ListQuery, type ListSpec } from './list-query';
 import type { Principal } from './auth';
 import { PERMISSION_PATTERN, PROJECT_ROLES, roleAllows } from '../../domain/identity/roles';
-import type { ProjectRole } from '../../domain/identity/events';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+import type { CataloguedPermission } from '../../application/src/permissions';
 export type { RouteAuth } from './auth';
 import type { RouteAuth } from './auth';
 
@@ -95,14 +95,7 @@ export function findRoute(method: string, routePattern: string | undefined): Reg
   return byKey.get(key(method === 'HEAD' ? 'GET' : method, routePattern));
 }
 
-/** One permission of the catalogue (`GET /v1/iam/permissions`): the routes needing it, the built-in roles holding it. */
-export interface CataloguedPermission {
-  permission: string;
-  resource: string;
-  action: string;
-  routes: { method: HttpMethod; path: string; summary: string }[];
-  roles: ProjectRole[];
-}
+export type { CataloguedPermission } from '../../application/src/permissions';
 
 /** The permissions project routes declare, generated from the registry, ordered by permission. */
 export function permissionCatalogue(routes: readonly RegisteredRoute[] = routeRegistry()): CataloguedPermission[] {

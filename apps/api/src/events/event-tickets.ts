@@ -6,7 +6,7 @@ import { EventsEventTypes, ticketStream, type StreamTicketRedeemed } from '../..
 import { dataScope } from '../../../../libs/domain/shared/scope';
 import { principalActor, type Principal, type ProjectPrincipal } from '../../../../libs/http/src/auth';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
-import type { KeyHasher } from '../identity/api-key-secrets';
+import type { KeyHasher } from '../../../../usecases/identity/api-key-secrets';
 import { IDENTITY, PORTS } from '../tokens';
 
 /** A ticket is good for this long after it is issued (DECISIONS 20: 60 s), and once. */

@@ -5,7 +5,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { CreateProject, ListProjects } from './identity.handlers';
+import { CreateProject, ListProjects } from '../../../../usecases/identity/identity.handlers';
 import { commandContext } from './request-context';
 import { apiKeyAttributes, apiKeyResource } from './api-keys.controller';
 import { BusController } from '../common/bus-controller';

@@ -6,7 +6,7 @@ import { modeOfKey, principalMode, principalProjectId, type Principal } from '..
 import { resource, resourceSchema, collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { API_KEYS_LIST, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
-import { IssueApiKey, ListApiKeys, RevokeApiKey } from './identity.handlers';
+import { IssueApiKey, ListApiKeys, RevokeApiKey } from '../../../../usecases/identity/identity.handlers';
 import { commandContext, granteeOf } from './request-context';
 import { pathId } from '../common/resource-lifecycle';
 import { BusController } from '../common/bus-controller';

@@ -5,7 +5,7 @@ import { PROJECT_ROLES } from '../../../../libs/domain/identity/roles';
 import { collectionSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, Parsed, route, type CataloguedPermission, type RouteInput } from '../../../../libs/http/src/route';
-import { ListPermissions } from './identity.handlers';
+import { ListPermissions } from '../../../../usecases/identity/identity.handlers';
 import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 export const permissionAttributes = z.object({

@@ -12,16 +12,16 @@ import { modeOfKey, type Principal, type Credential, type Authenticator } from '
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
 import { ProjectionCache } from '../common/projection-cache';
-import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN } from './api-key-secrets';
+import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN } from '../../../../usecases/identity/api-key-secrets';
 import { JwtVerifier, looksLikeJwt, type JwtIdentity } from './jwt-verifier';
 import { emailKey } from '../../../../libs/domain/identity/membership';
 import { PROJECT_ROLES, WORKSPACE_ROLE_AS_PROJECT_ROLE, eitherGrant, type Grantee } from '../../../../libs/domain/identity/roles';
-import { workspaceOf } from './workspaces';
+import { workspaceOf } from '../../../../usecases/identity/workspaces';
 import { permissionCatalogue } from '../../../../libs/http/src/route';
 import type { ProjectRole } from '../../../../libs/domain/identity/events';
 import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
 import { customRolesProjection, type CustomRoleDoc } from '../../../../projections/custom-roles/custom-roles.projection';
-import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
+import { issueApiKey, type IssuedKey, type KeyInput } from '../../../../usecases/identity/issue-api-key';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 const USE_RECORD_INTERVAL_MS = 60_000;

@@ -10,7 +10,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type ApiRouteOptions, type P
 import { INVITES_LIST, MEMBERS_LIST, type MemberDoc } from '../../../../projections/members/members.projection';
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
-import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, type MembershipChange } from './members.handlers';
+import { AcceptInvitation, ChangeMembership, GetMember, ListMembers, type MembershipChange } from '../../../../usecases/identity/members.handlers';
 import { commandContext, granteeOf } from './request-context';
 import { listOf } from '../../../../libs/http/src/list-query';
 

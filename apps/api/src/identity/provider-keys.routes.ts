@@ -16,7 +16,7 @@ import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { ownDoc } from '../../../../usecases/jobs/job-writes';
 import { findProjectProvider } from '../providers/find-provider';
 import { PORTS } from '../tokens';
-import { randomBase62 } from './api-key-secrets';
+import { randomBase62 } from '../../../../usecases/identity/api-key-secrets';
 import { commandContext } from './request-context';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 

@@ -9,7 +9,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, permissionCatalogue, route, type Ro
 import { BusController } from '../common/bus-controller';
 import { pathId, projectIdOf } from '../common/resource-lifecycle';
 import { commandContext, granteeOf } from './request-context';
-import { CreateRole, DeleteRole, GetRole, ListRoles, UpdateRole, type RoleView } from './roles.handlers';
+import { CreateRole, DeleteRole, GetRole, ListRoles, UpdateRole, type RoleView } from '../../../../usecases/identity/roles.handlers';
 import { inMemoryList } from '../../../../libs/http/src/list-query';
 
 const TYPE = 'roles';

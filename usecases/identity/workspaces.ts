@@ -1,9 +1,9 @@
-import { projectStream } from '../../../../libs/domain/identity/events';
-import { projectDecider } from '../../../../libs/domain/identity/project.decider';
-import type { MemberScope } from '../../../../libs/domain/identity/membership';
-import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { projectsProjection, workspaceOfProject } from '../../../../projections/projects/projects.projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { projectStream } from '../../libs/domain/identity/events';
+import { projectDecider } from '../../libs/domain/identity/project.decider';
+import type { MemberScope } from '../../libs/domain/identity/membership';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { projectsProjection, workspaceOfProject } from '../../projections/projects/projects.projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /**
  * Workspaces (DECISIONS 15): a project belongs to one workspace for good (its ProjectCreated says

@@ -1,17 +1,15 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { customRoleOf, customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../../../libs/domain/identity/custom-roles';
-import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee } from '../../../../libs/domain/identity/roles';
-import type { ProjectRole } from '../../../../libs/domain/identity/events';
-import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { forbidden, invalidState, notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { permissionCatalogue } from '../../../../libs/http/src/route';
-import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
+import { InjectPermissions, InjectPorts, type PermissionsPort } from '../inject-ports';
+import { customRoleOf, customRolesDecider, customRolesStream, MAX_CUSTOM_ROLES } from '../../libs/domain/identity/custom-roles';
+import { BUILT_IN_ROLES, PROJECT_ROLES, mayGrant, rolePermissions, type Grantee } from '../../libs/domain/identity/roles';
+import type { ProjectRole } from '../../libs/domain/identity/events';
+import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { forbidden, invalidState, notFound } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import { customRolesProjection } from '../../projections/custom-roles/custom-roles.projection';
 import { releasedHolds, unrecordedHolders } from './role-holds';
-import { PORTS } from '../tokens';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** A role as the routes show it: a built-in (immutable, its permissions expanded over the catalogue) or a custom one. */
 export interface RoleView {
@@ -52,14 +50,14 @@ export class GetRole extends Query<RoleView> {
   }
 }
 
-const catalogue = () => permissionCatalogue().map((p) => p.permission);
+const names = (permissions: PermissionsPort) => permissions().map((p) => p.permission);
 const isBuiltIn = (id: string): id is ProjectRole => (PROJECT_ROLES as readonly string[]).includes(id);
-const builtInView = (role: ProjectRole): RoleView => ({ id: role, name: role, description: BUILT_IN_ROLES[role].description, builtIn: true, permissions: rolePermissions(role, catalogue()), createdAt: null, updatedAt: null });
+const builtInView = (permissions: PermissionsPort, role: ProjectRole): RoleView => ({ id: role, name: role, description: BUILT_IN_ROLES[role].description, builtIn: true, permissions: rolePermissions(role, names(permissions)), createdAt: null, updatedAt: null });
 
 /** DECISIONS 15: a custom role grants only what its author holds (403). */
-function mustHold(actor: Grantee | undefined, permissions: string[] | undefined): void {
+function mustHold(catalogue: PermissionsPort, actor: Grantee | undefined, permissions: string[] | undefined): void {
   if (!actor || !permissions) return;
-  if (!mayGrant(actor, { role: 'viewer', permissions }, catalogue())) throw forbidden('A custom role may grant only permissions the creating credential holds');
+  if (!mayGrant(actor, { role: 'viewer', permissions }, names(catalogue))) throw forbidden('A custom role may grant only permissions the creating credential holds');
 }
 
 function refuseBuiltIn(roleId: string, verb: string): void {
@@ -71,8 +69,8 @@ async function customRoles(ports: PortsOf<'projections'>, projectId: string): Pr
   return items.map((d) => ({ id: d.id, name: d.name, description: d.description, builtIn: false, permissions: d.permissions, createdAt: d.createdAt, updatedAt: d.updatedAt }));
 }
 
-async function roleView(ports: PortsOf<'projections' | 'readBack'>, projectId: string, roleId: string, position: number | null = null): Promise<RoleView> {
-  if (isBuiltIn(roleId)) return builtInView(roleId);
+async function roleView(ports: PortsOf<'projections' | 'readBack'>, permissions: PermissionsPort, projectId: string, roleId: string, position: number | null = null): Promise<RoleView> {
+  if (isBuiltIn(roleId)) return builtInView(permissions, roleId);
   const d =
     position === null
       ? await (await ports.projections.collection(customRolesProjection)).get(roleId)
@@ -89,31 +87,31 @@ async function decideRole(ports: PortsOf<'events' | 'waitForProjections'>, proje
 
 @CommandHandler(CreateRole)
 export class CreateRoleHandler implements ICommandHandler<CreateRole> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>, @InjectPermissions() private readonly permissions: PermissionsPort) {}
 
   async execute({ projectId, fields, actor, context }: CreateRole): Promise<RoleView> {
-    mustHold(actor, fields.permissions);
+    mustHold(this.permissions, actor, fields.permissions);
     const roleId = requestScopedId(context, 'role');
     const position = await decideRole(this.ports, projectId, { type: 'CreateRole', roleId, projectId, ...fields, now: this.ports.now() }, context);
-    return roleView(this.ports, projectId, roleId, position);
+    return roleView(this.ports, this.permissions, projectId, roleId, position);
   }
 }
 
 @CommandHandler(UpdateRole)
 export class UpdateRoleHandler implements ICommandHandler<UpdateRole> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>, @InjectPermissions() private readonly permissions: PermissionsPort) {}
 
   async execute({ projectId, roleId, changes, actor, context }: UpdateRole): Promise<RoleView> {
     refuseBuiltIn(roleId, 'changed');
-    mustHold(actor, changes.permissions);
+    mustHold(this.permissions, actor, changes.permissions);
     const position = await decideRole(this.ports, projectId, { type: 'UpdateRole', roleId, projectId, ...changes, now: this.ports.now() }, context);
-    return roleView(this.ports, projectId, roleId, position);
+    return roleView(this.ports, this.permissions, projectId, roleId, position);
   }
 }
 
 @CommandHandler(DeleteRole)
 export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, roleId, context }: DeleteRole): Promise<void> {
     refuseBuiltIn(roleId, 'deleted');
@@ -131,12 +129,12 @@ export class DeleteRoleHandler implements ICommandHandler<DeleteRole> {
 
 @QueryHandler(ListRoles)
 export class ListRolesHandler implements IQueryHandler<ListRoles> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>, @InjectPermissions() private readonly permissions: PermissionsPort) {}
 
   /** Built-ins and the project's custom roles (at most 100) merged, sorted and paged here. */
   async execute({ projectId, list }: ListRoles) {
     const builtIn = list.filters.builtIn;
-    const all = [...(builtIn === 'false' ? [] : PROJECT_ROLES.map(builtInView)), ...(builtIn === 'true' ? [] : await customRoles(this.ports, projectId))];
+    const all = [...(builtIn === 'false' ? [] : PROJECT_ROLES.map((r) => builtInView(this.permissions, r))), ...(builtIn === 'true' ? [] : await customRoles(this.ports, projectId))];
     const key = (r: RoleView, f: string) => String(r[f as 'name' | 'createdAt'] ?? '');
     all.sort((a, b) => {
       for (const { field, direction } of [...list.sort, { field: 'id', direction: 1 as const }]) {
@@ -151,10 +149,10 @@ export class ListRolesHandler implements IQueryHandler<ListRoles> {
 
 @QueryHandler(GetRole)
 export class GetRoleHandler implements IQueryHandler<GetRole> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections' | 'readBack'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections' | 'readBack'>, @InjectPermissions() private readonly permissions: PermissionsPort) {}
 
   execute({ projectId, roleId }: GetRole): Promise<RoleView> {
-    return roleView(this.ports, projectId, roleId);
+    return roleView(this.ports, this.permissions, projectId, roleId);
   }
 }
 

@@ -1,23 +1,21 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
-import { apiKeyStream, projectStream } from '../../../../libs/domain/identity/events';
-import { projectDecider } from '../../../../libs/domain/identity/project.decider';
-import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { PROJECT_ROLES, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
+import { InjectIdentity, InjectPermissions, InjectPorts, type IdentityPort, type PermissionsPort } from '../inject-ports';
+import { apiKeyDecider } from '../../libs/domain/identity/api-key.decider';
+import { apiKeyStream, projectStream } from '../../libs/domain/identity/events';
+import { projectDecider } from '../../libs/domain/identity/project.decider';
+import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { PROJECT_ROLES, mayGrant, type Grantee } from '../../libs/domain/identity/roles';
 import { roleGrantee } from './members.handlers';
-import type { ProjectRole } from '../../../../libs/domain/identity/events';
-import { forbidden, notFound } from '../../../../libs/application/src/errors';
-import { permissionCatalogue, type CataloguedPermission } from '../../../../libs/http/src/route';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
-import { projectsProjection, type ProjectDoc } from '../../../../projections/projects/projects.projection';
-import { IDENTITY, PORTS } from '../tokens';
-import type { KeyHasher } from './api-key-secrets';
+import type { ProjectRole } from '../../libs/domain/identity/events';
+import { forbidden, notFound } from '../../libs/application/src/errors';
+import type { CataloguedPermission } from '../../libs/application/src/permissions';
+import type { ListQuery } from '../../libs/application/src/views';
+import { apiKeysProjection, type ApiKeyDoc } from '../../projections/api-keys/api-keys.projection';
+import { projectsProjection, type ProjectDoc } from '../../projections/projects/projects.projection';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 import { workspaceOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 export class IssueApiKey extends Command<IssuedKey> {
   constructor(
@@ -84,21 +82,22 @@ export class ListProjects extends Query<{ items: ProjectDoc[]; total: number }> 
  * permissions it holds itself): an admin neither creates nor revokes owner keys. An unknown custom
  * role of the project: 400.
  */
-async function mustOutrank(ports: PortsOf<'projections'>, projectId: string | null, who: Grantee, role: ProjectRole, customRoleId: string | null | undefined, verb: 'create' | 'revoke'): Promise<void> {
+async function mustOutrank(ports: PortsOf<'projections'>, permissions: PermissionsPort, projectId: string | null, who: Grantee, role: ProjectRole, customRoleId: string | null | undefined, verb: 'create' | 'revoke'): Promise<void> {
   const target = customRoleId ? await roleGrantee(ports, projectId ?? '', customRoleId, PROJECT_ROLES) : { role };
-  if (mayGrant(who, target, permissionCatalogue().map((p) => p.permission))) return;
+  if (mayGrant(who, target, permissions().map((p) => p.permission))) return;
   throw forbidden(`A ${who.permissions ? 'custom-role' : who.role} credential may not ${verb} a key with role ${customRoleId ?? role}`);
 }
 
 @CommandHandler(IssueApiKey)
 export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
   constructor(
-    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>,
-    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
+    @InjectPorts() private readonly ports: PortsOf<'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>,
+    @InjectIdentity() private readonly identity: IdentityPort,
+    @InjectPermissions() private readonly permissions: PermissionsPort,
   ) {}
 
   async execute({ input, context, issuer }: IssueApiKey): Promise<IssuedKey> {
-    if (issuer) await mustOutrank(this.ports, input.projectId, issuer, input.role, input.customRoleId, 'create');
+    if (issuer) await mustOutrank(this.ports, this.permissions, input.projectId, issuer, input.role, input.customRoleId, 'create');
     else if (input.customRoleId) await roleGrantee(this.ports, input.projectId ?? '', input.customRoleId, PROJECT_ROLES);
     if (!input.customRoleId || !input.projectId) return issueApiKey(this.ports, this.identity.hasher, input, context);
     // A custom role is reserved for the key on the role's stream first (a delete then sees it), and
@@ -116,12 +115,15 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
 
 @CommandHandler(RevokeApiKey)
 export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(
+    @InjectPorts() private readonly ports: PortsOf<'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>,
+    @InjectPermissions() private readonly permissions: PermissionsPort,
+  ) {}
 
   async execute({ projectId, keyId, context, revoker }: RevokeApiKey): Promise<void> {
     const doc = await (await this.ports.projections.collection(apiKeysProjection)).get(keyId);
     if (!doc || doc.projectId !== projectId || doc.scope !== 'project' || doc.revoked) throw notFound('API key not found');
-    if (revoker) await mustOutrank(this.ports, projectId, revoker, doc.role, doc.customRoleId, 'revoke');
+    if (revoker) await mustOutrank(this.ports, this.permissions, projectId, revoker, doc.role, doc.customRoleId, 'revoke');
     const result = await handleCommand(this.ports.events, apiKeyStream(keyId), apiKeyDecider, { type: 'RevokeApiKey', keyId, projectId, now: this.ports.now() }, context);
     // The key's custom role (if any) is held no more.
     if (result.state.status === 'revoked' && result.state.roleGrant) await releaseRole(this.ports, projectId, result.state.roleGrant, context);
@@ -132,8 +134,8 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKey> {
 @CommandHandler(CreateProject)
 export class CreateProjectHandler implements ICommandHandler<CreateProject> {
   constructor(
-    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>,
-    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
+    @InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>,
+    @InjectIdentity() private readonly identity: IdentityPort,
   ) {}
 
   async execute({ name, context, workspaceId }: CreateProject): Promise<{ project: ProjectDoc; key: IssuedKey }> {
@@ -150,7 +152,7 @@ export class CreateProjectHandler implements ICommandHandler<CreateProject> {
 
 @QueryHandler(ListApiKeys)
 export class ListApiKeysHandler implements IQueryHandler<ListApiKeys> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list }: ListApiKeys) {
     const filter: Record<string, string | boolean> = { projectId, scope: 'project' };
@@ -161,9 +163,11 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeys> {
 
 @QueryHandler(ListPermissions)
 export class ListPermissionsHandler implements IQueryHandler<ListPermissions> {
+  constructor(@InjectPermissions() private readonly permissions: PermissionsPort) {}
+
   async execute({ list }: ListPermissions) {
     const { resource, role } = list.filters;
-    const matching = permissionCatalogue().filter((p) => (!resource || p.resource === resource) && (!role || p.roles.includes(role)));
+    const matching = this.permissions().filter((p) => (!resource || p.resource === resource) && (!role || p.roles.includes(role)));
     const field = (p: CataloguedPermission, f: string) => String(p[f as 'permission' | 'resource' | 'action']);
     matching.sort((a, b) => {
       for (const { field: f, direction } of [...list.sort, { field: 'permission', direction: 1 as const }]) {
@@ -178,7 +182,7 @@ export class ListPermissionsHandler implements IQueryHandler<ListPermissions> {
 
 @QueryHandler(ListProjects)
 export class ListProjectsHandler implements IQueryHandler<ListProjects> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ list }: ListProjects) {
     return (await this.ports.projections.collection(projectsProjection)).find({ sort: list.sort, skip: list.skip, limit: list.limit });

@@ -1,20 +1,17 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { invitationToken, invitationTokenHash, parseInvitationToken } from '../../../../libs/domain/identity/invitation-token';
-import { membershipDecider, membershipStream, ResendTooSoon, type MemberScope, type MembershipCommand } from '../../../../libs/domain/identity/membership';
-import { WORKSPACE_ROLE_AS_PROJECT_ROLE, mayGrant, type Grantee } from '../../../../libs/domain/identity/roles';
-import type { ProjectRole } from '../../../../libs/domain/identity/events';
-import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, forbidden, notFound, resendTooSoon } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { permissionCatalogue } from '../../../../libs/http/src/route';
-import { customRolesProjection } from '../../../../projections/custom-roles/custom-roles.projection';
-import { membersProjection, type MemberDoc } from '../../../../projections/members/members.projection';
-import { IDENTITY, PORTS } from '../tokens';
-import type { KeyHasher } from './api-key-secrets';
+import { InjectIdentity, InjectPermissions, InjectPorts, type IdentityPort, type PermissionsPort } from '../inject-ports';
+import { invitationToken, invitationTokenHash, parseInvitationToken } from '../../libs/domain/identity/invitation-token';
+import { membershipDecider, membershipStream, ResendTooSoon, type MemberScope, type MembershipCommand } from '../../libs/domain/identity/membership';
+import { WORKSPACE_ROLE_AS_PROJECT_ROLE, mayGrant, type Grantee } from '../../libs/domain/identity/roles';
+import type { ProjectRole } from '../../libs/domain/identity/events';
+import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { badRequest, forbidden, notFound, resendTooSoon } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import { customRolesProjection } from '../../projections/custom-roles/custom-roles.projection';
+import { membersProjection, type MemberDoc } from '../../projections/members/members.projection';
 import { registryOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
-import type { PortsOf, Ports } from '../../../../libs/runtime/src/ports';
+import type { PortsOf, Ports } from '../../libs/runtime/src/ports';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
 export type MembershipChange =
@@ -75,7 +72,6 @@ export class GetMember extends Query<MemberDoc> {
   }
 }
 
-const catalogue = () => permissionCatalogue().map((p) => p.permission);
 
 /**
  * What a member role grants: a built-in name (project roles, or `member`, which acts as developer),
@@ -100,9 +96,9 @@ const namesFor = (scope: MemberScope) => ROLE_NAMES[scope];
 const ANY_ROLE = [...ROLE_NAMES.project, 'member'];
 
 /** 403 unless the actor may hand out (or take away) what `role` grants (DECISIONS 3 and 15). */
-async function mustGrant(ports: PortsOf<'projections'>, projectId: string, actor: Grantee | undefined, role: string, builtIns: readonly string[], verb: string): Promise<void> {
+async function mustGrant(ports: PortsOf<'projections'>, permissions: PermissionsPort, projectId: string, actor: Grantee | undefined, role: string, builtIns: readonly string[], verb: string): Promise<void> {
   const target = await roleGrantee(ports, projectId, role, builtIns);
-  if (actor && !mayGrant(actor, target, catalogue())) throw forbidden(`A ${actor.permissions ? 'custom-role' : actor.role} credential may not ${verb} a member with role ${role}`);
+  if (actor && !mayGrant(actor, target, permissions().map((c) => c.permission))) throw forbidden(`A ${actor.permissions ? 'custom-role' : actor.role} credential may not ${verb} a member with role ${role}`);
 }
 
 /** A member of the registry `registry` (a project's, or a workspace's: see registryOf); anything else 404. */
@@ -115,8 +111,9 @@ async function liveMember(ports: PortsOf<'projections'>, registry: string, scope
 @CommandHandler(ChangeMembership)
 export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership> {
   constructor(
-    @Inject(PORTS) private readonly ports: Ports,
-    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
+    @InjectPorts() private readonly ports: Ports,
+    @InjectIdentity() private readonly identity: IdentityPort,
+    @InjectPermissions() private readonly permissions: PermissionsPort,
   ) {}
 
   async execute({ projectId: caller, change, actor, context }: ChangeMembership): Promise<MemberDoc | null> {
@@ -135,25 +132,25 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
     };
     switch (change.type) {
       case 'AddMember':
-        await mustGrant(p, projectId, actor, change.role, namesFor(change.scope), 'add');
+        await mustGrant(p, this.permissions, projectId, actor, change.role, namesFor(change.scope), 'add');
         command = { ...change, memberId, projectId, now, ...(await reserve(change.role, namesFor(change.scope))) };
         break;
       case 'InviteMember': {
-        await mustGrant(p, projectId, actor, change.role, ROLE_NAMES.invitation, 'invite');
+        await mustGrant(p, this.permissions, projectId, actor, change.role, ROLE_NAMES.invitation, 'invite');
         const keyed = (t: string) => this.identity.hasher.hash(t);
         command = { ...change, memberId, projectId, now, tokenHash: invitationTokenHash(keyed, invitationToken(keyed, projectId, memberId)), ...(await reserve(change.role, ROLE_NAMES.invitation)) };
         break;
       }
       case 'ChangeMemberRole': {
         const current = await liveMember(p, projectId, change.scope, memberId);
-        await mustGrant(p, projectId, actor, current.role, ANY_ROLE, 'change');
-        await mustGrant(p, projectId, actor, change.role, namesFor(change.scope), 'give');
+        await mustGrant(p, this.permissions, projectId, actor, current.role, ANY_ROLE, 'change');
+        await mustGrant(p, this.permissions, projectId, actor, change.role, namesFor(change.scope), 'give');
         command = { ...change, memberId, projectId, now, ...(await reserve(change.role, namesFor(change.scope))) };
         break;
       }
       case 'RemoveMember':
         // DECISIONS 3: an admin may do everything but remove an owner.
-        await mustGrant(p, projectId, actor, (await liveMember(p, projectId, change.scope, memberId)).role, ANY_ROLE, 'remove');
+        await mustGrant(p, this.permissions, projectId, actor, (await liveMember(p, projectId, change.scope, memberId)).role, ANY_ROLE, 'remove');
         command = { ...change, memberId, projectId, now };
         break;
       default:
@@ -181,8 +178,8 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
 @CommandHandler(AcceptInvitation)
 export class AcceptInvitationHandler implements ICommandHandler<AcceptInvitation> {
   constructor(
-    @Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>,
-    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
+    @InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'readBack' | 'waitForProjections'>,
+    @InjectIdentity() private readonly identity: IdentityPort,
   ) {}
 
   async execute({ token, context }: AcceptInvitation): Promise<MemberDoc> {
@@ -199,7 +196,7 @@ export class AcceptInvitationHandler implements ICommandHandler<AcceptInvitation
 
 @QueryHandler(ListMembers)
 export class ListMembersHandler implements IQueryHandler<ListMembers> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'events' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'clock' | 'events' | 'projections'>) {}
 
   async execute({ projectId, scope, statuses, list }: ListMembers) {
     const status = statuses.length === 1 ? statuses[0] : { $in: statuses };
@@ -211,7 +208,7 @@ export class ListMembersHandler implements IQueryHandler<ListMembers> {
 
 @QueryHandler(GetMember)
 export class GetMemberHandler implements IQueryHandler<GetMember> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'projections'>) {}
 
   async execute({ projectId, scope, memberId }: GetMember): Promise<MemberDoc> {
     return liveMember(this.ports, await registryOf(this.ports, projectId, scope), scope, memberId);

@@ -1,9 +1,9 @@
-import { apiKeyDecider } from '../../../../libs/domain/identity/api-key.decider';
-import { apiKeyStream, type ProjectRole } from '../../../../libs/domain/identity/events';
-import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
+import { apiKeyDecider } from '../../libs/domain/identity/api-key.decider';
+import { apiKeyStream, type ProjectRole } from '../../libs/domain/identity/events';
+import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { apiKeysProjection, type ApiKeyDoc } from '../../projections/api-keys/api-keys.projection';
 import { newAdminKey, newProjectKey, type KeyHasher } from './api-key-secrets';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 export interface IssuedKey {
   doc: ApiKeyDoc;

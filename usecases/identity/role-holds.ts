@@ -4,17 +4,17 @@
  * proves every hold of its fold void on the holder's stream before it is appended (at the revision
  * it read, so a grant recorded meanwhile makes it decide again: in use).
  */
-import { apiKeyDecider, apiKeyHoldsRole } from '../../../../libs/domain/identity/api-key.decider';
-import { customRolesDecider, customRolesStream, type CustomRole, type RoleHolder } from '../../../../libs/domain/identity/custom-roles';
-import { apiKeyStream } from '../../../../libs/domain/identity/events';
-import { memberHoldsRole, membershipDecider, membershipStream } from '../../../../libs/domain/identity/membership';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { requestScopedId, handleCommand, withoutIdempotencyKey, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { aggregateStream } from '../../../../libs/eventstore/src/aggregate-stream';
-import { badRequest, unavailable } from '../../../../libs/application/src/errors';
-import { apiKeysProjection } from '../../../../projections/api-keys/api-keys.projection';
-import { membersProjection } from '../../../../projections/members/members.projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { apiKeyDecider, apiKeyHoldsRole } from '../../libs/domain/identity/api-key.decider';
+import { customRolesDecider, customRolesStream, type CustomRole, type RoleHolder } from '../../libs/domain/identity/custom-roles';
+import { apiKeyStream } from '../../libs/domain/identity/events';
+import { memberHoldsRole, membershipDecider, membershipStream } from '../../libs/domain/identity/membership';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import { requestScopedId, handleCommand, withoutIdempotencyKey, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
+import { badRequest, unavailable } from '../../libs/application/src/errors';
+import { apiKeysProjection } from '../../projections/api-keys/api-keys.projection';
+import { membersProjection } from '../../projections/members/members.projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /**
  * Every write on the role's stream concerns one project's grants, and several requests may grant at

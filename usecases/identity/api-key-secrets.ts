@@ -18,4 +18,4 @@ export function newAdminKey(): string {
   return `adm_${randomBase62(40)}`;
 }
 
-export { KeyHasher } from '../../../../libs/runtime/src/key-hasher';
+export { KeyHasher } from '../../libs/runtime/src/key-hasher';
