@@ -1,6 +1,6 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
-import { subscribe } from '../sse';
+import { LiveNote, Pager, useLiveList } from '../live-list';
 import { cents, Field, FormErrors, Status, useLoad, when } from '../ui';
 
 interface Instance {
@@ -26,39 +26,11 @@ const PAGE_SIZE = 10;
 
 export function Instances() {
   const [filters, setFilters] = useState({ status: '', region: '', provider: '', sort: '-createdAt', page: 1 });
-  const [live, setLive] = useState(false);
-  const list = useLoad(
-    () => api.get<List<Instance>>(`/v1/instances${query({ status: filters.status, region: filters.region, provider: filters.provider, sort: filters.sort, page: filters.page, limit: PAGE_SIZE })}`),
-    [filters.status, filters.region, filters.provider, filters.sort, filters.page],
-  );
-  const [rows, setRows] = useState<Resource<Instance>[]>([]);
-  useEffect(() => {
-    if (list.data) setRows(list.data.data);
-  }, [list.data]);
-
-  // Live: each instance event re-reads that instance (or the page, for one not shown yet). No polling.
-  const reload = useRef(list.reload);
-  reload.current = list.reload;
-  useEffect(
-    () =>
-      subscribe(
-        { type: 'compute.Instance' },
-        (e) => {
-          const id = (e.data?.instanceId as string | undefined) ?? e.subject?.replace(/^instance-/, '');
-          if (!id) return;
-          api.get<{ data: Resource<Instance> }>(`/v1/instances/${encodeURIComponent(id)}`).then(
-            ({ data }) =>
-              setRows((rs) => {
-                if (rs.some((r) => r.id === id)) return rs.map((r) => (r.id === id ? data : r));
-                reload.current();
-                return rs;
-              }),
-            () => reload.current(),
-          );
-        },
-        setLive,
-      ),
-    [],
+  const { rows, live, list } = useLiveList<Instance>(
+    '/v1/instances',
+    { status: filters.status, region: filters.region, provider: filters.provider, sort: filters.sort, page: filters.page, limit: PAGE_SIZE },
+    'compute.Instance',
+    (e) => (e.data?.instanceId as string | undefined) ?? e.subject?.replace(/^instance-/, ''),
   );
 
   const set = (patch: Partial<typeof filters>) => setFilters((f) => ({ ...f, page: 1, ...patch }));
@@ -66,9 +38,7 @@ export function Instances() {
   return (
     <>
       <h1>Instances</h1>
-      <p class="live" aria-live="polite">
-        {live ? 'Live: updates arrive from the event stream.' : 'Connecting to the event stream…'}
-      </p>
+      <LiveNote live={live} />
       <CreateInstance onCreated={() => list.reload()} />
       <section aria-labelledby="list-h">
         <h2 id="list-h">Your instances</h2>
@@ -105,19 +75,7 @@ export function Instances() {
         </form>
         <FormErrors error={list.error} />
         <InstanceTable rows={rows} />
-        {meta && (
-          <nav class="pager" aria-label="Pages">
-            <button type="button" disabled={filters.page <= 1} onClick={() => setFilters((f) => ({ ...f, page: f.page - 1 }))}>
-              Previous
-            </button>
-            <span>
-              Page {meta.page} of {Math.max(meta.totalPages, 1)} ({meta.total} instances)
-            </span>
-            <button type="button" disabled={filters.page >= meta.totalPages} onClick={() => setFilters((f) => ({ ...f, page: f.page + 1 }))}>
-              Next
-            </button>
-          </nav>
-        )}
+        <Pager meta={meta} page={filters.page} setPage={(page) => setFilters((f) => ({ ...f, page }))} noun="instances" />
       </section>
     </>
   );
