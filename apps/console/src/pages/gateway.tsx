@@ -31,7 +31,8 @@ interface Usage {
 }
 
 const DAYS = 30;
-const usd = (micros: number) => `$${(micros / 1_000_000).toFixed(micros && micros < 10_000 ? 4 : 2)}`;
+// Under a cent a call is a few millionths of a dollar: shown to the micro-dollar, as the gateway counts.
+const usd = (micros: number) => `$${(micros / 1_000_000).toFixed(micros > 0 && micros < 10_000 ? 6 : 2)}`;
 const tokens = (n: number) => new Intl.NumberFormat('en').format(n);
 
 /**
