@@ -136,3 +136,38 @@ export function RevokeButton({ name, revoked, onConfirm }: { name: string; revok
 
 /** An ISO instant with its milliseconds, in UTC (`2026-11-27 09:41:05.123 UTC`): events a few ms apart stay in order. */
 export const whenMs = (iso: unknown) => (typeof iso === 'string' && !Number.isNaN(Date.parse(iso)) ? `${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')} UTC` : '—');
+
+/** A table's header row: one column header per name. */
+export function THead({ cols }: { cols: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** A labelled picker: options as `[value, label]` pairs (or plain values that are their own label). */
+export function SelectField({ id, label, value, options, onChange }: { id: string; label: string; value: string; options: Array<string | [string, string]>; onChange: (v: string) => void }) {
+  return (
+    <Field id={id} label={label}>
+      {(aria) => (
+        <select {...aria} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+          {options.map((o) => {
+            const [v, l] = typeof o === 'string' ? [o, o] : o;
+            return (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            );
+          })}
+        </select>
+      )}
+    </Field>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, gateway, query, session, settings, type List, type Resource } from '../api';
 import { CategoryBars } from '../chart';
-import { Field, FormErrors, RevokeButton, ShownOnce, useLoad, when, whenMs } from '../ui';
+import { Field, FormErrors, RevokeButton, ShownOnce, THead, useLoad, when, whenMs } from '../ui';
 
 interface GatewayKey {
   name: string;
@@ -173,16 +173,7 @@ function GatewayKeys({ list, reload }: { list: List<GatewayKey>; reload: () => v
           <p class="muted">No keys yet.</p>
         ) : (
           <table class="gateway-keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Limits</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
+            <THead cols={['Name', 'Prefix', 'Mode', 'Limits', 'Created', 'Actions']} />
             <tbody>
               {list.data.map((k) => (
                 <tr key={k.id} data-id={k.id}>
@@ -253,15 +244,7 @@ function UsageCharts() {
         <>
           <h3>Latest calls</h3>
           <table class="gateway-usage">
-            <thead>
-              <tr>
-                <th scope="col">At</th>
-                <th scope="col">Model</th>
-                <th scope="col">Input tokens</th>
-                <th scope="col">Output tokens</th>
-                <th scope="col">Cost</th>
-              </tr>
-            </thead>
+            <THead cols={['At', 'Model', 'Input tokens', 'Output tokens', 'Cost']} />
             <tbody>
               {recent.data!.data.map((u) => (
                 <tr key={u.id}>

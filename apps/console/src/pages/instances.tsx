@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
 import { LiveNote, Pager, useLiveList } from '../live-list';
-import { cents, Field, FormErrors, Status, useLoad, when } from '../ui';
+import { cents, Field, FormErrors, SelectField, Status, THead, useLoad, when } from '../ui';
 
 interface Instance {
   name: string;
@@ -43,35 +43,14 @@ export function Instances() {
       <section aria-labelledby="list-h">
         <h2 id="list-h">Your instances</h2>
         <form class="filters" aria-label="Filter instances" onSubmit={(e) => e.preventDefault()}>
-          <Field id="f-status" label="Status">
-            {(aria) => (
-              <select {...aria} value={filters.status} onChange={(e) => set({ status: e.currentTarget.value })}>
-                <option value="">Any</option>
-                {STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField id="f-status" label="Status" value={filters.status} options={[['', 'Any'], ...STATUSES]} onChange={(status) => set({ status })} />
           <Field id="f-region" label="Region">
             {(aria) => <input {...aria} value={filters.region} onChange={(e) => set({ region: e.currentTarget.value.trim() })} placeholder="e.g. us-east-1" />}
           </Field>
           <Field id="f-provider" label="Provider">
             {(aria) => <input {...aria} value={filters.provider} onChange={(e) => set({ provider: e.currentTarget.value.trim() })} placeholder="e.g. provider_publiccloud" />}
           </Field>
-          <Field id="f-sort" label="Sort">
-            {(aria) => (
-              <select {...aria} value={filters.sort} onChange={(e) => set({ sort: e.currentTarget.value })}>
-                {SORTS.map(([v, l]) => (
-                  <option key={v} value={v}>
-                    {l}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField id="f-sort" label="Sort" value={filters.sort} options={SORTS} onChange={(sort) => set({ sort })} />
         </form>
         <FormErrors error={list.error} />
         <InstanceTable rows={rows} />
@@ -120,17 +99,7 @@ function InstanceTable({ rows }: { rows: Resource<Instance>[] }) {
         <p class="muted">No instances match.</p>
       ) : (
         <table class="instances">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Region</th>
-              <th scope="col">Type</th>
-              <th scope="col">Address</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <THead cols={['Name', 'Status', 'Region', 'Type', 'Address', 'Created', 'Actions']} />
           <tbody>
             {rows.map((r) => (
               <tr key={r.id} data-id={r.id}>

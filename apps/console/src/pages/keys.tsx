@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
-import { Field, FormErrors, RevokeButton, ShownOnce, useLoad, when } from '../ui';
+import { Field, FormErrors, RevokeButton, ShownOnce, THead, useLoad, when } from '../ui';
 
 interface ApiKey {
   name: string;
@@ -86,17 +86,7 @@ export function ApiKeys() {
         </label>
         <FormErrors error={list.error ?? revokeError} />
         <table class="keys">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Role</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <THead cols={['Name', 'Prefix', 'Role', 'Mode', 'Created', 'Last used', 'Actions']} />
           <tbody>
             {(list.data?.data ?? []).map((k) => (
               <tr key={k.id} data-id={k.id}>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import { LiveNote, Pager, useLiveList } from '../live-list';
-import { Field, FormErrors, Status, when } from '../ui';
+import { Field, FormErrors, SelectField, Status, THead, when } from '../ui';
 
 interface Server {
   name: string;
@@ -59,60 +59,19 @@ export function Servers() {
       <section aria-labelledby="servers-h">
         <h2 id="servers-h">Your servers</h2>
         <form class="filters" aria-label="Filter servers" onSubmit={(e) => e.preventDefault()}>
-          <Field id="s-status" label="Status">
-            {(aria) => (
-              <select {...aria} value={filters.status} onChange={(e) => set({ status: e.currentTarget.value })}>
-                <option value="">Any but terminated</option>
-                {STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField id="s-status" label="Status" value={filters.status} options={[['', 'Any but terminated'], ...STATUSES]} onChange={(status) => set({ status })} />
           <Field id="s-site" label="Site">
             {(aria) => <input {...aria} value={filters.site} onChange={(e) => set({ site: e.currentTarget.value.trim() })} placeholder="e.g. NYC" />}
           </Field>
-          <Field id="s-role" label="Kind">
-            {(aria) => (
-              <select {...aria} value={filters.role} onChange={(e) => set({ role: e.currentTarget.value })}>
-                <option value="">Any</option>
-                <option value="BareMetal">Bare metal</option>
-                <option value="VirtualMachine">Virtual machine</option>
-              </select>
-            )}
-          </Field>
-          <Field id="s-sort" label="Sort">
-            {(aria) => (
-              <select {...aria} value={filters.sort} onChange={(e) => set({ sort: e.currentTarget.value })}>
-                {SORTS.map(([v, l]) => (
-                  <option key={v} value={v}>
-                    {l}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField id="s-role" label="Kind" value={filters.role} options={[['', 'Any'], ['BareMetal', 'Bare metal'], ['VirtualMachine', 'Virtual machine']]} onChange={(role) => set({ role })} />
+          <SelectField id="s-sort" label="Sort" value={filters.sort} options={SORTS} onChange={(sort) => set({ sort })} />
         </form>
         <FormErrors error={list.error ?? error} />
         {rows.length === 0 ? (
           <p class="muted">No servers match.</p>
         ) : (
           <table class="servers">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Hostname</th>
-                <th scope="col">Status</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Site</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Address</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
+            <THead cols={['Name', 'Hostname', 'Status', 'Kind', 'Site', 'Plan', 'Address', 'Created', 'Actions']} />
             <tbody>
               {rows.map((s) => (
                 <tr key={s.id} data-id={s.id}>
