@@ -8,15 +8,29 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { eventually } from '../support/wait';
+import { startIdentityProvider, type IdentityProvider } from '../support/jwks';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { startTestGateway, type TestGateway } from '../e2e/gateway.support';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(__dirname, '../../test-results/console');
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const ISSUER = 'https://idp.console.test/';
+
+/** A port free right now on loopback, for the gateway the API must know the address of before it starts. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 
 describe('web console (embedded profile, headless Chromium)', () => {
   let srv: TestServer;
@@ -26,6 +40,8 @@ describe('web console (embedded profile, headless Chromium)', () => {
   let page: Page;
   let providerId: string;
   let receiver: WebhookReceiver;
+  let idp: IdentityProvider;
+  let gw: TestGateway;
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
@@ -33,9 +49,14 @@ describe('web console (embedded profile, headless Chromium)', () => {
     execFileSync(process.execPath, [path.resolve(__dirname, '../../scripts/build-console.cjs')], { stdio: 'pipe' });
     fs.mkdirSync(SHOTS, { recursive: true });
     receiver = await startWebhookReceiver();
-    // The webhook receiver listens on loopback.
-    srv = await startTestServer('embedded', { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' });
+    idp = await startIdentityProvider(ISSUER, 'console');
+    // The webhook receiver listens on loopback. The gateway's port is known to the API (the console's
+    // gateway URL and CSP come from it), and JWTs of the suite's identity provider are accepted.
+    const gatewayPort = await freePort();
+    srv = await startTestServer('embedded', { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', GATEWAY_PORT: String(gatewayPort), JWT_ISSUER: ISSUER, JWT_JWKS_FILE: idp.jwksFile });
     api = srv.as(srv.bootstrap.apiKey);
+    // The gateway beside it, as `npm start` runs it, allowing the console's origin (and only it) for CORS.
+    gw = await startTestGateway(srv, { port: gatewayPort, consoleOrigins: [new URL(srv.url).origin] });
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-console-ui' });
     expect(provider.status).toBe(201);
     providerId = provider.body.data.id;
@@ -57,8 +78,10 @@ describe('web console (embedded profile, headless Chromium)', () => {
   }, 180_000); // an embedded start takes most of a minute on a busy machine
   afterAll(async () => {
     await browser?.close();
+    await gw?.close();
     await srv?.stop();
     await receiver?.close();
+    idp?.cleanup();
   });
 
   /** An expression evaluated in the page (a string: the page's globals are not this file's types). */
@@ -174,6 +197,10 @@ describe('web console (embedded profile, headless Chromium)', () => {
     const events = await api.get(`/v1/instances/${id}/events?limit=100`);
     const first = events.body.data.find((e: { attributes: { revision: number } }) => e.attributes.revision === 0);
     expect(asOf).toBe(first.attributes.createdAt);
+    // Times to the millisecond, so events a few ms apart read in order.
+    const ms = `${new Date(asOf).toISOString().slice(0, 23).replace('T', ' ')} UTC`;
+    await expect(page.locator('#asof-h').textContent()).resolves.toBe(`As of ${ms}`);
+    await expect(page.locator('ol.timeline li').first().textContent()).resolves.toContain(`${ms}: ${first.attributes.event}`);
     expect((await api.get(`/v1/instances/${id}?asOf=${encodeURIComponent(asOf)}`)).body.data.attributes.status).toBe('creating');
     expect(await inPage('window.__mark')).toBe(27);
     await check('instance-timeline');
@@ -256,6 +283,141 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Project API key').waitFor();
     expect(await inPage('sessionStorage.length')).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+  it("signs in with the identity provider's JWT, kept in session storage only, and calls the API and its event stream with it", async () => {
+    await page.getByLabel('Identity provider (JWT)').check();
+    await page.getByLabel('Identity provider token (JWT)').fill('not.a.jwt');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.locator('#jwt-error').textContent()).resolves.toBe('Invalid credentials');
+    await check('sign-in-jwt-error');
+
+    const token = await idp.sign('ada', { project: srv.bootstrap.projectId, role: 'admin' });
+    await page.getByLabel('Identity provider token (JWT)').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    expect(await inPage("[sessionStorage.getItem('console.jwt'), sessionStorage.getItem('console.apiKey'), document.cookie]")).toEqual([token, null, '']);
+    expect(page.url()).not.toContain(token);
+    // A member acts in live mode: its API keys page lists the project's keys, read with the bearer token.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.locator('table.keys code', { hasText: srv.bootstrap.apiKey.slice(0, 12) }).first().waitFor();
+    // The event stream with the bearer token too.
+    await page.getByRole('link', { name: 'Servers' }).click();
+    await page.getByText('Live: updates arrive from the event stream.').waitFor();
+    await check('signed-in-jwt');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Project API key').waitFor();
+    expect(await inPage('sessionStorage.length')).toBe(0);
+    await page.getByLabel('Project API key').fill(srv.bootstrap.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  });
+
+  it('lists servers live from the event stream, with filters, sort, paging and actions', async () => {
+    const create = (name: string) => api.post('/v1/servers', { name, hostname: `${name}.example.com`, site: 'NYC', plan: 'c3-medium-x86', operating_system: 'ubuntu_22_04_x64_lts', billing: 'hourly' });
+    const older = await create('metal-a');
+    expect(older.status).toBe(201);
+    await eventually(() => api.get(`/v1/servers/${older.body.data.id}`), (r) => r.body.data.attributes.status === 'active', 60_000);
+
+    await page.getByRole('link', { name: 'Servers' }).click();
+    await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
+    await page.getByText('Live: updates arrive from the event stream.').waitFor();
+    await inPage('window.__mark = 2');
+    // Created while the page is open: it appears and turns active without a reload.
+    const made = await create('metal-b');
+    expect(made.status).toBe(201);
+    const id = made.body.data.id as string;
+    const row = page.locator(`table.servers tr[data-id="${id}"]`);
+    await row.locator('.status-active').waitFor({ timeout: 60_000 });
+    expect(await inPage('window.__mark')).toBe(2);
+    // Newest first by default; hostname Z–A puts metal-b first too, A–Z metal-a.
+    expect(await page.locator('table.servers tbody tr td:first-child').allTextContents()).toEqual(['metal-b', 'metal-a']);
+    await page.getByLabel('Sort').selectOption('hostname');
+    await page.locator('table.servers tbody tr td:first-child').first().getByText('metal-a', { exact: true }).waitFor();
+    await page.getByText('Page 1 of 1 (2 servers)').waitFor();
+    await check('servers');
+
+    // An action: power off, and the row follows the server to stopped, live.
+    await row.getByRole('button', { name: 'Power off metal-b' }).click();
+    await row.locator('.status-stopped').waitFor({ timeout: 60_000 });
+    expect((await api.get(`/v1/servers/${id}`)).body.data.attributes.status).toBe('stopped');
+    await row.getByRole('button', { name: 'Power on metal-b' }).waitFor();
+    // A filter: stopped ones only.
+    await page.getByLabel('Status').selectOption('stopped');
+    await page.getByText('Page 1 of 1 (1 servers)').waitFor();
+    expect(await page.locator('table.servers tbody tr').count()).toBe(1);
+    await check('servers-stopped');
+    expect(await inPage('window.__mark')).toBe(2);
+  });
+
+  it('mints and revokes an organization key in a gateway session (the key shown once), and charts usage and spend per model', async () => {
+    const origin = new URL(srv.url).origin;
+    // CORS on the gateway: its management routes, for the console's origin only, never `*`, never inference.
+    const preflight = { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' };
+    const allowed = await gw.http().send('OPTIONS', '/api/keys', undefined, preflight);
+    expect([allowed.status, allowed.headers['access-control-allow-origin'], allowed.headers['access-control-allow-credentials']]).toEqual([204, origin, 'true']);
+    const stranger = await gw.http().send('OPTIONS', '/api/keys', undefined, { ...preflight, origin: 'https://evil.example' });
+    expect(stranger.headers['access-control-allow-origin']).toBeUndefined();
+    const inference = await gw.http().send('OPTIONS', '/v1/chat/completions', undefined, preflight);
+    expect(inference.headers['access-control-allow-origin']).toBeUndefined();
+    expect((await gw.http({ origin }).post('/v1/chat/completions', {})).headers['access-control-allow-origin']).toBeUndefined();
+    // The console's CSP lets it call the gateway, and nothing else off its origin.
+    expect(String((await srv.anonymous.get('/console')).headers['content-security-policy'])).toContain(`connect-src 'self' ${gw.url}`);
+
+    await page.getByRole('link', { name: 'Gateway' }).click();
+    await page.getByRole('heading', { name: 'Gateway', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Open a gateway session' }).click();
+    await page.getByText('Gateway session open.').waitFor();
+    // The session is the gateway's HttpOnly, Secure, SameSite=Strict cookie: sent by Chromium on the
+    // console's calls to the gateway's port (one site), never readable by the page.
+    const [cookie] = (await context.cookies(`${gw.url}/api/keys`)).filter((c) => c.name === 'gw_session');
+    expect(cookie).toEqual(expect.objectContaining({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/api' }));
+    expect(await inPage('document.cookie')).toBe('');
+    await check('gateway-session');
+
+    // The gateway's validation error, next to the field its param names.
+    await page.getByLabel('Key name').fill('ci-gateway');
+    await page.getByLabel('Requests per minute').fill('0');
+    await page.getByRole('button', { name: 'Mint key' }).click();
+    await expect(page.locator('#gw-rpm-error').textContent()).resolves.toMatch(/limits\.rpm/);
+    await page.getByLabel('Requests per minute').fill('600');
+    await page.getByRole('button', { name: 'Mint key' }).click();
+    const key = (await page.locator('#new-gateway-key').textContent())!;
+    expect(key).toMatch(/^gwk_[0-9a-f]{40}$/);
+    const row = page.locator('table.gateway-keys tr', { hasText: 'ci-gateway' });
+    await expect(row.textContent()).resolves.toContain('600 rpm');
+    await check('gateway-key-minted');
+    await page.getByRole('button', { name: 'Done, hide the key' }).click();
+    expect(await page.locator('#new-gateway-key').count()).toBe(0);
+    expect(await page.getByText(key).count()).toBe(0);
+
+    // The key works; its usage reaches the charts.
+    const complete = () => gw.http({ authorization: `Bearer ${key}` }).post('/v1/chat/completions', { model: 'sim-mini', messages: [{ role: 'user', content: 'hello from the console' }], max_tokens: 5 });
+    for (let i = 0; i < 2; i++) expect((await complete()).status).toBe(200);
+    const spend = await eventually(() => gw.http({ authorization: `Bearer ${key}` }).get('/api/spend'), (r) => r.body.data?.[0]?.attributes.requests === 2);
+    const { inputTokens, outputTokens, costMicros } = spend.body.data[0].attributes;
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('link', { name: 'Gateway' }).click();
+    const tokensTable = page.locator('figure.chart', { hasText: 'Tokens per model' }).locator('table');
+    await tokensTable.locator('tbody tr', { hasText: 'sim-mini' }).waitFor();
+    expect(await tokensTable.locator('tbody tr td').allTextContents()).toEqual(['sim-mini', String(inputTokens), String(outputTokens)]);
+    const spendTable = page.locator('figure.chart', { hasText: 'Spend per model (USD)' }).locator('table');
+    expect(await spendTable.locator('tbody tr td').allTextContents()).toEqual(['sim-mini', `$${(costMicros / 1_000_000).toFixed(costMicros < 10_000 ? 6 : 2)}`]);
+    expect(await page.locator('figure.chart canvas').count()).toBe(2);
+    await page.locator('table.gateway-usage tbody tr').nth(1).waitFor();
+    await check('gateway');
+
+    await row.getByRole('button', { name: 'Revoke ci-gateway' }).click();
+    await row.getByRole('button', { name: 'Confirm revoke ci-gateway' }).click();
+    await row.getByText('Revoked').waitFor();
+    expect((await complete()).status).toBe(401);
+    await check('gateway-key-revoked');
+
+    // Signing out of the console ends the gateway session too.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Project API key').waitFor();
+    await eventually(() => context.cookies(`${gw.url}/api/keys`), (cookies) => !cookies.some((c) => c.name === 'gw_session'));
     expect(pageErrors).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ export interface TestGateway {
 const memoryCounters = new WeakMap<TestServer, MemoryRateLimitStore>();
 
 /** A gateway beside a test server's API, on its platform (the event store and read models it shares), as `npm start` runs it. */
-export async function startTestGateway(srv: TestServer, opts: { upstreamTimeoutMs?: number } = {}): Promise<TestGateway> {
+export async function startTestGateway(srv: TestServer, opts: { upstreamTimeoutMs?: number; port?: number; consoleOrigins?: string[] } = {}): Promise<TestGateway> {
   const redis = srv.env.REDIS_URL ? new Redis(srv.env.REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
   if (!redis && !memoryCounters.has(srv)) memoryCounters.set(srv, new MemoryRateLimitStore());
   const gw = await createGateway({

@@ -92,7 +92,7 @@ export async function startServer(config: AppConfig, logger: pino.Logger, option
   // `?asOf=` on every single-resource GET (DECISIONS 20): after the pipeline's hooks, around the handler.
   http.fastify.addHook('preHandler', asOfHook);
   // The web console (apps/console, bundled by `npm run build:console`): static files under /console.
-  registerConsole(http.fastify);
+  registerConsole(http.fastify, { gatewayUrl: config.console.gatewayUrl, jwt: config.jwt !== null });
   const { url, httpUrl } = await http.listen();
   return {
     url,

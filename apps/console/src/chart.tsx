@@ -55,3 +55,81 @@ export function DailyBars({ days, values, label, format }: { days: string[]; val
     </figure>
   );
 }
+
+export interface BarSeries {
+  label: string;
+  values: number[];
+  fill: string;
+  stroke: string;
+}
+
+/**
+ * Bars per category (a model), one bar per series side by side, drawn by uPlot like DailyBars, with
+ * a legend naming the series and the same numbers in a visually hidden table.
+ */
+export function CategoryBars({ categories, series, label, format }: { categories: string[]; series: BarSeries[]; label: string; format: (n: number) => string }) {
+  const host = useRef<HTMLDivElement>(null);
+  const key = JSON.stringify([categories, series.map((s) => s.values)]);
+  useEffect(() => {
+    const el = host.current;
+    if (!el || categories.length === 0) return;
+    const xs = categories.map((_c, i) => i);
+    const width = Math.max(320, Math.min(el.clientWidth || 640, 960));
+    const size = series.length > 1 ? 0.8 / series.length : 0.6;
+    const plot = new uPlot(
+      {
+        width,
+        height: 240,
+        legend: { show: series.length > 1, live: false },
+        cursor: { show: true, drag: { x: false, y: false } },
+        scales: { x: { time: false, range: [-0.5, categories.length - 0.5] }, y: { range: (_u, _min, max) => [0, Math.max(max * 1.1, 1)] } },
+        axes: [
+          { stroke: '#333', splits: () => xs, values: (_u, ticks) => ticks.map((t) => categories[t] ?? ''), grid: { show: false } },
+          { stroke: '#333', incrs: INCREMENTS, values: (_u, ticks) => ticks.map((t) => format(t)), size: 90 },
+        ],
+        series: [
+          { value: (_u, v) => categories[v] ?? '' },
+          ...series.map((s, i) => ({
+            label: s.label,
+            fill: s.fill,
+            stroke: s.stroke,
+            points: { show: false },
+            paths: uPlot.paths.bars!({ size: [size, 60], align: series.length === 1 ? 0 : i === 0 ? -1 : 1 }),
+          })),
+        ],
+      },
+      [xs, ...series.map((s) => s.values)],
+      el,
+    );
+    return () => plot.destroy();
+  }, [key]);
+  return (
+    <figure class="chart">
+      <div ref={host} class="chart-canvas" role="img" aria-label={`${label}: bar chart per model`} />
+      <figcaption>{label}</figcaption>
+      <table class="visually-hidden">
+        <caption>{label}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Model</th>
+            {series.map((s) => (
+              <th scope="col" key={s.label}>
+                {s.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {categories.map((c, i) => (
+            <tr key={c}>
+              <td>{c}</td>
+              {series.map((s) => (
+                <td key={s.label}>{format(s.values[i] ?? 0)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </figure>
+  );
+}

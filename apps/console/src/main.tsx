@@ -2,7 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import './console.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { session } from './api';
+import { gateway, session, settings } from './api';
 import { SignIn } from './pages/signin';
 import { Overview } from './pages/overview';
 import { Instances } from './pages/instances';
@@ -11,6 +11,8 @@ import { ApiKeys } from './pages/keys';
 import { Events } from './pages/events';
 import { Webhooks } from './pages/webhooks';
 import { Invoices } from './pages/invoices';
+import { Servers } from './pages/servers';
+import { Gateway } from './pages/gateway';
 
 /** Hash routes (`#/instances`), so the server serves one page and a reload keeps the place. */
 function useRoute(): string {
@@ -26,10 +28,12 @@ function useRoute(): string {
 const NAV: Array<[string, string]> = [
   ['/', 'Overview'],
   ['/instances', 'Instances'],
+  ['/servers', 'Servers'],
   ['/events', 'Event history'],
   ['/api-keys', 'API keys'],
   ['/webhooks', 'Webhooks'],
   ['/invoices', 'Invoices'],
+  ['/gateway', 'Gateway'],
 ];
 
 function Page({ route }: { route: string }) {
@@ -46,6 +50,10 @@ function Page({ route }: { route: string }) {
       return <Webhooks />;
     case '/invoices':
       return <Invoices />;
+    case '/servers':
+      return <Servers />;
+    case '/gateway':
+      return <Gateway />;
     default:
       return <Overview />;
   }
@@ -53,7 +61,7 @@ function Page({ route }: { route: string }) {
 
 function App() {
   const route = useRoute();
-  const [signedIn, setSignedIn] = useState(session.key() !== null);
+  const [signedIn, setSignedIn] = useState(session.credential() !== null);
   const title = NAV.find(([r]) => r === route)?.[1] ?? (route.startsWith('/instances/') ? 'Instance timeline' : 'Overview');
   useEffect(() => {
     document.title = signedIn ? `${title} · Cloud console` : 'Sign in · Cloud console';
@@ -89,6 +97,8 @@ function App() {
           type="button"
           class="signout"
           onClick={() => {
+            // The gateway session too (its cookie is HttpOnly: only the gateway can end it); best effort.
+            if (settings.gatewayUrl) void gateway('DELETE', '/api/session').catch(() => undefined);
             session.signOut();
             location.hash = '#/';
             setSignedIn(false);

@@ -13,7 +13,7 @@ export interface CloudEvent {
 
 /**
  * Reads GET /v1/events/stream with fetch, because a browser's EventSource cannot send the API key
- * header. Parses the SSE frames (`id:`, `data:`, comments) and, when the connection drops,
+ * header (nor a bearer token). Parses the SSE frames (`id:`, `data:`, comments) and, when the connection drops,
  * reconnects after the last id seen (`?after=`), so nothing is lost or repeated. Returns a stop function.
  */
 export function subscribe(filter: { type?: string; subject?: string }, onEvent: (e: CloudEvent) => void, onState?: (live: boolean) => void): () => void {
@@ -30,7 +30,7 @@ export function subscribe(filter: { type?: string; subject?: string }, onEvent: 
       if (filter.subject) q.set('subject', filter.subject);
       if (lastId) q.set('after', lastId);
       try {
-        const res = await fetch(`/v1/events/stream?${q}`, { headers: { accept: 'text/event-stream', 'x-service-api-key': session.key() ?? '' }, signal: controller.signal, cache: 'no-store' });
+        const res = await fetch(`/v1/events/stream?${q}`, { headers: { accept: 'text/event-stream', ...session.headers() }, signal: controller.signal, cache: 'no-store' });
         if (!res.ok || !res.body) throw new Error(`stream answered ${res.status}`);
         onState?.(true);
         retryMs = 500;

@@ -82,3 +82,92 @@ export function Button(props: JSX.HTMLAttributes<HTMLButtonElement> & { kind?: '
   const { kind, class: cls, ...rest } = props;
   return <button type="button" class={[kind ?? '', cls ?? ''].join(' ').trim() || undefined} {...rest} />;
 }
+
+/** A secret the API shows once (a new key): shown with a copy button until the person hides it. */
+export function ShownOnce({ id, value, copyLabel, children, onDone }: { id: string; value: string; copyLabel: string; children: ComponentChildren; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(true);
+    } catch {
+      // No clipboard permission: select the secret so the person can copy it themselves.
+      const el = document.getElementById(id);
+      if (el) getSelection()?.selectAllChildren(el);
+    }
+  };
+  return (
+    <div class="notice" role="status">
+      <p>{children}</p>
+      <p class="secret">
+        <code id={id}>{value}</code>{' '}
+        <button type="button" onClick={copy}>
+          {copied ? 'Copied' : copyLabel}
+        </button>
+      </p>
+      <button type="button" onClick={onDone}>
+        Done, hide the key
+      </button>
+    </div>
+  );
+}
+
+/** Revoke with a confirmation step: "Revoke <name>", then "Confirm revoke <name>" or "Cancel". */
+export function RevokeButton({ name, revoked, onConfirm }: { name: string; revoked: boolean; onConfirm: () => Promise<boolean> }) {
+  const [confirming, setConfirming] = useState(false);
+  if (revoked) return <span class="muted">Revoked</span>;
+  if (!confirming)
+    return (
+      <button type="button" onClick={() => setConfirming(true)} aria-label={`Revoke ${name}`}>
+        Revoke
+      </button>
+    );
+  return (
+    <>
+      <button type="button" class="danger" onClick={async () => (await onConfirm()) && setConfirming(false)}>
+        Confirm revoke {name}
+      </button>
+      <button type="button" onClick={() => setConfirming(false)}>
+        Cancel
+      </button>
+    </>
+  );
+}
+
+/** An ISO instant with its milliseconds, in UTC (`2026-11-27 09:41:05.123 UTC`): events a few ms apart stay in order. */
+export const whenMs = (iso: unknown) => (typeof iso === 'string' && !Number.isNaN(Date.parse(iso)) ? `${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')} UTC` : '—');
+
+/** A table's header row: one column header per name. */
+export function THead({ cols }: { cols: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
+/** A labelled picker: options as `[value, label]` pairs (or plain values that are their own label). */
+export function SelectField({ id, label, value, options, onChange }: { id: string; label: string; value: string; options: Array<string | [string, string]>; onChange: (v: string) => void }) {
+  return (
+    <Field id={id} label={label}>
+      {(aria) => (
+        <select {...aria} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+          {options.map((o) => {
+            const [v, l] = typeof o === 'string' ? [o, o] : o;
+            return (
+              <option key={v} value={v}>
+                {l}
+              </option>
+            );
+          })}
+        </select>
+      )}
+    </Field>
+  );
+}

@@ -24,6 +24,7 @@ import { resolveModel, type ModelRoute, type Organization } from '../../../useca
 import { gatewayConnectionsProjection } from '../../../projections/gateway-connections/gateway-connections.projection';
 import { gatewayCustomModelsProjection } from '../../../projections/gateway-models/gateway-models.projection';
 import { registerCatalogRoutes } from './catalog-routes';
+import { registerConsoleCors } from './console-cors';
 import { chatBody, fromChat, fromMessages, fromResponses, messagesBody, responsesBody, type ParsedCall } from './requests';
 import { httpUpstream } from './upstreams/http-upstreams';
 import { badRequest, errorBody, forbidden, GatewayError, invalidKey, notFound, type Vendor } from './errors';
@@ -43,6 +44,8 @@ export interface GatewayOptions {
   host: string;
   port: number;
   upstreamTimeoutMs?: number;
+  /** The web console's origins, allowed for CORS with credentials on /api/* only (console-cors.ts). */
+  consoleOrigins?: readonly string[];
 }
 
 interface KeyAuth {
@@ -96,6 +99,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     return fail(req, reply, e);
   });
   app.setNotFoundHandler((req, reply) => fail(req, reply, notFound(`Unknown route ${req.method} ${req.url.split('?')[0]}`)));
+  registerConsoleCors(app, o.consoleOrigins ?? []);
 
   // ---------------------------------------------------------------- who asks
   /** An organization key, only from `Authorization: Bearer` (and `x-api-key` on /v1/messages); never a cookie or the query. */

@@ -27,6 +27,7 @@ export async function startGateway(config: AppConfig, ports: Ports, logger: pino
     tls,
     host: config.host,
     port: config.gatewayPort,
+    consoleOrigins: config.console.origin ? [config.console.origin] : [],
   });
   return {
     url: gateway.url,

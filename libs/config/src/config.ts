@@ -20,6 +20,14 @@ export const configSchema = z
     HTTP_PORT: port.optional(),
     /** The inference gateway's port (DECISIONS 19), TLS like the API; `npm start` serves it beside the API. */
     GATEWAY_PORT: port.default(8444),
+    /**
+     * The gateway's base URL as browsers reach it, for the web console (its gateway page calls it, and
+     * the console's CSP names it). Default: PUBLIC_URL's host (else HOST) on GATEWAY_PORT, over https.
+     */
+    GATEWAY_PUBLIC_URL: z
+      .url({ protocol: /^https$/, message: 'must be an https URL' })
+      .refine((v) => URL.canParse(v) && ((u) => !u.search && !u.hash && !u.username && !u.password && u.pathname === '/')(new URL(v)), 'must be an origin (no path, query, fragment or credentials)')
+      .optional(),
     TRUST_PROXY: bool.default(false),
     /** The base URL clients call (behind a proxy or a DNS name): the OpenAPI document's `servers`. Default: the listening URL. */
     PUBLIC_URL: z
@@ -136,6 +144,7 @@ export const configSchema = z
       gatewayPort: c.GATEWAY_PORT,
       trustProxy: c.TRUST_PROXY,
       publicUrl: c.PUBLIC_URL?.replace(/\/+$/, ''),
+      console: consoleOrigins(c),
       tls: c.TLS_CERT_FILE && c.TLS_KEY_FILE ? { certFile: c.TLS_CERT_FILE, keyFile: c.TLS_KEY_FILE } : null,
       dataDir: path.resolve(c.DATA_DIR),
       logLevel: c.LOG_LEVEL,
@@ -202,6 +211,21 @@ export const configSchema = z
   });
 
 export type AppConfig = z.infer<typeof configSchema>;
+
+/**
+ * The web console's two origins: its own (PUBLIC_URL's, else https://HOST:PORT), which the gateway
+ * allows for CORS on its /api/* routes, and the gateway's (GATEWAY_PUBLIC_URL, else the console's
+ * host on GATEWAY_PORT), which the console calls. Undefined where a browser could not name it (an
+ * unspecified or ephemeral listening address without a public URL).
+ */
+function consoleOrigins(c: { HOST: string; PORT: number; GATEWAY_PORT: number; PUBLIC_URL?: string; GATEWAY_PUBLIC_URL?: string }): { origin?: string; gatewayUrl?: string } {
+  const wildcard = c.HOST === '0.0.0.0' || c.HOST === '::' || c.HOST === '';
+  const listening = wildcard ? undefined : c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST;
+  const hostname = c.PUBLIC_URL ? new URL(c.PUBLIC_URL).hostname : listening;
+  const origin = c.PUBLIC_URL ? new URL(c.PUBLIC_URL).origin : listening && c.PORT ? `https://${listening}:${c.PORT}` : undefined;
+  const gatewayUrl = c.GATEWAY_PUBLIC_URL ? new URL(c.GATEWAY_PUBLIC_URL).origin : hostname && c.GATEWAY_PORT ? `https://${hostname}:${c.GATEWAY_PORT}` : undefined;
+  return { origin, gatewayUrl };
+}
 
 export class ConfigError extends Error {}
 

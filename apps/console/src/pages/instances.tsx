@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
-import { subscribe } from '../sse';
-import { cents, Field, FormErrors, Status, useLoad, when } from '../ui';
+import { LiveNote, Pager, useLiveList } from '../live-list';
+import { cents, Field, FormErrors, SelectField, Status, THead, useLoad, when } from '../ui';
 
 interface Instance {
   name: string;
@@ -26,39 +26,11 @@ const PAGE_SIZE = 10;
 
 export function Instances() {
   const [filters, setFilters] = useState({ status: '', region: '', provider: '', sort: '-createdAt', page: 1 });
-  const [live, setLive] = useState(false);
-  const list = useLoad(
-    () => api.get<List<Instance>>(`/v1/instances${query({ status: filters.status, region: filters.region, provider: filters.provider, sort: filters.sort, page: filters.page, limit: PAGE_SIZE })}`),
-    [filters.status, filters.region, filters.provider, filters.sort, filters.page],
-  );
-  const [rows, setRows] = useState<Resource<Instance>[]>([]);
-  useEffect(() => {
-    if (list.data) setRows(list.data.data);
-  }, [list.data]);
-
-  // Live: each instance event re-reads that instance (or the page, for one not shown yet). No polling.
-  const reload = useRef(list.reload);
-  reload.current = list.reload;
-  useEffect(
-    () =>
-      subscribe(
-        { type: 'compute.Instance' },
-        (e) => {
-          const id = (e.data?.instanceId as string | undefined) ?? e.subject?.replace(/^instance-/, '');
-          if (!id) return;
-          api.get<{ data: Resource<Instance> }>(`/v1/instances/${encodeURIComponent(id)}`).then(
-            ({ data }) =>
-              setRows((rs) => {
-                if (rs.some((r) => r.id === id)) return rs.map((r) => (r.id === id ? data : r));
-                reload.current();
-                return rs;
-              }),
-            () => reload.current(),
-          );
-        },
-        setLive,
-      ),
-    [],
+  const { rows, live, list } = useLiveList<Instance>(
+    '/v1/instances',
+    { status: filters.status, region: filters.region, provider: filters.provider, sort: filters.sort, page: filters.page, limit: PAGE_SIZE },
+    'compute.Instance',
+    (e) => (e.data?.instanceId as string | undefined) ?? e.subject?.replace(/^instance-/, ''),
   );
 
   const set = (patch: Partial<typeof filters>) => setFilters((f) => ({ ...f, page: 1, ...patch }));
@@ -66,58 +38,23 @@ export function Instances() {
   return (
     <>
       <h1>Instances</h1>
-      <p class="live" aria-live="polite">
-        {live ? 'Live: updates arrive from the event stream.' : 'Connecting to the event stream…'}
-      </p>
+      <LiveNote live={live} />
       <CreateInstance onCreated={() => list.reload()} />
       <section aria-labelledby="list-h">
         <h2 id="list-h">Your instances</h2>
         <form class="filters" aria-label="Filter instances" onSubmit={(e) => e.preventDefault()}>
-          <Field id="f-status" label="Status">
-            {(aria) => (
-              <select {...aria} value={filters.status} onChange={(e) => set({ status: e.currentTarget.value })}>
-                <option value="">Any</option>
-                {STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField id="f-status" label="Status" value={filters.status} options={[['', 'Any'], ...STATUSES]} onChange={(status) => set({ status })} />
           <Field id="f-region" label="Region">
             {(aria) => <input {...aria} value={filters.region} onChange={(e) => set({ region: e.currentTarget.value.trim() })} placeholder="e.g. us-east-1" />}
           </Field>
           <Field id="f-provider" label="Provider">
             {(aria) => <input {...aria} value={filters.provider} onChange={(e) => set({ provider: e.currentTarget.value.trim() })} placeholder="e.g. provider_publiccloud" />}
           </Field>
-          <Field id="f-sort" label="Sort">
-            {(aria) => (
-              <select {...aria} value={filters.sort} onChange={(e) => set({ sort: e.currentTarget.value })}>
-                {SORTS.map(([v, l]) => (
-                  <option key={v} value={v}>
-                    {l}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <SelectField id="f-sort" label="Sort" value={filters.sort} options={SORTS} onChange={(sort) => set({ sort })} />
         </form>
         <FormErrors error={list.error} />
         <InstanceTable rows={rows} />
-        {meta && (
-          <nav class="pager" aria-label="Pages">
-            <button type="button" disabled={filters.page <= 1} onClick={() => setFilters((f) => ({ ...f, page: f.page - 1 }))}>
-              Previous
-            </button>
-            <span>
-              Page {meta.page} of {Math.max(meta.totalPages, 1)} ({meta.total} instances)
-            </span>
-            <button type="button" disabled={filters.page >= meta.totalPages} onClick={() => setFilters((f) => ({ ...f, page: f.page + 1 }))}>
-              Next
-            </button>
-          </nav>
-        )}
+        <Pager meta={meta} page={filters.page} setPage={(page) => setFilters((f) => ({ ...f, page }))} noun="instances" />
       </section>
     </>
   );
@@ -162,17 +99,7 @@ function InstanceTable({ rows }: { rows: Resource<Instance>[] }) {
         <p class="muted">No instances match.</p>
       ) : (
         <table class="instances">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Region</th>
-              <th scope="col">Type</th>
-              <th scope="col">Address</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <THead cols={['Name', 'Status', 'Region', 'Type', 'Address', 'Created', 'Actions']} />
           <tbody>
             {rows.map((r) => (
               <tr key={r.id} data-id={r.id}>

@@ -18,7 +18,7 @@ interface Invoice {
  * browser as a download of a blob: URL.
  */
 async function downloadPdf(inv: Invoice): Promise<void> {
-  const res = await fetch(`/v1/invoices/${encodeURIComponent(inv.id)}/pdf`, { headers: { 'x-service-api-key': session.key() ?? '', accept: 'application/pdf' }, cache: 'no-store' });
+  const res = await fetch(`/v1/invoices/${encodeURIComponent(inv.id)}/pdf`, { headers: { ...session.headers(), accept: 'application/pdf' }, cache: 'no-store' });
   if (!res.ok) {
     const body = await res.json().catch(() => undefined);
     throw new ApiError(res.status, body?.errors ?? [{ detail: `The API answered ${res.status}` }]);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
-import { Field, FormErrors, useLoad, when } from '../ui';
+import { Field, FormErrors, RevokeButton, ShownOnce, THead, useLoad, when } from '../ui';
 
 interface ApiKey {
   name: string;
@@ -20,14 +20,11 @@ export function ApiKeys() {
   const [form, setForm] = useState({ name: '', role: 'developer' });
   const [error, setError] = useState<unknown>();
   const [created, setCreated] = useState<Resource<ApiKey>>();
-  const [copied, setCopied] = useState(false);
-  const [confirming, setConfirming] = useState<string>();
   const [revokeError, setRevokeError] = useState<unknown>();
 
   const create = async (e: Event) => {
     e.preventDefault();
     setError(undefined);
-    setCopied(false);
     try {
       const res = await api.post<{ data: Resource<ApiKey> }>('/v1/api-keys', form);
       setCreated(res.data);
@@ -37,25 +34,15 @@ export function ApiKeys() {
       setError(err);
     }
   };
-  const copy = async () => {
-    if (!created?.attributes.key) return;
-    try {
-      await navigator.clipboard.writeText(created.attributes.key);
-      setCopied(true);
-    } catch {
-      // No clipboard permission: select the key so the person can copy it themselves.
-      const el = document.getElementById('new-key-value');
-      if (el) getSelection()?.selectAllChildren(el);
-    }
-  };
   const revoke = async (id: string) => {
     setRevokeError(undefined);
     try {
       await api.delete(`/v1/api-keys/${id}`);
-      setConfirming(undefined);
       list.reload();
+      return true;
     } catch (err) {
       setRevokeError(err);
+      return false;
     }
   };
 
@@ -87,20 +74,9 @@ export function ApiKeys() {
           </div>
         </form>
         {created?.attributes.key && (
-          <div class="notice" role="status">
-            <p>
-              Key <strong>{created.attributes.name}</strong> created. Copy it now: it is shown only once.
-            </p>
-            <p class="secret">
-              <code id="new-key-value">{created.attributes.key}</code>{' '}
-              <button type="button" onClick={copy}>
-                {copied ? 'Copied' : 'Copy key'}
-              </button>
-            </p>
-            <button type="button" onClick={() => setCreated(undefined)}>
-              Done, hide the key
-            </button>
-          </div>
+          <ShownOnce id="new-key-value" value={created.attributes.key} copyLabel="Copy key" onDone={() => setCreated(undefined)}>
+            Key <strong>{created.attributes.name}</strong> created. Copy it now: it is shown only once.
+          </ShownOnce>
         )}
       </section>
       <section aria-labelledby="keys-h">
@@ -110,17 +86,7 @@ export function ApiKeys() {
         </label>
         <FormErrors error={list.error ?? revokeError} />
         <table class="keys">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Role</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
+          <THead cols={['Name', 'Prefix', 'Role', 'Mode', 'Created', 'Last used', 'Actions']} />
           <tbody>
             {(list.data?.data ?? []).map((k) => (
               <tr key={k.id} data-id={k.id}>
@@ -133,22 +99,7 @@ export function ApiKeys() {
                 <td>{when(k.attributes.createdAt)}</td>
                 <td>{when(k.attributes.lastUsedAt)}</td>
                 <td class="actions">
-                  {k.attributes.revoked ? (
-                    <span class="muted">Revoked</span>
-                  ) : confirming === k.id ? (
-                    <>
-                      <button type="button" class="danger" onClick={() => revoke(k.id)}>
-                        Confirm revoke {k.attributes.name}
-                      </button>
-                      <button type="button" onClick={() => setConfirming(undefined)}>
-                        Cancel
-                      </button>
-                    </>
-                  ) : (
-                    <button type="button" onClick={() => setConfirming(k.id)} aria-label={`Revoke ${k.attributes.name}`}>
-                      Revoke
-                    </button>
-                  )}
+                  <RevokeButton name={k.attributes.name} revoked={k.attributes.revoked} onConfirm={() => revoke(k.id)} />
                 </td>
               </tr>
             ))}

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type List, type Resource } from '../api';
-import { FormErrors, Status, useLoad, when } from '../ui';
+import { FormErrors, Status, useLoad, whenMs } from '../ui';
 
 interface InstanceEvent {
   event: string;
@@ -43,7 +43,7 @@ export function InstanceTimeline({ id }: { id: string }) {
       <FormErrors error={events.error} />
       {list.length > 0 && index !== undefined && (
         <section aria-labelledby="asof-h" class="panel">
-          <h2 id="asof-h">As of {when(at)}</h2>
+          <h2 id="asof-h">As of {whenMs(at)}</h2>
           <label for="asof">
             Event {index + 1} of {list.length}: <code>{list[index]?.attributes.event}</code>
           </label>
@@ -54,7 +54,7 @@ export function InstanceTimeline({ id }: { id: string }) {
             max={list.length - 1}
             step={1}
             value={index}
-            aria-valuetext={`${list[index]?.attributes.event} at ${when(at)}`}
+            aria-valuetext={`${list[index]?.attributes.event} at ${whenMs(at)}`}
             onInput={(e) => setIndex(Number(e.currentTarget.value))}
           />
           <FormErrors error={state.error} />
@@ -73,7 +73,7 @@ export function InstanceTimeline({ id }: { id: string }) {
               <dt>Address</dt>
               <dd>{String(attrs.ipAddress ?? '—')}</dd>
               <dt>Updated</dt>
-              <dd>{when(attrs.updatedAt)}</dd>
+              <dd>{whenMs(attrs.updatedAt)}</dd>
             </dl>
           )}
         </section>
@@ -84,7 +84,7 @@ export function InstanceTimeline({ id }: { id: string }) {
           {list.map((e, i) => (
             <li key={e.id} aria-current={i === index ? 'step' : undefined}>
               <button type="button" class="link" onClick={() => setIndex(i)}>
-                {when(e.attributes.createdAt)}: <code>{e.attributes.event}</code>
+                {whenMs(e.attributes.createdAt)}: <code>{e.attributes.event}</code>
               </button>{' '}
               <span class="muted">by {e.attributes.actor}</span>
             </li>

@@ -1,0 +1,113 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { LiveNote, Pager, useLiveList } from '../live-list';
+import { Field, FormErrors, SelectField, Status, THead, when } from '../ui';
+
+interface Server {
+  name: string;
+  hostname: string;
+  status: string;
+  role: string;
+  site: string;
+  plan: { slug: string; name: string };
+  primaryIpv4: string | null;
+  locked: boolean;
+  createdAt: string;
+}
+
+// Spec 3.2 statuses plus migrating; terminated ones are listed only when asked for.
+const STATUSES = ['active', 'creating', 'deleting', 'error', 'inactive', 'installing', 'maintenance', 'migrating', 'pending', 'rescued', 'rescuing', 'restarted', 'scheduled', 'starting', 'stopped', 'stopping', 'suspended', 'terminated'];
+const SORTS: Array<[string, string]> = [
+  ['-createdAt', 'Newest first'],
+  ['createdAt', 'Oldest first'],
+  ['hostname', 'Hostname A–Z'],
+  ['-hostname', 'Hostname Z–A'],
+  ['status', 'Status'],
+  ['site', 'Site'],
+];
+const PAGE_SIZE = 10;
+
+/** Bare-metal servers (and VMs) of the project, live from the event stream like the instances. */
+export function Servers() {
+  const [filters, setFilters] = useState({ status: '', site: '', role: '', sort: '-createdAt', page: 1 });
+  const { rows, live, list } = useLiveList<Server>(
+    '/v1/servers',
+    { status: filters.status, site: filters.site, role: filters.role, sort: filters.sort, page: filters.page, limit: PAGE_SIZE },
+    'compute.Server',
+    (e) => (e.data?.serverId as string | undefined) ?? e.subject?.replace(/^server-/, ''),
+  );
+  const [error, setError] = useState<unknown>();
+  const set = (patch: Partial<typeof filters>) => setFilters((f) => ({ ...f, page: 1, ...patch }));
+  const act = async (id: string, action: string) => {
+    setError(undefined);
+    try {
+      if (action === 'delete') await api.delete(`/v1/servers/${encodeURIComponent(id)}`);
+      else await api.post(`/v1/servers/${encodeURIComponent(id)}/actions`, { action });
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const button = (s: { id: string; attributes: Server }, action: string, label: string, danger = false) => (
+    <button type="button" class={danger ? 'danger' : undefined} onClick={() => act(s.id, action)} aria-label={`${label} ${s.attributes.name}`}>
+      {label}
+    </button>
+  );
+  return (
+    <>
+      <h1>Servers</h1>
+      <LiveNote live={live} />
+      <section aria-labelledby="servers-h">
+        <h2 id="servers-h">Your servers</h2>
+        <form class="filters" aria-label="Filter servers" onSubmit={(e) => e.preventDefault()}>
+          <SelectField id="s-status" label="Status" value={filters.status} options={[['', 'Any but terminated'], ...STATUSES]} onChange={(status) => set({ status })} />
+          <Field id="s-site" label="Site">
+            {(aria) => <input {...aria} value={filters.site} onChange={(e) => set({ site: e.currentTarget.value.trim() })} placeholder="e.g. NYC" />}
+          </Field>
+          <SelectField id="s-role" label="Kind" value={filters.role} options={[['', 'Any'], ['BareMetal', 'Bare metal'], ['VirtualMachine', 'Virtual machine']]} onChange={(role) => set({ role })} />
+          <SelectField id="s-sort" label="Sort" value={filters.sort} options={SORTS} onChange={(sort) => set({ sort })} />
+        </form>
+        <FormErrors error={list.error ?? error} />
+        {rows.length === 0 ? (
+          <p class="muted">No servers match.</p>
+        ) : (
+          <table class="servers">
+            <THead cols={['Name', 'Hostname', 'Status', 'Kind', 'Site', 'Plan', 'Address', 'Created', 'Actions']} />
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id} data-id={s.id}>
+                  <td>{s.attributes.name}</td>
+                  <td>{s.attributes.hostname}</td>
+                  <td>
+                    <Status value={s.attributes.status} />
+                  </td>
+                  <td>{s.attributes.role === 'BareMetal' ? 'Bare metal' : 'VM'}</td>
+                  <td>{s.attributes.site}</td>
+                  <td>{s.attributes.plan.name}</td>
+                  <td>{s.attributes.primaryIpv4 ?? '—'}</td>
+                  <td>{when(s.attributes.createdAt)}</td>
+                  <td class="actions">
+                    {s.attributes.locked ? (
+                      <span class="muted">Locked</span>
+                    ) : (
+                      <>
+                        {s.attributes.status === 'active' && (
+                          <>
+                            {button(s, 'power_off', 'Power off')}
+                            {button(s, 'reboot', 'Reboot')}
+                          </>
+                        )}
+                        {s.attributes.status === 'stopped' && button(s, 'power_on', 'Power on')}
+                        {!['deleting', 'terminated'].includes(s.attributes.status) && button(s, 'delete', 'Delete', true)}
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <Pager meta={list.data?.meta} page={filters.page} setPage={(page) => setFilters((f) => ({ ...f, page }))} noun="servers" />
+      </section>
+    </>
+  );
+}
