@@ -43,7 +43,10 @@ describe('private networks read model (the job-backed resource projection)', () 
     await model.handle(...n(attach('n1', 'j2', 'i1', 2)));
     expect(await model.get('n1')).toMatchObject({ status: 'attaching', jobId: 'j2', pendingArgs: { targetType: 'instance', targetId: 'i1', targetRegion: 'us-east-1' }, targets: [], updatedAt: at(2) });
     await model.handle(...n({ type: 'CompleteOperation', jobId: 'j2', now: at(3), result: { externalId: 'vpc-1', attributes: { routeTable: 'rt-9' } } }));
-    expect(await model.get('n1')).toMatchObject({ status: 'active', pendingArgs: {}, targets: [{ targetType: 'instance', targetId: 'i1' }], externalId: 'vpc-1', provided: { vpcId: 'vpc-1', routeTable: 'rt-9' }, updatedAt: at(3) });
+    expect(await model.get('n1')).toEqual({
+      id: 'n1', _position: 4, projectId: 'p1', providerId: 'prov1', providerKind: 'aws', name: 'backend', region: 'us-east-1', cidr: '10.10.0.0/16', targets: [{ targetType: 'instance', targetId: 'i1' }], tags: [],
+      status: 'active', jobId: 'j2', errorMessage: null, externalId: 'vpc-1', provided: { vpcId: 'vpc-1', routeTable: 'rt-9' }, pendingArgs: {}, createdAt: at(0), updatedAt: at(3),
+    });
 
     await model.handle(...n(attach('n1', 'j3', 'i2', 4)), ...n({ type: 'FailOperation', jobId: 'j3', error: 'quota exceeded', now: at(5) }));
     const failed = await model.get('n1');
