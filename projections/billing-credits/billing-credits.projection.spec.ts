@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { walletStream } from '../../libs/domain/billing/events';
 import type { Currency } from '../../libs/domain/billing/money';
 import { planConversion, walletDecider, type WalletCommand } from '../../libs/domain/billing/wallet.decider';
@@ -43,7 +44,7 @@ describe('billing credits read model: one document per wallet credit', () => {
     model.restart();
     await model.handle(...events.reverse());
     expect(await model.all()).toEqual(once);
-    const ids = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: -1 }] })).items.map((d) => d.id);
+    const ids = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: -1 }] })).items.map((d) => d.id);
     expect(await ids({ projectId: 'p1' })).toEqual(['c', 'b', 'a']);
     expect(await ids({ projectId: 'p1', currency: 'USD' })).toEqual(['c', 'a']);
     expect(await ids({ projectId: 'p1', source: 'refund' })).toEqual(['c']);

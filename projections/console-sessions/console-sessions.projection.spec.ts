@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { consoleSessionDecider, consoleSessionStream, type OpenConsoleSession } from '../../libs/domain/consoles/console-session';
 import { logRecorder, projected } from '../../test/support/projector';
 import { consoleSessionsProjection } from './console-sessions.projection';
@@ -45,7 +46,7 @@ describe('console sessions read model', () => {
       ...d(open('d', 'i1', 0)),
       ...d({ type: 'CloseConsoleSession', reason: 'closed', strict: true, now: at(2), closedBy: 'apikey:k1' }),
     );
-    const ids = async (filter: Record<string, unknown>, field: string) => (await model.collection.find({ filter, sort: [{ field, direction: 1 }] })).items.map((x) => x.id);
+    const ids = async (filter: Filter, field: string) => (await model.collection.find({ filter, sort: [{ field, direction: 1 }] })).items.map((x) => x.id);
     expect(await ids({ status: 'open' }, 'expiresAt')).toEqual(['b', 'c', 'a']);
     expect(await ids({ resourceId: 'i1', status: 'open' }, 'createdAt')).toEqual(['b', 'a']);
     expect(await model.get('c')).toMatchObject({ resourceType: 'server', protocol: 'ipmi-sol' });

@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { connectionDecider } from '../../libs/domain/gateway/connection.decider';
 import { gatewayConnectionStream } from '../../libs/domain/gateway/events';
 import { logRecorder, projected } from '../../test/support/projector';
@@ -39,7 +40,7 @@ describe('gateway connections read model: an organization\'s upstreams', () => {
     const b = log.decided(gatewayConnectionStream('b'), connectionDecider);
     const o = log.decided(gatewayConnectionStream('o'), connectionDecider);
     await model.handle(...a(add('a', 'p1', 0)), ...b(add('b', 'p1', 1, 'anthropic')), ...o(add('o', 'p2', 2)), ...b({ type: 'RecordVerification', connectionId: 'b', projectId: 'p1', ok: true, models: 3, error: null, now: at(3) }));
-    const ids = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
+    const ids = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
     expect(await ids({ projectId: 'p1' })).toEqual(['a', 'b']);
     expect(await ids({ projectId: 'p1', kind: 'anthropic' })).toEqual(['b']);
     expect(await ids({ projectId: 'p1', status: 'unverified' })).toEqual(['a']);

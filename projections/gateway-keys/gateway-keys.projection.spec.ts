@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { createHmac } from 'node:crypto';
 import { keyDecider, orgKeyPrefix } from '../../libs/domain/gateway/key.decider';
 import { gatewayKeyStream } from '../../libs/domain/gateway/events';
@@ -40,7 +41,7 @@ describe('gateway keys read model: organization keys and their lookup by hash', 
     const b = log.decided(gatewayKeyStream('b'), keyDecider);
     const t = log.decided(gatewayKeyStream('t'), keyDecider);
     await model.handle(...a(mint('a', `gwk_${'a'.repeat(40)}`, 'p1', 0)), ...b(mint('b', `gwk_${'b'.repeat(40)}`, 'p1', 1)), ...t(mint('t', `gwk_${'c'.repeat(40)}`, 'p1:test', 2)), ...a({ type: 'RevokeKey', keyId: 'a', projectId: 'p1', now: at(3) }));
-    const ids = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: -1 }] })).items.map((d) => d.id);
+    const ids = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: -1 }] })).items.map((d) => d.id);
     expect(await ids({ projectId: 'p1' })).toEqual(['b', 'a']);
     expect(await ids({ projectId: 'p1', revoked: false })).toEqual(['b']);
     expect(await ids({ projectId: 'p1:test' })).toEqual(['t']);

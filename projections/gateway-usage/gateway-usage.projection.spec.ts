@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { gatewayUsageStream, type UsageRecorded } from '../../libs/domain/gateway/events';
 import { logRecorder, projected } from '../../test/support/projector';
 import { gatewaySpendProjection, gatewayUsageProjection } from './gateway-usage.projection';
@@ -28,7 +29,7 @@ describe('gateway usage read model: one document per upstream attempt', () => {
     const usage = usageLog();
     const model = await projected(gatewayUsageProjection);
     await model.handle(usage('a', 1, { recordedAt: at(1, 0) }), usage('b', 1, { keyId: 'k2', recordedAt: at(1, 1) }), usage('c', 1, { model: 'claude', day: '2026-01-02', recordedAt: at(2) }), usage('d', 1, { projectId: 'p1:test', recordedAt: at(3) }));
-    const ids = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: -1 }] })).items.map((d) => d.id);
+    const ids = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: -1 }] })).items.map((d) => d.id);
     expect(await ids({ projectId: 'p1' })).toEqual(['c:1', 'b:1', 'a:1']);
     expect(await ids({ projectId: 'p1', keyId: 'k1' })).toEqual(['c:1', 'a:1']);
     expect(await ids({ projectId: 'p1', model: 'claude', day: '2026-01-02' })).toEqual(['c:1']);

@@ -1,5 +1,6 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { jobResourceDecider } from '../../libs/domain/shared/job-resource';
-import { privateNetworks, privateNetworkStream } from '../../libs/domain/networking/private-network.resource';
+import { privateNetworks, privateNetworkStream, type PrivateNetworkFields } from '../../libs/domain/networking/private-network.resource';
 import { logRecorder, projected } from '../../test/support/projector';
 import { privateNetworksProjection } from './private-networks.projection';
 
@@ -14,7 +15,7 @@ const at = (m: number) => new Date(Date.UTC(2026, 0, 1, 0, m)).toISOString();
 const decider = jobResourceDecider(privateNetworks);
 const fields = { name: 'backend', region: 'us-east-1', cidr: '10.10.0.0/16' };
 const create = (id: string, jobId: string, m = 0, more: Partial<typeof fields> = {}) =>
-  ({ type: 'CreateResource', id, jobId, projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields: { ...fields, ...more }, now: at(m) }) as const;
+  ({ type: 'CreateResource', id, jobId, projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields: { ...fields, ...more } as PrivateNetworkFields, now: at(m) }) as const;
 const attach = (id: string, jobId: string, targetId: string, m: number) =>
   ({ type: 'RequestOperation', id, jobId, projectId: 'p1', operation: 'attach', args: { targetType: 'instance', targetId, targetRegion: 'us-east-1' }, requestedBy: 'apikey:k1', now: at(m) }) as const;
 const request = (id: string, jobId: string, operation: string, m: number) => ({ type: 'RequestOperation', id, jobId, projectId: 'p1', operation, args: {}, requestedBy: 'apikey:k1', now: at(m) }) as const;
@@ -69,7 +70,7 @@ describe('private networks read model (the job-backed resource projection)', () 
     const log = logRecorder();
     const n = log.decided(privateNetworkStream('n9'), decider);
     const model = await projected(privateNetworksProjection);
-    await model.handle(...n({ type: 'ImportResource', id: 'n9', projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields, externalId: 'vpc-old', attributes: { vpcId: 'vpc-old' }, now: at(7) }));
+    await model.handle(...n({ type: 'ImportResource', id: 'n9', projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields: fields as PrivateNetworkFields, externalId: 'vpc-old', attributes: { vpcId: 'vpc-old' }, now: at(7) }));
     expect(await model.get('n9')).toEqual({
       id: 'n9', _position: 1, projectId: 'p1', providerId: 'prov1', providerKind: 'aws', name: 'backend', region: 'us-east-1', cidr: '10.10.0.0/16', targets: [], tags: [],
       status: 'active', jobId: null, errorMessage: null, externalId: 'vpc-old', provided: { vpcId: 'vpc-old' }, pendingArgs: {}, createdAt: at(7), updatedAt: at(7),
@@ -83,7 +84,7 @@ describe('private networks read model (the job-backed resource projection)', () 
     const b = log.decided(privateNetworkStream('b'), decider);
     const c = log.decided(privateNetworkStream('c'), decider);
     await model.handle(...a(create('a', 'ja', 0)), ...b(create('b', 'jb', 1, { region: 'eu-west-1', cidr: '10.20.0.0/16' })), ...c(create('c', 'jc', 2, { cidr: '192.168.0.0/24' })), ...a({ type: 'CompleteOperation', jobId: 'ja', now: at(3), result: { externalId: 'x', attributes: {} } }));
-    const ids = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
+    const ids = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'createdAt', direction: 1 }] })).items.map((d) => d.id);
     expect(await ids({ projectId: 'p1', region: 'us-east-1' })).toEqual(['a', 'c']);
     expect(await ids({ projectId: 'p1', status: 'creating' })).toEqual(['b', 'c']);
   });

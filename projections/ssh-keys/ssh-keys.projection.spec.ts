@@ -1,3 +1,4 @@
+import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { parseOpenSshPublicKey } from '../../libs/domain/ssh-keys/openssh-public-key';
 import { sshKeyDecider, sshKeyIdFor, sshKeyStream } from '../../libs/domain/ssh-keys/ssh-key.resource';
 import { logRecorder, projected } from '../../test/support/projector';
@@ -43,7 +44,7 @@ describe('SSH keys read model', () => {
     const events = [...ka(a.command), ...log.decided(sshKeyStream(b.id), sshKeyDecider)(b.command), ...log.decided(sshKeyStream(c.id), sshKeyDecider)(c.command), ...ka({ type: 'DeleteResource', id: a.id, projectId: 'p1', scope: { providerId: 'pv1' }, now: at(3) })];
     const model = await projected(sshKeysProjection);
     await model.handle(...events.slice(0, 3));
-    const names = async (filter: Record<string, unknown>) => (await model.collection.find({ filter, sort: [{ field: 'name', direction: 1 }] })).items.map((d) => d.name);
+    const names = async (filter: Filter) => (await model.collection.find({ filter, sort: [{ field: 'name', direction: 1 }] })).items.map((d) => d.name);
     expect(await names({ projectId: 'p1', providerId: 'pv1' })).toEqual(['a-key', 'b-key']);
     await model.handle(events[3]);
     model.restart();

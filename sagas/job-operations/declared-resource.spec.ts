@@ -26,7 +26,7 @@ describe('declared job-backed resources: the job a request starts and the provid
     const process = declaredJobResource(databases, 'databases');
     const db = resourceLog(databases, databaseStream('d1'));
     const fields = { name: 'orders', engine: 'postgres', version: '16', plan: 'db-small', region: 'us-east-1', credentialRef: 'vault:db/d1' };
-    const [requested] = db({ type: 'CreateResource', id: 'd1', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields, now: at(0) }).events;
+    const [requested] = db({ type: 'CreateResource', id: 'd1', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'provider_publiccloud', fields, now: at(0) }).events;
     expect(process.jobOf(requested)).toEqual({
       jobId: 'j1', projectId: 'p1', type: 'database.create', resourceType: 'database', resourceId: 'd1', operation: 'create',
       payload: { name: 'orders', engine: 'postgres', version: '16', plan: 'db-small', region: 'us-east-1', tags: [], username: null, providerId: 'prov1' },
@@ -35,14 +35,14 @@ describe('declared job-backed resources: the job a request starts and the provid
 
     const model = declaredJobResource(models, 'models');
     const m = resourceLog(models, modelStream('m1'));
-    const [deploy] = m({ type: 'CreateResource', id: 'm1', jobId: 'j2', projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields: { clusterId: 'c1', name: 'llm', framework: 'framework_1', modelId: 'meta/llama' }, now: at(1) }).events;
+    const [deploy] = m({ type: 'CreateResource', id: 'm1', jobId: 'j2', projectId: 'p1', providerId: 'prov1', providerKind: 'provider_publiccloud', fields: { clusterId: 'c1', name: 'llm', framework: 'framework_1', modelId: 'meta/llama' }, now: at(1) }).events;
     expect(model.jobOf(deploy)).toMatchObject({ type: 'model.deploy', operation: 'create', resourceType: 'model' });
   });
 
   it('starts an operation\'s job with its arguments as payload and the project of the request\'s metadata; other events start none', () => {
     const process = declaredJobResource(privateNetworks, 'private_networks');
     const net = resourceLog(privateNetworks, privateNetworkStream('n1'));
-    net({ type: 'CreateResource', id: 'n1', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields: { name: 'backend', region: 'us-east-1', cidr: '10.0.0.0/16' }, now: at(0) });
+    net({ type: 'CreateResource', id: 'n1', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'provider_publiccloud', fields: { name: 'backend', region: 'us-east-1', cidr: '10.0.0.0/16' }, now: at(0) });
     const completed = net({ type: 'CompleteOperation', jobId: 'j1', now: at(1), result: { externalId: 'vpc-1', attributes: {} } }).events;
     const args = { targetType: 'instance', targetId: 'i1', targetRegion: 'us-east-1' };
     const [attach] = net({ type: 'RequestOperation', id: 'n1', jobId: 'j2', projectId: 'p1', operation: 'attach', args, requestedBy: 'apikey:k1', now: at(2) }, { projectId: 'p1' }).events;
@@ -53,11 +53,11 @@ describe('declared job-backed resources: the job a request starts and the provid
   it('tells the driver the resource\'s region, tags (with an operation\'s `simulate` directive), fields and arguments, under the provider\'s id once known', async () => {
     const process = declaredJobResource(privateNetworks, 'private_networks');
     const net = resourceLog(privateNetworks, privateNetworkStream('n2'));
-    const created = net({ type: 'CreateResource', id: 'n2', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'aws', fields: { name: 'backend', region: 'eu-west-1', cidr: '10.1.0.0/16', tags: [{ key: 'simulate', value: 'slow' }, { key: 'team', value: 'ml' }] }, now: at(0) }).state;
+    const created = net({ type: 'CreateResource', id: 'n2', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'provider_publiccloud', fields: { name: 'backend', region: 'eu-west-1', cidr: '10.1.0.0/16', tags: [{ key: 'simulate', value: 'slow' }, { key: 'team', value: 'ml' }] }, now: at(0) }).state;
     // Before the provider reported its id, it knows the resource by ours.
-    expect(process.target(created)).toEqual({ providerKind: 'aws', externalId: 'n2', spec: { resourceType: 'private-network', resourceId: 'n2', region: 'eu-west-1', tags: { simulate: 'slow', team: 'ml' }, attributes: { name: 'backend', region: 'eu-west-1', cidr: '10.1.0.0/16', targets: [], tags: [{ key: 'simulate', value: 'slow' }, { key: 'team', value: 'ml' }] } } });
+    expect(process.target(created)).toEqual({ providerKind: 'provider_publiccloud', externalId: 'n2', spec: { resourceType: 'private-network', resourceId: 'n2', region: 'eu-west-1', tags: { simulate: 'slow', team: 'ml' }, attributes: { name: 'backend', region: 'eu-west-1', cidr: '10.1.0.0/16', targets: [], tags: [{ key: 'simulate', value: 'slow' }, { key: 'team', value: 'ml' }] } } });
 
-    const driver = SimulatorDriver.instant('aws');
+    const driver = SimulatorDriver.instant('provider_publiccloud');
     const call = jest.spyOn(driver, 'resourceOperation');
     const create = await process.calls.create(driver, { token: 'tok', ...process.target(created) });
     expect(create).toEqual({ externalId: expect.any(String), attributes: expect.any(Object) });
