@@ -1,3 +1,4 @@
+import type { Decider, DomainEvent } from '../../libs/domain/shared/domain-error';
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { MemoryReadStore } from '../../libs/readstore/src/memory-read-store';
 import type { ReadCollection, ReadDoc } from '../../libs/readstore/src/read-store.port';
@@ -29,19 +30,31 @@ export async function projected<D extends ReadDoc>(projection: DocumentProjectio
 
 /**
  * Several streams recorded into one log: global positions count up across streams (as the store
- * records them), revisions per stream. `log.stream(id, base)` records events of one stream.
+ * records them), revisions per stream. `log.stream(id, base)` records events of one stream;
+ * `log.decided(id, decider)` records what the domain's decider decides for each command, folding
+ * its state as the command handler does (the events as the domain builds them).
  */
 export function logRecorder(recordedAt = '2026-01-01T00:00:00.000Z') {
   let position = 0;
   const revisions = new Map<string, number>();
+  const stream =
+    (streamId: string, base: Record<string, unknown>) =>
+    (type: string, data: Record<string, unknown>, metadata: Record<string, unknown> = {}): RecordedEvent => {
+      const revision = revisions.get(streamId) ?? 0;
+      revisions.set(streamId, revision + 1);
+      position++;
+      return { id: `e${position}`, type, streamId, revision, position, data: { ...base, ...data }, metadata: { schemaVersion: 1, ...metadata }, recordedAt };
+    };
   return {
-    stream:
-      (streamId: string, base: Record<string, unknown>) =>
-      (type: string, data: Record<string, unknown>, metadata: Record<string, unknown> = {}): RecordedEvent => {
-        const revision = revisions.get(streamId) ?? 0;
-        revisions.set(streamId, revision + 1);
-        position++;
-        return { id: `e${position}`, type, streamId, revision, position, data: { ...base, ...data }, metadata: { schemaVersion: 1, ...metadata }, recordedAt };
-      },
+    stream,
+    decided: <C, E extends DomainEvent, S>(streamId: string, decider: Decider<C, E, S>) => {
+      const record = stream(streamId, {});
+      let state = decider.initialState();
+      return (command: C): RecordedEvent[] =>
+        decider.decide(command, state).map((event) => {
+          state = decider.evolve(state, event);
+          return record(event.type, event.data as Record<string, unknown>);
+        });
+    },
   };
 }
