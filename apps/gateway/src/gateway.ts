@@ -250,7 +250,14 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     const now = ports.clock.now();
     const windowStart = Math.floor(now / 60_000) * 60_000;
     // Refused calls spend nothing: the limit is the bucket's own (libs/http's one atomic take).
-    const { admitted } = await o.rateLimits.take([{ key: `gw:key:${doc.id}`, limit: doc.limits.rpm }], windowStart, 60_000);
+    let admitted: boolean;
+    try {
+      ({ admitted } = await o.rateLimits.take([{ key: `gw:key:${doc.id}`, limit: doc.limits.rpm }], windowStart, 60_000));
+    } catch (err) {
+      // A limit that cannot be counted is not waived: as the API (spec 7), 503 while the counters' store is out.
+      o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'gateway: rate-limit store unavailable');
+      throw new GatewayError(503, 'server_error', 'rate_limit_store_unavailable', 'The rate limiter is unavailable; retry shortly', { 'retry-after': '1' });
+    }
     if (!admitted) {
       const retryAfter = Math.max(1, Math.ceil((windowStart + 60_000 - now) / 1000));
       throw new GatewayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', `Rate limit of ${doc.limits.rpm} requests per minute reached for this key`, { 'retry-after': String(retryAfter) });
