@@ -102,7 +102,16 @@ export type ConnectionVerified = DomainEvent<
 >;
 export type ConnectionDeleted = DomainEvent<typeof GatewayEventTypes.ConnectionDeleted, { connectionId: string; projectId: string; deletedAt: string }>;
 
+/**
+ * An organization's model row (DECISIONS 19): `custom`, an alias of an upstream model at its own
+ * price; `local`, a model served by an upstream the organization runs itself (one of its
+ * connections, never the simulator), named as that upstream names it, at the price it sets (zero
+ * unless it says). Events written before `kind` existed are custom models.
+ */
+export type OrgModelKind = 'custom' | 'local';
+
 export type CustomModelFields = {
+  kind?: OrgModelKind;
   connectionId: string;
   upstreamModel: string;
   price: ModelPrice;
