@@ -325,6 +325,10 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
     const rows = (usage.data as { id: string; attributes: { resourceType: string; resourceId: string; costCents: number; calls: number } }[]).filter((r) => r.attributes.resourceType === 'gateway');
     expect(rows.map((r) => [r.attributes.resourceId, r.attributes.costCents, r.attributes.calls]).sort()).toEqual([...perModel.entries()].map(([m, v]) => [m, Math.ceil(v.micros / 10_000), v.calls]).sort());
     expect(usage.meta.totalCostCents).toBeGreaterThanOrEqual(rows.reduce((n, r) => n + r.attributes.costCents, 0));
+    // Nothing is invoiced yet: the overview's upcoming charges are this month's usage, gateway spend included.
+    const overview = await srv.as(liveCloudKey).get('/v1/billing/overview');
+    expect(overview.body.data.attributes.upcomingChargesCents).toBe(usage.meta.totalCostCents);
+    expect(overview.body.data.attributes.upcomingChargesCents).toBeGreaterThan(0);
     // The bootstrap credential's test-mode scope saw none of it.
     const testRows = ((await srv.as(srv.bootstrap.apiKey).get('/v1/billing/usage')).body.data as { attributes: { resourceType: string } }[]).filter((r) => r.attributes.resourceType === 'gateway');
     expect(testRows).toEqual([]);
