@@ -62,7 +62,7 @@ const MAX_PARAM_LENGTH = 200;
 
 const usd = (micros: number | null) => (micros === null ? null : micros / 1_000_000);
 const limitsOut = (l: KeyLimits) => ({ rpm: l.rpm, monthlySpendCapUsd: usd(l.monthlySpendCapMicros) });
-const keyAttributes = (d: GatewayKeyDoc) => ({ name: d.name, prefix: d.prefix, mode: d.mode, limits: limitsOut(d.limits), revoked: d.revoked, revokedAt: d.revokedAt, createdAt: d.createdAt });
+const keyAttributes = (d: GatewayKeyDoc) => ({ name: d.name, prefix: d.prefix, mode: d.mode, limits: limitsOut(d.limits), revoked: d.revoked, revokedAt: d.revokedAt, expiresAt: d.expiresAt ?? null, createdAt: d.createdAt });
 
 const limitsIn = z
   .object({
@@ -70,7 +70,7 @@ const limitsIn = z
     monthlySpendCapUsd: z.number().min(0).max(1_000_000_000).nullable().optional(),
   })
   .strict();
-const keyBody = z.object({ name: z.string().trim().min(1).max(100).default('key'), limits: limitsIn.optional() }).strict();
+const keyBody = z.object({ name: z.string().trim().min(1).max(100).default('key'), limits: limitsIn.optional(), expiresAt: z.string().datetime({ offset: true }).nullable().optional() }).strict();
 const limitsBody = z.object({ limits: limitsIn }).strict();
 const toLimits = (l: z.infer<typeof limitsIn> | undefined, base: KeyLimits = { rpm: null, monthlySpendCapMicros: null }): KeyLimits => ({
   rpm: l?.rpm === undefined ? base.rpm : l.rpm,
@@ -199,7 +199,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   app.post('/api/keys', async (req, reply) => {
     const session = await requireSession(req);
     const body = parse(keyBody, req.body);
-    const { key, doc } = await mintKey(ports, o.hasher, session, { name: body.name, limits: toLimits(body.limits) }, sessionContext(session, req.id));
+    const { key, doc } = await mintKey(ports, o.hasher, session, { name: body.name, limits: toLimits(body.limits), expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null }, sessionContext(session, req.id));
     return reply.code(201).send({ data: { type: 'keys', id: doc.id, attributes: { ...keyAttributes(doc), key } } });
   });
   app.get('/api/keys', async (req) => {

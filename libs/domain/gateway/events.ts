@@ -40,7 +40,7 @@ export const gatewayUsageStream = (requestId: string, attempt: number) => `gwusa
 
 export type KeyMinted = DomainEvent<
   typeof GatewayEventTypes.KeyMinted,
-  { keyId: string; projectId: string; name: string; prefix: string; keyHash: string; mode: Mode; limits: KeyLimits; createdAt: string }
+  { keyId: string; projectId: string; name: string; prefix: string; keyHash: string; mode: Mode; limits: KeyLimits; createdAt: string; /** After it the key is refused (the uniform 401); absent or null: never. */ expiresAt?: string | null }
 >;
 export type KeyRevoked = DomainEvent<typeof GatewayEventTypes.KeyRevoked, { keyId: string; projectId: string; revokedAt: string }>;
 export type KeyLimitsChanged = DomainEvent<typeof GatewayEventTypes.KeyLimitsChanged, { keyId: string; projectId: string; limits: KeyLimits; changedAt: string }>;
