@@ -10,7 +10,6 @@ import { DomainError } from '../../../libs/domain/shared/domain-error';
 import { dataScope } from '../../../libs/domain/shared/scope';
 import { AppError } from '../../../libs/application/src/errors';
 import type { Authenticator } from '../../../libs/http/src/auth';
-import { ApiError } from '../../../libs/http/src/errors';
 import { refuseUnstorable, refuseUnstorableBody, refuseUnstorableParams, refuseUnstorableQuery } from '../../../libs/http/src/hostile-input';
 import { listOf, listResponse, parseListQuery, type ListQuery } from '../../../libs/http/src/list-query';
 import type { RateLimitStore } from '../../../libs/http/src/rate-limit';
@@ -426,6 +425,8 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   void url;
 }
 
+type ErrorSource = { pointer?: string; parameter?: string };
+
 /** Every failure as the vendors say it: ours as they are, the use cases' codes, upstream failures, the rest 500. */
 function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
@@ -446,10 +447,12 @@ function toGatewayError(err: unknown): GatewayError {
     }
   }
   // The list helpers of libs/http refuse bad queries with their own error (status + code).
-  if (err instanceof ApiError && err.status < 500) {
-    const first = err.items?.[0] ?? { detail: err.detail, source: err.source };
+  // The HTTP edge's helpers of libs/http (list queries, hostile input) refuse with their own error (status, code, items).
+  const edge = err as { name?: string; status?: unknown; code?: unknown; detail?: string; message?: string; source?: ErrorSource; items?: { detail?: string; source?: ErrorSource }[] };
+  if (edge.name === 'ApiError' && typeof edge.status === 'number' && edge.status < 500) {
+    const first = edge.items?.[0] ?? { detail: edge.detail ?? edge.message, source: edge.source };
     const param = first.source?.parameter ?? (first.source?.pointer ? first.source.pointer.replace(/^\//, '').replace(/\//g, '.') : null);
-    return new GatewayError(err.status, 'invalid_request_error', err.code.toLowerCase(), first.detail ?? err.detail, {}, param || null);
+    return new GatewayError(edge.status, 'invalid_request_error', String(edge.code).toLowerCase(), first.detail ?? 'Bad request', {}, param || null);
   }
   if (err instanceof UpstreamError) {
     if (err.kind === 'timeout') return new GatewayError(504, 'server_error', 'upstream_timeout', 'Every upstream of this model timed out');
