@@ -15,6 +15,7 @@ export interface GatewayKeyDoc extends ReadDoc {
   limits: KeyLimits;
   revoked: boolean;
   revokedAt: string | null;
+  expiresAt: string | null;
   createdAt: string;
 }
 
@@ -35,7 +36,7 @@ export const gatewayKeysProjection: DocumentProjection<GatewayKeyDoc> = {
     switch (event.type) {
       case 'gateway.KeyMinted.v1': {
         const d = event.data;
-        return { id: d.keyId, _position: recorded.position, projectId: d.projectId, name: d.name, prefix: d.prefix, keyHash: d.keyHash, mode: d.mode, limits: d.limits, revoked: false, revokedAt: null, createdAt: d.createdAt };
+        return { id: d.keyId, _position: recorded.position, projectId: d.projectId, name: d.name, prefix: d.prefix, keyHash: d.keyHash, mode: d.mode, limits: d.limits, revoked: false, revokedAt: null, expiresAt: d.expiresAt ?? null, createdAt: d.createdAt };
       }
       case 'gateway.KeyRevoked.v1':
         return current && { ...current, revoked: true, revokedAt: event.data.revokedAt };

@@ -2,12 +2,14 @@ import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
-import { GatewayEventTypes, type CustomModelChanged, type CustomModelCreated, type CustomModelDeleted, type CustomModelFields, type WaterfallSet, type WaterfallTarget } from '../../libs/domain/gateway/events';
+import { GatewayEventTypes, type CustomModelChanged, type CustomModelCreated, type CustomModelDeleted, type CustomModelFields, type OrgModelKind, type WaterfallSet, type WaterfallTarget } from '../../libs/domain/gateway/events';
 
 /** One document per (data scope, model): `${scope}|${model}`. */
 export const orgModelDocId = (scope: string, model: string) => `${scope}|${model}`;
 
 export interface GatewayCustomModelDoc extends ReadDoc, CustomModelFields {
+  /** Absent on documents of models created before local models existed: custom. */
+  kind?: OrgModelKind;
   projectId: string;
   alias: string;
   createdAt: string;
@@ -22,7 +24,7 @@ export interface GatewayWaterfallDoc extends ReadDoc {
 
 export const GATEWAY_CUSTOM_MODELS_LIST: ListShape = { query: 'GET /api/models (an organization key)', equal: ['projectId'], sortable: ['createdAt'] };
 
-/** An organization's custom models (GET /api/models with a key, /v1/models, the model a call names). */
+/** An organization's custom and local models (GET /api/models with a key, /v1/models, the model a call names). */
 export const gatewayCustomModelsProjection: DocumentProjection<GatewayCustomModelDoc> = {
   name: 'gateway_custom_models',
   version: 1,
@@ -39,7 +41,7 @@ export const gatewayCustomModelsProjection: DocumentProjection<GatewayCustomMode
     switch (event.type) {
       case 'gateway.CustomModelCreated.v1': {
         const { projectId, alias, connectionId, upstreamModel, price, maxOutputTokens, createdAt } = event.data;
-        return { id: orgModelDocId(projectId, alias), _position: recorded.position, projectId, alias, connectionId, upstreamModel, price, maxOutputTokens, createdAt };
+        return { id: orgModelDocId(projectId, alias), _position: recorded.position, projectId, alias, kind: event.data.kind ?? 'custom', connectionId, upstreamModel, price, maxOutputTokens, createdAt };
       }
       case 'gateway.CustomModelChanged.v1':
         return current && { ...current, ...event.data.changes, _position: recorded.position };

@@ -1,3 +1,4 @@
+import { ManualClock } from '../../libs/runtime/src/clock';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 import { openSession, startTestGateway, type TestGateway } from './gateway.support';
 
@@ -7,12 +8,13 @@ describe.each<Profile>(['embedded', 'server'])('gateway keys and sessions (%s pr
   let srv: TestServer;
   let gw: TestGateway;
   let cookie: string;
+  const clock = new ManualClock();
 
   beforeAll(async () => {
-    srv = await startTestServer(profile);
+    srv = await startTestServer(profile, {}, { clock });
     gw = await startTestGateway(srv);
     cookie = await openSession(gw, srv.bootstrap.apiKey);
-  });
+  }, 180000);
   afterAll(async () => {
     await gw?.close();
     await srv?.stop();
@@ -97,6 +99,23 @@ describe.each<Profile>(['embedded', 'server'])('gateway keys and sessions (%s pr
     expect(revoked.status).toBe(401);
     expect(revoked.body).toEqual(UNIFORM_401);
     expect((await gw.http({ cookie }).delete(`/api/keys/${key.id}`)).status).toBe(404);
+  });
+
+  it('answers the uniform 401 for an expired key, on every route, from its expiry on', async () => {
+    const expiresAt = new Date(clock.now() + 3_600_000).toISOString();
+    const key = await mint({ name: 'short-lived', expiresAt });
+    expect(key.attributes).toMatchObject({ expiresAt });
+    const auth = { Authorization: `Bearer ${key.attributes.key}` };
+    expect((await gw.http(auth).get('/v1/models')).status).toBe(200);
+    expect((await gw.http({ cookie }).post('/api/keys', { expiresAt: new Date(clock.now() - 1000).toISOString() })).status).toBe(400);
+    expect((await gw.http({ cookie }).post('/api/keys', { expiresAt: 'tomorrow' })).status).toBe(400);
+    clock.advance(3_600_000);
+    for (const res of [await gw.http(auth).get('/v1/models'), await gw.http(auth).get('/api/usage'), await gw.http(auth).post('/v1/chat/completions', { model: 'sim-mini', messages: [{ role: 'user', content: 'x' }] })]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(UNIFORM_401);
+    }
+    const messages = await gw.http({ 'x-api-key': key.attributes.key, 'anthropic-version': '2023-06-01' }).post('/v1/messages', { model: 'sim-mini', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
+    expect([messages.status, messages.body.error.type]).toEqual([401, 'authentication_error']);
   });
 
   it("keeps organizations apart: another project's session neither lists nor revokes these keys", async () => {

@@ -184,6 +184,46 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
     expect(models.data.map((m) => m.id)).toEqual(expect.arrayContaining(['team-gpt', 'team-claude']));
   });
 
+  it("creates local models served by the organization's own upstream: in its catalog (source local), callable by name, free unless priced, invisible to others", async () => {
+    // The model as the organization's server names it; no price: the organization runs that server itself.
+    const res = await api().post('/api/models', { id: 'up-gpt', kind: 'local', connectionId: conn.openai, maxOutputTokens: 500 });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toEqual({ id: 'up-gpt', type: 'models', attributes: expect.objectContaining({ source: 'local', ownedBy: 'organization', connectionId: conn.openai, upstreamModel: 'up-gpt', price: { inputPerMTok: 0, outputPerMTok: 0 }, maxOutputTokens: 500 }) });
+    // Priced, and named differently upstream.
+    const priced = await api().post('/api/models', { id: 'house-claude', kind: 'local', connectionId: conn.anthropic, upstreamModel: 'up-claude', price: { inputPerMTok: 1, outputPerMTok: 1 } });
+    expect(priced.body.data.attributes).toEqual(expect.objectContaining({ source: 'local', upstreamModel: 'up-claude' }));
+    // A local model is served by a connection of the organization: not the simulator, not another's.
+    const onSimulator = await api().post('/api/models', { id: 'fake-local', kind: 'local', connectionId: 'simulator' });
+    expect([onSimulator.status, onSimulator.body.error.type]).toEqual([400, 'invalid_request_error']);
+    expect((await api().patch('/api/models/up-gpt', { connectionId: 'simulator' })).status).toBe(400);
+    expect((await api().post('/api/models', { id: 'no-conn', kind: 'local', connectionId: 'conn_missing' })).status).toBe(404);
+    // A custom model still needs its upstream name and price.
+    expect((await api().post('/api/models', { id: 'unpriced', connectionId: conn.openai, upstreamModel: 'x' })).body.error).toEqual(expect.objectContaining({ param: 'price' }));
+    expect((await api().get('/api/models/up-gpt')).body.data.attributes.source).toBe('local');
+    const listed = (await api().get('/api/models?limit=100')).body.data as { id: string; attributes: { source: string } }[];
+    expect(listed.filter((m) => m.attributes.source === 'local').map((m) => m.id).sort()).toEqual(['house-claude', 'up-gpt']);
+    expect((await gw.http().get('/api/models?limit=100')).body.data.map((m: { id: string }) => m.id)).not.toContain('up-gpt');
+    expect((await gw.http().get('/api/models/up-gpt')).status).toBe(404);
+    expect((await openai().models.list()).data.map((m) => m.id)).toEqual(expect.arrayContaining(['up-gpt', 'house-claude']));
+    // Called by its name, it reaches the organization's upstream under that name; usage is recorded at its (zero) price.
+    const { data, request_id } = await openai().chat.completions.create({ model: 'up-gpt', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.model).toBe('up-gpt');
+    expect(received.openai!.model).toBe('up-gpt');
+    const usage = (await srv.platform.events.readStream(`gwusage-${request_id}:1`)).map((e) => e.data);
+    expect(usage).toEqual([expect.objectContaining({ model: 'up-gpt', upstream: conn.openai, costMicros: 0, outcome: 'completed' })]);
+    // Another organization sees none of it, nor may call it.
+    const project = await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projects', { name: 'other org' });
+    const otherCookie = await openSession(gw, project.body.included[0].attributes.key);
+    const otherKey = (await gw.http({ cookie: otherCookie }).post('/api/keys', { name: 'o' })).body.data.attributes.key;
+    const other = gw.http({ Authorization: `Bearer ${otherKey}` });
+    expect((await other.get('/api/models?limit=100')).body.data.map((m: { id: string }) => m.id)).not.toContain('up-gpt');
+    expect((await other.get('/api/models/up-gpt')).status).toBe(404);
+    expect((await other.post('/v1/chat/completions', { model: 'up-gpt', messages: [{ role: 'user', content: 'hi' }] })).status).toBe(404);
+    expect((await other.delete('/api/models/up-gpt')).status).toBe(404);
+    expect((await api().delete('/api/models/house-claude')).status).toBe(204);
+    expect((await api().get('/api/models/house-claude')).status).toBe(404);
+  });
+
   const openai = () => new OpenAI({ apiKey: key, baseURL: `${gw.url}/v1`, fetch: insecureFetch, maxRetries: 0 });
   const anthropic = () => new Anthropic({ apiKey: key, baseURL: gw.url, fetch: insecureFetch, maxRetries: 0 });
   const QUESTION = 'Weather in Paris?';
@@ -285,6 +325,10 @@ describe('gateway HTTP upstreams (embedded profile)', () => {
     const rows = (usage.data as { id: string; attributes: { resourceType: string; resourceId: string; costCents: number; calls: number } }[]).filter((r) => r.attributes.resourceType === 'gateway');
     expect(rows.map((r) => [r.attributes.resourceId, r.attributes.costCents, r.attributes.calls]).sort()).toEqual([...perModel.entries()].map(([m, v]) => [m, Math.ceil(v.micros / 10_000), v.calls]).sort());
     expect(usage.meta.totalCostCents).toBeGreaterThanOrEqual(rows.reduce((n, r) => n + r.attributes.costCents, 0));
+    // Nothing is invoiced yet: the overview's upcoming charges are this month's usage, gateway spend included.
+    const overview = await srv.as(liveCloudKey).get('/v1/billing/overview');
+    expect(overview.body.data.attributes.upcomingChargesCents).toBe(usage.meta.totalCostCents);
+    expect(overview.body.data.attributes.upcomingChargesCents).toBeGreaterThan(0);
     // The bootstrap credential's test-mode scope saw none of it.
     const testRows = ((await srv.as(srv.bootstrap.apiKey).get('/v1/billing/usage')).body.data as { attributes: { resourceType: string } }[]).filter((r) => r.attributes.resourceType === 'gateway');
     expect(testRows).toEqual([]);

@@ -16,13 +16,19 @@ import { SqlEventStore } from '../../libs/eventstore/src/sql/sql-event-store';
 
 const ROOT = path.resolve(__dirname, '../..');
 
+export interface SpawnedServer {
+  proc: ChildProcess;
+  output: () => string;
+}
+
 /**
- * The real server in its own process, so the test can SIGKILL it mid-flight. With TEST_CLOCK_OFFSET_MS
+ * The real server in its own process (or, with `entry`, another launcher of the repository, such as
+ * the gateway's apps/launcher/src/gateway-main.ts), so the test can SIGKILL it mid-flight. With TEST_CLOCK_OFFSET_MS
  * in `env` it runs on a clock this process moves (apps/api/src/main.ts), over an IPC channel.
  */
-export function spawnServer(env: Record<string, string>, port: number): { proc: ChildProcess; output: () => string } {
+export function spawnServer(env: Record<string, string>, port: number, entry = 'apps/api/src/main.ts'): SpawnedServer {
   let out = '';
-  const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'apps/api/src/main.ts')], {
+  const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, entry)], {
     cwd: ROOT,
     // An empty value removes the variable (the embedded profile must not see the engines' URLs).
     env: Object.fromEntries(Object.entries({ ...process.env, NODE_OPTIONS: '', ...env, PORT: String(port) }).filter(([, v]) => v !== '')),
@@ -33,16 +39,35 @@ export function spawnServer(env: Record<string, string>, port: number): { proc: 
   return { proc, output: () => out };
 }
 
+/** Moves the clock of a process spawned with TEST_CLOCK_OFFSET_MS `ms` forward; resolves once the process has moved it. */
+export async function advanceClockOf(s: SpawnedServer, ms: number): Promise<void> {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`advanceClock: ${ms} is not a whole number of milliseconds`);
+  if (s.proc.exitCode !== null) throw new Error('advanceClock: the server is not running');
+  await new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      s.proc.off('message', onMessage);
+      s.proc.off('exit', onExit);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onMessage = (m: { clockAdvancedMs?: number }) => m?.clockAdvancedMs === ms && done();
+    const onExit = () => done(new Error(`advanceClock: the server exited before moving its clock\n${s.output()}`));
+    s.proc.on('message', onMessage);
+    s.proc.once('exit', onExit);
+    s.proc.send({ advanceClockMs: ms }, (err) => err && done(err));
+  });
+}
+
 /**
  * Resolves once the server answers its health check. With `server` (what spawnServer returned) it
  * fails at once, with the server's output, when the process has exited (a port taken, a crash at
  * start) instead of waiting out the bound; the bound is generous because a process that compiles
  * the TypeScript at start takes long on a loaded machine (over 60 s was seen at load 13).
  */
-export async function waitUp(url: string, server?: { proc: ChildProcess; output: () => string }, timeoutMs = 240000): Promise<void> {
+export async function waitUp(url: string, server?: { proc: ChildProcess; output: () => string }, timeoutMs = 240000, healthPath = '/v1/health/health'): Promise<void> {
   const health = async () => {
     if (server && server.proc.exitCode !== null) throw new Error(`server for ${url} exited with ${server.proc.exitCode} before answering; its output:\n${server.output().slice(-4000)}`);
-    return client(url).get('/v1/health/health').then((r) => r.status, () => 0); // 0: not listening yet
+    return client(url).get(healthPath).then((r) => r.status, () => 0); // 0: not listening yet
   };
   if ((await eventually(health, (status) => status === 200, timeoutMs, 200)) !== 200) throw new Error(`server at ${url} did not come up`);
 }
@@ -79,22 +104,8 @@ export function crashableServer(profile: 'embedded' | 'server', label: string) {
     },
     /** Moves the running server's clock `ms` forward; resolves once the server has moved it. */
     async advanceClock(ms: number): Promise<void> {
-      const s = server;
-      if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`advanceClock: ${ms} is not a whole number of milliseconds`);
-      if (!s || s.proc.exitCode !== null) throw new Error('advanceClock: the server is not running');
-      await new Promise<void>((resolve, reject) => {
-        const done = (err?: Error) => {
-          s.proc.off('message', onMessage);
-          s.proc.off('exit', onExit);
-          if (err) reject(err);
-          else resolve();
-        };
-        const onMessage = (m: { clockAdvancedMs?: number }) => m?.clockAdvancedMs === ms && done();
-        const onExit = () => done(new Error(`advanceClock: the server exited before moving its clock\n${s.output()}`));
-        s.proc.on('message', onMessage);
-        s.proc.once('exit', onExit);
-        s.proc.send({ advanceClockMs: ms }, (err) => err && done(err));
-      });
+      if (!server) throw new Error('advanceClock: the server is not running');
+      await advanceClockOf(server, ms);
       clockOffsetMs += ms;
     },
     async kill(): Promise<void> {

@@ -29,7 +29,7 @@ export interface SessionHolder {
 export const sessionContext = (s: SessionHolder, requestId: string): CommandContext => ({ metadata: { actor: s.actor, projectId: s.scope, requestId, mode: s.mode } });
 
 /** Mints a key: only its keyed hash is recorded; the key itself is answered once. */
-export async function mintKey(ports: KeyPorts, hasher: KeyHasher, session: SessionHolder, input: { name: string; limits: KeyLimits }, ctx: CommandContext): Promise<{ key: string; doc: GatewayKeyDoc }> {
+export async function mintKey(ports: KeyPorts, hasher: KeyHasher, session: SessionHolder, input: { name: string; limits: KeyLimits; expiresAt?: string | null }, ctx: CommandContext): Promise<{ key: string; doc: GatewayKeyDoc }> {
   const key = newOrgKey();
   const keyId = uuidv7();
   const stream = gatewayKeyStream(keyId);
@@ -37,7 +37,7 @@ export async function mintKey(ports: KeyPorts, hasher: KeyHasher, session: Sessi
     ports.events,
     stream,
     keyDecider,
-    { type: 'MintKey', keyId, projectId: session.scope, name: input.name, prefix: orgKeyPrefix(key), keyHash: hasher.hash(key), mode: session.mode, limits: input.limits, now: ports.now() },
+    { type: 'MintKey', keyId, projectId: session.scope, name: input.name, prefix: orgKeyPrefix(key), keyHash: hasher.hash(key), mode: session.mode, limits: input.limits, expiresAt: input.expiresAt ?? null, now: ports.now() },
     ctx,
     { newStream: true },
   );
@@ -65,11 +65,12 @@ export async function changeKeyLimits(ports: KeyPorts, session: SessionHolder, k
   return doc;
 }
 
-/** The active key a secret names, or null (unknown, malformed or revoked: the caller does not say which). */
-export async function authenticateOrgKey(ports: PortsOf<'projections'>, hasher: KeyHasher, key: string): Promise<GatewayKeyDoc | null> {
+/** The active key a secret names, or null (unknown, malformed, expired or revoked: the caller does not say which). */
+export async function authenticateOrgKey(ports: PortsOf<'projections' | 'clock'>, hasher: KeyHasher, key: string): Promise<GatewayKeyDoc | null> {
   if (!ORG_KEY_PATTERN.test(key)) return null;
   const doc = await (await ports.projections.collection(gatewayKeysProjection)).findOne({ keyHash: hasher.hash(key) });
-  return doc && !doc.revoked ? doc : null;
+  if (!doc || doc.revoked) return null;
+  return doc.expiresAt && Date.parse(doc.expiresAt) <= ports.clock.now() ? null : doc;
 }
 
 /** The context of what an organization key does (its catalog writes, its calls). */

@@ -125,7 +125,7 @@ export async function setWaterfall(ports: WritePorts, org: Organization, model: 
 /** A model a call may name: its price, output bound and waterfall. */
 export interface ModelRoute {
   id: string;
-  source: 'public' | 'custom';
+  source: 'public' | 'custom' | 'local';
   price: ModelPrice;
   maxOutputTokens: number;
   /** The upstream model name a waterfall step uses when it names none. */
@@ -145,5 +145,5 @@ export async function resolveModel(ports: PortsOf<'projections'>, org: Organizat
   const waterfall = await (await ports.projections.collection(gatewayWaterfallsProjection)).get(orgModelDocId(org.scope, model));
   if (pub) return { id: pub.id, source: 'public', price: pub.price, maxOutputTokens: pub.maxOutputTokens, defaultUpstreamModel: pub.id, targets: waterfall?.targets ?? [{ connectionId: SIMULATOR_CONNECTION, model: pub.id }] };
   const c = custom!;
-  return { id: c.alias, source: 'custom', price: c.price, maxOutputTokens: c.maxOutputTokens, defaultUpstreamModel: c.upstreamModel, targets: waterfall?.targets ?? [{ connectionId: c.connectionId, model: c.upstreamModel }] };
+  return { id: c.alias, source: c.kind ?? 'custom', price: c.price, maxOutputTokens: c.maxOutputTokens, defaultUpstreamModel: c.upstreamModel, targets: waterfall?.targets ?? [{ connectionId: c.connectionId, model: c.upstreamModel }] };
 }

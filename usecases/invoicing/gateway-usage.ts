@@ -1,4 +1,5 @@
 import type { UsageLine } from '../../libs/domain/invoicing/events';
+import { startOfMonth, startOfNextMonth } from '../../libs/domain/invoicing/usage';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { GatewaySpendDoc } from '../../projections/gateway-usage/gateway-usage.projection';
 
@@ -59,3 +60,17 @@ export const gatewayLines = (usage: readonly GatewayModelUsage[]): UsageLine[] =
   usage
     .filter((u) => u.costCents > 0)
     .map((u) => ({ resourceType: 'gateway', resourceId: u.model, name: u.model, plan: 'inference', hours: 1, hourlyPriceCents: u.costCents, amountCents: u.costCents, gateway: { requests: u.requests, inputTokens: u.inputTokens, outputTokens: u.outputTokens } }));
+
+/**
+ * The gateway spend accrued and not yet invoiced (DECISIONS 16, the overview's upcoming charges): from
+ * the end of the last closed period (else the start of the month metering began; else all of it) until
+ * now, month by month, as the month-end run will invoice each month (whole cents per model, rounded up).
+ */
+export async function upcomingGatewayCents(spend: ReadCollection<GatewaySpendDoc>, projectId: string, invoicedThrough: string | null, meteredSince: string | null, now: number): Promise<number> {
+  const total = (usage: readonly GatewayModelUsage[]) => gatewayLines(usage).reduce((n, l) => n + l.amountCents, 0);
+  const since = invoicedThrough ? Date.parse(invoicedThrough) : meteredSince ? startOfMonth(Date.parse(meteredSince)) : null;
+  if (since === null) return total(await gatewayUsageOf(spend, projectId, 0, now + 1));
+  let cents = 0;
+  for (let start = since; start <= now; start = startOfNextMonth(start)) cents += total(await gatewayUsageOf(spend, projectId, start, Math.min(startOfNextMonth(start), now + 1)));
+  return cents;
+}

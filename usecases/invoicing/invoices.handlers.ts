@@ -12,7 +12,7 @@ import { invoicesProjection, type InvoiceDoc } from '../../projections/invoices/
 import { usageMetersProjection } from '../../projections/usage-meters/usage-meters.projection';
 import { issueInvoice } from './issue-invoice';
 import { projectMeters, upcomingChargesCents, usageOf, type ResourceUsage } from './project-usage';
-import { gatewayUsageOf, type GatewayModelUsage } from './gateway-usage';
+import { gatewayUsageOf, upcomingGatewayCents, type GatewayModelUsage } from './gateway-usage';
 import { gatewaySpendProjection } from '../../projections/gateway-usage/gateway-usage.projection';
 import { walletStream } from '../../libs/domain/billing/events';
 import { existingInvoice, invoiceDecider, refuseUnpayable, type IssueInvoice } from '../../libs/domain/invoicing/invoice.decider';
@@ -246,7 +246,7 @@ export class GetUsageHandler implements IQueryHandler<GetUsage> {
 /**
  * Spec 2.10, in the billing currency (USD, the currency usage accrues in). Spend: the invoices paid.
  * Credits: all credited to that wallet (top-ups, promos, payments, conversions in). Upcoming charges:
- * usage accrued since the last closed period. Balances: every wallet of the project. Payments: provider
+ * usage accrued since the last closed period, compute hours and inference gateway spend alike. Balances: every wallet of the project. Payments: provider
  * payments settled into a wallet plus invoices paid. Credits counted across wallets.
  */
 @QueryHandler(GetBillingOverview)
@@ -265,7 +265,10 @@ export class GetBillingOverviewHandler implements IQueryHandler<GetBillingOvervi
       totalSpendCents: account?.paidCents[USAGE_CURRENCY] ?? 0,
       totalCreditsCents: wallets.find((w) => w.currency === USAGE_CURRENCY)?.creditedCents ?? 0,
       // test-mode usage is never billed (DECISIONS 21)
-      upcomingChargesCents: isBilledScope(projectId) ? upcomingChargesCents(meters, account?.invoicedThrough ?? null, now) : 0,
+      upcomingChargesCents: isBilledScope(projectId)
+        ? upcomingChargesCents(meters, account?.invoicedThrough ?? null, now) +
+          (await upcomingGatewayCents(await this.ports.projections.collection(gatewaySpendProjection), projectId, account?.invoicedThrough ?? null, account?.meteredSince ?? null, now))
+        : 0,
       currency: USAGE_CURRENCY,
       balances: wallets.map((w) => ({ currency: w.currency, balanceCents: w.balanceCents })),
       paymentCount: providerPayments + (account?.paidCount ?? 0),

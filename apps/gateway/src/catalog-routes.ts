@@ -45,15 +45,22 @@ const connectionBody = z
     secret: z.string().min(1).max(4000).describe('write-only: kept encrypted, never answered'),
   })
   .strict();
+const FREE = { inputPerMTok: 0, outputPerMTok: 0 };
 const modelBody = z
   .object({
     id: z.string().min(1).max(100),
+    kind: z.enum(['custom', 'local']).default('custom').describe('custom: an alias of an upstream model at its own price; local: a model an upstream of the organization serves'),
     connectionId: z.string().min(1).max(100),
-    upstreamModel: z.string().min(1).max(200),
-    price,
+    upstreamModel: z.string().min(1).max(200).optional().describe('the model name on the connection; a local model defaults to its id'),
+    price: price.optional().describe('USD per million tokens; required for a custom model, zero by default for a local one'),
     maxOutputTokens: z.number().int().min(1).max(1_000_000).default(4096),
   })
-  .strict();
+  .strict()
+  .superRefine((b, ctx) => {
+    if (b.kind !== 'custom') return;
+    if (!b.upstreamModel) ctx.addIssue({ code: 'custom', path: ['upstreamModel'], message: 'required for a custom model' });
+    if (!b.price) ctx.addIssue({ code: 'custom', path: ['price'], message: 'required for a custom model' });
+  });
 const modelPatch = z.object({ connectionId: z.string().min(1).max(100).optional(), upstreamModel: z.string().min(1).max(200).optional(), price: price.optional(), maxOutputTokens: z.number().int().min(1).max(1_000_000).optional() }).strict();
 const waterfallBody = z.object({ targets: z.array(z.object({ connectionId: z.string().min(1).max(100), model: z.string().min(1).max(200).optional() }).strict()).min(1).max(8) }).strict();
 
@@ -63,7 +70,7 @@ const connectionRow = (d: GatewayConnectionDoc) => ({
   type: 'providers',
   attributes: { name: d.name, kind: d.kind, baseUrl: d.baseUrl, status: d.status, lastVerifiedAt: d.lastVerifiedAt, lastError: d.lastError, models: d.models, createdAt: d.createdAt },
 });
-type ModelAttributes = { source: 'public' | 'custom'; ownedBy: string; contextWindow: number | null; connectionId: string | null; upstreamModel: string | null; maxOutputTokens: number; price: { inputPerMTok: number; outputPerMTok: number }; createdAt: string };
+type ModelAttributes = { source: 'public' | 'custom' | 'local'; ownedBy: string; contextWindow: number | null; connectionId: string | null; upstreamModel: string | null; maxOutputTokens: number; price: { inputPerMTok: number; outputPerMTok: number }; createdAt: string };
 const publicRow = (m: PublicModel): { id: string; type: string; attributes: ModelAttributes } => ({
   id: m.id,
   type: 'models',
@@ -72,7 +79,7 @@ const publicRow = (m: PublicModel): { id: string; type: string; attributes: Mode
 const customRow = (d: GatewayCustomModelDoc): { id: string; type: string; attributes: ModelAttributes } => ({
   id: d.alias,
   type: 'models',
-  attributes: { source: 'custom', ownedBy: 'organization', contextWindow: null, connectionId: d.connectionId, upstreamModel: d.upstreamModel, maxOutputTokens: d.maxOutputTokens, price: d.price, createdAt: d.createdAt },
+  attributes: { source: d.kind ?? 'custom', ownedBy: 'organization', contextWindow: null, connectionId: d.connectionId, upstreamModel: d.upstreamModel, maxOutputTokens: d.maxOutputTokens, price: d.price, createdAt: d.createdAt },
 });
 
 /** Provider connections, custom models and waterfalls under /api (DECISIONS 19): an organization key or a session. */
@@ -102,7 +109,7 @@ export function registerCatalogRoutes(app: FastifyInstance, d: CatalogDeps): voi
     return reply.code(204).send();
   });
 
-  // Catalog reads: public rows for everyone; with a key or session, the organization's custom models after them.
+  // Catalog reads: public rows for everyone; with a key or session, the organization's custom and local models after them.
   app.get('/api/models', async (req) => {
     const org = await d.maybeOrganization(req);
     const list = parseListQuery(req.query as Record<string, string>, CUSTOM_SPEC);
@@ -122,7 +129,8 @@ export function registerCatalogRoutes(app: FastifyInstance, d: CatalogDeps): voi
   });
   app.post('/api/models', async (req, reply) => {
     const { org, ctx } = await d.organization(req);
-    const { id, ...fields } = d.parse(modelBody, req.body);
+    const { id, kind, upstreamModel, price: own, ...rest } = d.parse(modelBody, req.body);
+    const fields = { kind, upstreamModel: upstreamModel ?? id, price: own ?? FREE, ...rest };
     return reply.code(201).send({ data: customRow(await createCustomModel(ports, org, id, fields, ctx)) });
   });
   app.patch<{ Params: { id: string } }>('/api/models/:id', async (req) => {

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type pino from 'pino';
 import { v7 as uuidv7 } from 'uuid';
@@ -9,6 +10,7 @@ import { DomainError } from '../../../libs/domain/shared/domain-error';
 import { dataScope } from '../../../libs/domain/shared/scope';
 import { AppError } from '../../../libs/application/src/errors';
 import type { Authenticator } from '../../../libs/http/src/auth';
+import { refuseUnstorable, refuseUnstorableBody, refuseUnstorableParams, refuseUnstorableQuery } from '../../../libs/http/src/hostile-input';
 import { listOf, listResponse, parseListQuery, type ListQuery } from '../../../libs/http/src/list-query';
 import type { RateLimitStore } from '../../../libs/http/src/rate-limit';
 import type { TlsPair } from '../../../libs/http/src/tls';
@@ -57,9 +59,12 @@ interface SessionAuth {
   session: SessionHolder;
 }
 
+/** The longest path segment routed (ids are at most 100 characters; a model alias of the catalog too). */
+const MAX_PARAM_LENGTH = 200;
+
 const usd = (micros: number | null) => (micros === null ? null : micros / 1_000_000);
 const limitsOut = (l: KeyLimits) => ({ rpm: l.rpm, monthlySpendCapUsd: usd(l.monthlySpendCapMicros) });
-const keyAttributes = (d: GatewayKeyDoc) => ({ name: d.name, prefix: d.prefix, mode: d.mode, limits: limitsOut(d.limits), revoked: d.revoked, revokedAt: d.revokedAt, createdAt: d.createdAt });
+const keyAttributes = (d: GatewayKeyDoc) => ({ name: d.name, prefix: d.prefix, mode: d.mode, limits: limitsOut(d.limits), revoked: d.revoked, revokedAt: d.revokedAt, expiresAt: d.expiresAt ?? null, createdAt: d.createdAt });
 
 const limitsIn = z
   .object({
@@ -67,7 +72,7 @@ const limitsIn = z
     monthlySpendCapUsd: z.number().min(0).max(1_000_000_000).nullable().optional(),
   })
   .strict();
-const keyBody = z.object({ name: z.string().trim().min(1).max(100).default('key'), limits: limitsIn.optional() }).strict();
+const keyBody = z.object({ name: z.string().trim().min(1).max(100).default('key'), limits: limitsIn.optional(), expiresAt: z.string().datetime({ offset: true }).nullable().optional() }).strict();
 const limitsBody = z.object({ limits: limitsIn }).strict();
 const toLimits = (l: z.infer<typeof limitsIn> | undefined, base: KeyLimits = { rpm: null, monthlySpendCapMicros: null }): KeyLimits => ({
   rpm: l?.rpm === undefined ? base.rpm : l.rpm,
@@ -86,9 +91,27 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   const sessions = new SessionCodec(o.hasher, () => ports.clock.now());
   const simulator = new SimulatorUpstream(SIMULATOR_CONNECTION);
   const upstreamTimeoutMs = o.upstreamTimeoutMs ?? 30_000;
-  const app = Fastify({ https: { key: o.tls.key, cert: o.tls.cert }, logger: false, bodyLimit: 4 * 1024 * 1024, genReqId: () => `req_${uuidv7().replace(/-/g, '')}` });
-
   const vendorOf = (req: FastifyRequest): Vendor => (req.url.startsWith('/v1/messages') ? 'anthropic' : 'openai');
+  const app = Fastify({
+    https: { key: o.tls.key, cert: o.tls.cert },
+    logger: false,
+    bodyLimit: 4 * 1024 * 1024,
+    genReqId: () => `req_${uuidv7().replace(/-/g, '')}`,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Refused before routing (a malformed URL, a path segment over the bound): the vendor envelope too, never Fastify's own body.
+    frameworkErrors: (err, req, reply) => {
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const e = tooLong ? new GatewayError(414, 'invalid_request_error', 'uri_too_long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters`) : badRequest('The request URL is malformed');
+      void (reply as FastifyReply).code(e.status).headers({ 'x-request-id': req.id, 'request-id': req.id }).send(errorBody(vendorOf(req as FastifyRequest), e));
+    },
+    // Unparseable HTTP (headers over 16 KiB, not HTTP at all): no request exists yet, so the OpenAI envelope on the raw socket.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return void socket.destroy();
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+      const body = JSON.stringify(errorBody('openai', new GatewayError(status, 'invalid_request_error', null, status === 431 ? 'The request headers are too large' : 'The request is not valid HTTP')));
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    },
+  });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id).header('request-id', req.id);
   });
@@ -97,6 +120,13 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     const e = toGatewayError(err);
     if (e.status >= 500) o.logger.error({ err: err instanceof Error ? err.message : String(err), requestId: req.id }, 'gateway request failed');
     return fail(req, reply, e);
+  });
+  // Ids, queries and bodies the event store cannot hold (NUL, unpaired surrogates; control characters
+  // in names): refused at the edge as the API refuses them (libs/http), never a 500 from the store.
+  // Inference bodies are the vendors' free text, passed on and never stored: only the model they name is checked.
+  app.addHook('preHandler', async (req) => {
+    const refusal = req.url.startsWith('/api/') ? refuseUnstorable(req) : (refuseUnstorableParams(req.params) ?? refuseUnstorableQuery(req.query) ?? refuseUnstorableBody({ model: (req.body as { model?: unknown } | undefined)?.model }));
+    if (refusal) throw refusal;
   });
   app.setNotFoundHandler((req, reply) => fail(req, reply, notFound(`Unknown route ${req.method} ${req.url.split('?')[0]}`)));
   registerConsoleCors(app, o.consoleOrigins ?? []);
@@ -136,7 +166,8 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   };
   const scopeOf = (a: KeyAuth | SessionAuth) => (a.kind === 'key' ? a.doc.projectId : a.session.scope);
   const parse = <T>(schema: z.ZodType<T>, body: unknown): T => {
-    const r = schema.safeParse(body ?? {});
+    // No body at all is an empty object; a JSON `null` (or any other non-object) is refused by the schema.
+    const r = schema.safeParse(body === undefined ? {} : body);
     if (!r.success) {
       const issue = r.error.issues[0];
       const param = issue?.path.map(String).join('.') || null;
@@ -171,7 +202,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   app.post('/api/keys', async (req, reply) => {
     const session = await requireSession(req);
     const body = parse(keyBody, req.body);
-    const { key, doc } = await mintKey(ports, o.hasher, session, { name: body.name, limits: toLimits(body.limits) }, sessionContext(session, req.id));
+    const { key, doc } = await mintKey(ports, o.hasher, session, { name: body.name, limits: toLimits(body.limits), expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null }, sessionContext(session, req.id));
     return reply.code(201).send({ data: { type: 'keys', id: doc.id, attributes: { ...keyAttributes(doc), key } } });
   });
   app.get('/api/keys', async (req) => {
@@ -254,7 +285,14 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     const now = ports.clock.now();
     const windowStart = Math.floor(now / 60_000) * 60_000;
     // Refused calls spend nothing: the limit is the bucket's own (libs/http's one atomic take).
-    const { admitted } = await o.rateLimits.take([{ key: `gw:key:${doc.id}`, limit: doc.limits.rpm }], windowStart, 60_000);
+    let admitted: boolean;
+    try {
+      ({ admitted } = await o.rateLimits.take([{ key: `gw:key:${doc.id}`, limit: doc.limits.rpm }], windowStart, 60_000));
+    } catch (err) {
+      // A limit that cannot be counted is not waived: as the API (spec 7), 503 while the counters' store is out.
+      o.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'gateway: rate-limit store unavailable');
+      throw new GatewayError(503, 'server_error', 'rate_limit_store_unavailable', 'The rate limiter is unavailable; retry shortly', { 'retry-after': '1' });
+    }
     if (!admitted) {
       const retryAfter = Math.max(1, Math.ceil((windowStart + 60_000 - now) / 1000));
       throw new GatewayError(429, 'rate_limit_exceeded', 'rate_limit_exceeded', `Rate limit of ${doc.limits.rpm} requests per minute reached for this key`, { 'retry-after': String(retryAfter) });
@@ -391,6 +429,8 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   void url;
 }
 
+type ErrorSource = { pointer?: string; parameter?: string };
+
 /** Every failure as the vendors say it: ours as they are, the use cases' codes, upstream failures, the rest 500. */
 function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
@@ -411,8 +451,13 @@ function toGatewayError(err: unknown): GatewayError {
     }
   }
   // The list helpers of libs/http refuse bad queries with their own error (status + code).
-  const edge = err as { name?: string; status?: unknown; code?: unknown; message?: string };
-  if (edge.name === 'ApiError' && typeof edge.status === 'number' && edge.status < 500) return new GatewayError(edge.status, 'invalid_request_error', String(edge.code).toLowerCase(), edge.message ?? 'Bad request');
+  // The HTTP edge's helpers of libs/http (list queries, hostile input) refuse with their own error (status, code, items).
+  const edge = err as { name?: string; status?: unknown; code?: unknown; detail?: string; message?: string; source?: ErrorSource; items?: { detail?: string; source?: ErrorSource }[] };
+  if (edge.name === 'ApiError' && typeof edge.status === 'number' && edge.status < 500) {
+    const first = edge.items?.[0] ?? { detail: edge.detail ?? edge.message, source: edge.source };
+    const param = first.source?.parameter ?? (first.source?.pointer ? first.source.pointer.replace(/^\//, '').replace(/\//g, '.') : null);
+    return new GatewayError(edge.status, 'invalid_request_error', String(edge.code).toLowerCase(), first.detail ?? 'Bad request', {}, param || null);
+  }
   if (err instanceof UpstreamError) {
     if (err.kind === 'timeout') return new GatewayError(504, 'server_error', 'upstream_timeout', 'Every upstream of this model timed out');
     if (err.status === 429) return new GatewayError(429, 'rate_limit_exceeded', 'upstream_rate_limited', 'Every upstream of this model is rate limited', { 'retry-after': '1' });

@@ -1,4 +1,5 @@
 import { Platform } from '../../../libs/runtime/src/platform';
+import { testClock } from '../../../libs/runtime/src/test-clock';
 import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { IdentityService } from '../../api/src/identity/identity.service';
 import { startGateway } from '../../gateway/src/start-gateway';
@@ -12,7 +13,7 @@ import { runMain } from './run-main';
 runMain(
   'gateway',
   async (config, logger) => {
-    const platform = await Platform.open(config, logger, CONTEXT_MODULES);
+    const platform = await Platform.open(config, logger, CONTEXT_MODULES, { clock: testClock() });
     await platform.start();
     const identity = new IdentityService(platform);
     const gateway = await startGateway(config, platform, logger, identity, identity.hasher);

@@ -40,7 +40,7 @@ export const gatewayUsageStream = (requestId: string, attempt: number) => `gwusa
 
 export type KeyMinted = DomainEvent<
   typeof GatewayEventTypes.KeyMinted,
-  { keyId: string; projectId: string; name: string; prefix: string; keyHash: string; mode: Mode; limits: KeyLimits; createdAt: string }
+  { keyId: string; projectId: string; name: string; prefix: string; keyHash: string; mode: Mode; limits: KeyLimits; createdAt: string; /** After it the key is refused (the uniform 401); absent or null: never. */ expiresAt?: string | null }
 >;
 export type KeyRevoked = DomainEvent<typeof GatewayEventTypes.KeyRevoked, { keyId: string; projectId: string; revokedAt: string }>;
 export type KeyLimitsChanged = DomainEvent<typeof GatewayEventTypes.KeyLimitsChanged, { keyId: string; projectId: string; limits: KeyLimits; changedAt: string }>;
@@ -102,7 +102,16 @@ export type ConnectionVerified = DomainEvent<
 >;
 export type ConnectionDeleted = DomainEvent<typeof GatewayEventTypes.ConnectionDeleted, { connectionId: string; projectId: string; deletedAt: string }>;
 
+/**
+ * An organization's model row (DECISIONS 19): `custom`, an alias of an upstream model at its own
+ * price; `local`, a model served by an upstream the organization runs itself (one of its
+ * connections, never the simulator), named as that upstream names it, at the price it sets (zero
+ * unless it says). Events written before `kind` existed are custom models.
+ */
+export type OrgModelKind = 'custom' | 'local';
+
 export type CustomModelFields = {
+  kind?: OrgModelKind;
   connectionId: string;
   upstreamModel: string;
   price: ModelPrice;

@@ -11,7 +11,7 @@ export type KeyState =
   | { status: 'none' }
   | { status: 'active' | 'revoked'; keyId: string; projectId: string; mode: Mode; limits: KeyLimits };
 
-export type MintKey = { type: 'MintKey'; keyId: string; projectId: string; name: string; prefix: string; keyHash: string; mode: Mode; limits: KeyLimits; now: string };
+export type MintKey = { type: 'MintKey'; keyId: string; projectId: string; name: string; prefix: string; keyHash: string; mode: Mode; limits: KeyLimits; expiresAt?: string | null; now: string };
 export type RevokeKey = { type: 'RevokeKey'; keyId: string; projectId: string; now: string };
 export type ChangeKeyLimits = { type: 'ChangeKeyLimits'; keyId: string; projectId: string; limits: KeyLimits; now: string };
 export type KeyCommand = MintKey | RevokeKey | ChangeKeyLimits;
@@ -45,6 +45,7 @@ export const keyDecider: Decider<KeyCommand, KeyEvent, KeyState> = {
       case 'MintKey': {
         if (state.status !== 'none') throw new DomainError('CONFLICT', `Key ${command.keyId} already exists`);
         checkLimits(command.limits);
+        if (command.expiresAt != null && !(Date.parse(command.expiresAt) > Date.parse(command.now))) throw new DomainError('BAD_REQUEST', 'expiresAt must be a time in the future');
         const { type: _t, now, ...rest } = command;
         return [{ type: 'gateway.KeyMinted.v1', data: { ...rest, createdAt: now } }];
       }

@@ -34,6 +34,17 @@ describe('gateway custom model and waterfall deciders', () => {
     given([created]).when({ type: 'ChangeCustomModel', projectId: 'p1', alias: 'team', changes: { maxOutputTokens: 5 }, now }).then([{ type: 'gateway.CustomModelChanged.v1', data: { projectId: 'p1', alias: 'team', changes: { maxOutputTokens: 5 }, changedAt: now } }]);
     given([created]).when({ type: 'DeleteCustomModel', projectId: 'p2', alias: 'team', now }).thenThrows('NOT_FOUND');
   });
+  it('a local model is served by a connection of the organization: never the simulator, on creation or change; a model keeps its kind', () => {
+    const local = { ...fields, kind: 'local' as const, upstreamModel: 'llama-3-8b', price: { inputPerMTok: 0, outputPerMTok: 0 } };
+    const localCreated: CustomModelEvent = { type: 'gateway.CustomModelCreated.v1', data: { projectId: 'p1', alias: 'llama', ...local, createdAt: now } };
+    given([]).when({ type: 'CreateCustomModel', projectId: 'p1', alias: 'llama', fields: local, now }).then([localCreated]);
+    given([]).when({ type: 'CreateCustomModel', projectId: 'p1', alias: 'llama', fields: { ...local, connectionId: 'simulator' }, now }).thenThrows('BAD_REQUEST');
+    given([localCreated]).when({ type: 'ChangeCustomModel', projectId: 'p1', alias: 'llama', changes: { connectionId: 'simulator' }, now }).thenThrows('BAD_REQUEST');
+    given([localCreated]).when({ type: 'ChangeCustomModel', projectId: 'p1', alias: 'llama', changes: { connectionId: 'c2' }, now }).then([{ type: 'gateway.CustomModelChanged.v1', data: { projectId: 'p1', alias: 'llama', changes: { connectionId: 'c2' }, changedAt: now } }]);
+    given([created]).when({ type: 'ChangeCustomModel', projectId: 'p1', alias: 'team', changes: { kind: 'local' }, now }).thenThrows('BAD_REQUEST');
+    // A custom model (events without a kind included) may run on the simulator.
+    given([created]).when({ type: 'ChangeCustomModel', projectId: 'p1', alias: 'team', changes: { connectionId: 'simulator' }, now }).then([{ type: 'gateway.CustomModelChanged.v1', data: { projectId: 'p1', alias: 'team', changes: { connectionId: 'simulator' }, changedAt: now } }]);
+  });
   it('a waterfall has 1 to 8 steps', () => {
     const w = deciderSpec(waterfallDecider);
     w([]).when({ type: 'SetWaterfall', projectId: 'p1', model: 'team', targets: [], now }).thenThrows('BAD_REQUEST');

@@ -1,6 +1,6 @@
 import { DomainError, type Decider } from '../shared/domain-error';
 import { publicModel } from './catalog';
-import type { CustomModelChanged, CustomModelCreated, CustomModelDeleted, CustomModelFields, WaterfallSet, WaterfallTarget } from './events';
+import { SIMULATOR_CONNECTION, type CustomModelChanged, type CustomModelCreated, type CustomModelDeleted, type CustomModelFields, type OrgModelKind, type WaterfallSet, type WaterfallTarget } from './events';
 
 /** An alias a client names in `model`: no slash or colon (it is a path segment of /api/models/{id}). */
 export const MODEL_ALIAS = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -14,7 +14,9 @@ function checkFields(f: Partial<CustomModelFields>): void {
   if (f.price && (bad(f.price.inputPerMTok) || bad(f.price.outputPerMTok))) throw new DomainError('BAD_REQUEST', 'price: USD per million tokens, from 0 to 1000000');
 }
 
-export type CustomModelState = { status: 'none' | 'deleted' } | { status: 'active'; projectId: string };
+export type CustomModelState = { status: 'none' | 'deleted' } | { status: 'active'; projectId: string; kind: OrgModelKind };
+
+const LOCAL_ON_SIMULATOR = 'connectionId: a local model is served by a connection of the organization, not the simulator';
 export type CreateCustomModel = { type: 'CreateCustomModel'; projectId: string; alias: string; fields: CustomModelFields; now: string };
 export type ChangeCustomModel = { type: 'ChangeCustomModel'; projectId: string; alias: string; changes: Partial<CustomModelFields>; now: string };
 export type DeleteCustomModel = { type: 'DeleteCustomModel'; projectId: string; alias: string; now: string };
@@ -27,7 +29,7 @@ export const customModelDecider: Decider<CustomModelCommand, CustomModelEvent, C
   evolve: (state, event) => {
     switch (event.type) {
       case 'gateway.CustomModelCreated.v1':
-        return { status: 'active', projectId: event.data.projectId };
+        return { status: 'active', projectId: event.data.projectId, kind: event.data.kind ?? 'custom' };
       case 'gateway.CustomModelChanged.v1':
         return state;
       case 'gateway.CustomModelDeleted.v1':
@@ -45,11 +47,14 @@ export const customModelDecider: Decider<CustomModelCommand, CustomModelEvent, C
         if (publicModel(command.alias)) throw new DomainError('CONFLICT', `${command.alias} is a public model`);
         if (state.status === 'active') throw new DomainError('CONFLICT', `The model ${command.alias} already exists`);
         checkFields(command.fields);
+        if (command.fields.kind === 'local' && command.fields.connectionId === SIMULATOR_CONNECTION) throw new DomainError('BAD_REQUEST', LOCAL_ON_SIMULATOR);
         return [{ type: 'gateway.CustomModelCreated.v1', data: { projectId: command.projectId, alias: command.alias, ...command.fields, createdAt: command.now } }];
       }
       case 'ChangeCustomModel':
         if (state.status !== 'active' || state.projectId !== command.projectId) throw new DomainError('NOT_FOUND', 'Model not found');
         checkFields(command.changes);
+        if ('kind' in command.changes) throw new DomainError('BAD_REQUEST', 'kind: a model stays what it was created as');
+        if (state.kind === 'local' && command.changes.connectionId === SIMULATOR_CONNECTION) throw new DomainError('BAD_REQUEST', LOCAL_ON_SIMULATOR);
         return Object.keys(command.changes).length === 0 ? [] : [{ type: 'gateway.CustomModelChanged.v1', data: { projectId: command.projectId, alias: command.alias, changes: command.changes, changedAt: command.now } }];
       case 'DeleteCustomModel':
         if (state.status !== 'active' || state.projectId !== command.projectId) throw new DomainError('NOT_FOUND', 'Model not found');
