@@ -141,10 +141,15 @@ export class EventsController extends BusController {
       closed = true;
       subscription?.close();
     });
+    let pending = '';
     subscription = await this.streams.subscribe(selection, after, {
       event: (position, e) => {
-        write(`id: ${position}\ndata: ${e.cloudEventJson()}\n\n`);
+        pending += `id: ${position}\ndata: ${e.cloudEventJson()}\n\n`;
         sent = position;
+      },
+      flush: () => {
+        if (pending) write(pending);
+        pending = '';
       },
       tick: (reached) => {
         // An id-only frame moves the client's Last-Event-ID past events it was not sent (a sparse filter stays resumable).
