@@ -131,7 +131,8 @@ export class EventsController extends BusController {
     let sent = after;
     let closed = false;
     const write = (frame: string) => {
-      if (closed) return;
+      // Ended by the API's shutdown (`end`) before its 'close' event: a heartbeat then must not write.
+      if (closed || res.writableEnded || res.destroyed) return;
       if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
       else res.write(frame);
     };
