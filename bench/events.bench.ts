@@ -143,7 +143,7 @@ export async function benchEvents(opts: EventsBenchOptions): Promise<{ rows: Row
     const deliveredPerSec = received / Math.max(0.001, (got.lastAt - got.firstAt) / 1000);
     const latencies = got.latencies;
     const p99 = percentile(latencies, 99);
-    log(`fan-out: ${received}/${expected} deliveries, ${Math.round(deliveredPerSec)} events/s delivered, append→receive p50 ${percentile(latencies, 50)} ms p99 ${p99} ms; appends ${Math.round(withReaders)}/s with readers`);
+    log(`fan-out: ${received}/${expected} deliveries, ${Math.round(deliveredPerSec)} events/s delivered, append→receive p50 ${percentile(latencies, 50)} ms p99 ${p99} ms; appends ${Math.round(withReaders)}/s with readers; readers' process CPU ${Math.round(got.cpuMs)} ms`);
     details.fanout = { subscribers: opts.subscribers, events: opts.fanoutEvents, received, expected, deliveredPerSec, p50Ms: percentile(latencies, 50), p99Ms: p99, appendsPerSecAlone: alone, appendsPerSecWithReaders: withReaders };
     rows.push(
       row({ item: 'e2', metric: `SSE fan-out, ${opts.subscribers} readers: events delivered/s`, unit: 'ev/s', value: deliveredPerSec, baselineName: 'store appends/s alone', baseline: alone, target: null, targetKind: null, note: `${received}/${expected} delivered` }),

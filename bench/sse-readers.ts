@@ -18,6 +18,8 @@ export interface ReadersResult {
   firstAt: number;
   lastAt: number;
   latencies: number[];
+  /** CPU time the readers' process used (user + system), ms: whether parsing kept pace on its own. */
+  cpuMs: number;
 }
 
 function open(spec: ReadersSpec, onEvent: (latencyMs: number) => void): Promise<() => void> {
@@ -47,7 +49,8 @@ function open(spec: ReadersSpec, onEvent: (latencyMs: number) => void): Promise<
 
 if (process.env.BENCH_READERS_CHILD === '1' && process.send) {
   process.once('message', async (spec: ReadersSpec) => {
-    const result: ReadersResult = { received: 0, firstAt: 0, lastAt: 0, latencies: [] };
+    const result: ReadersResult = { received: 0, firstAt: 0, lastAt: 0, latencies: [], cpuMs: 0 };
+    const cpu = process.cpuUsage();
     let closers: Array<() => void> = [];
     let sent = false;
     const finish = () => {
@@ -55,6 +58,8 @@ if (process.env.BENCH_READERS_CHILD === '1' && process.send) {
       sent = true;
       for (const close of closers) close();
       result.latencies.sort((a, b) => a - b);
+      const used = process.cpuUsage(cpu);
+      result.cpuMs = (used.user + used.system) / 1000;
       process.send!(result, () => process.exit(0));
     };
     closers = await Promise.all(

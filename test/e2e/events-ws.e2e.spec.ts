@@ -117,6 +117,13 @@ describe.each<Profile>(['embedded', 'server'])('event WebSocket (%s profile)', (
     // The ticket refused beside another key was not spent: it still works alone.
     expect((await ws(`/v1/events/ws?ticket=${fresh}`)).status).toBe(101);
 
+    // A ticket dies with the key that asked for it, within its 60 s.
+    const doomedKey = (await live.post('/v1/api-keys', { name: 'doomed', role: 'viewer', mode: 'live' })).body.data;
+    const orphan = await ticketOf(doomedKey.attributes.key);
+    expect((await live.delete(`/v1/api-keys/${doomedKey.id}`)).status).toBe(204);
+    const revoked = await ws(`/v1/events/ws?ticket=${orphan}`);
+    expect([revoked.status, codeOf(revoked)]).toEqual([401, 'UNAUTHORIZED']);
+
     const late = await ticketOf(liveKey);
     clock.advance(61_000);
     const expired = await ws(`/v1/events/ws?ticket=${late}`);

@@ -120,8 +120,36 @@ export interface StreamSnapshot {
   state: string;
 }
 
+/**
+ * A fold's state after every event, up to a global position, of the streams sharing a key (a
+ * resource's `<prefix>-<id>` streams), kept for reads as of an instant (`?asOf=`). `time` is the
+ * latest commit time among the folded events: the snapshot answers any instant at or after it.
+ * A cache like StreamSnapshot: dropping them changes no answer.
+ */
+export interface InstantSnapshot {
+  position: number;
+  /** ISO 8601, UTC, millisecond precision. */
+  time: string;
+  state: string;
+}
+
+/** A stream and its current revision. */
+export interface StreamHead {
+  streamId: string;
+  revision: number;
+}
+
 export interface EventStore {
   readonly kind: string;
+  /**
+   * The streams whose name's id part (after its first '-') is `key`, with their revisions, read at one
+   * instant of the log. Stores that cannot find streams by key leave these three out.
+   */
+  streamsOfKey?(key: string): Promise<StreamHead[]>;
+  /** The newest snapshot of fold `name` for `key` whose time is at or before `at` (ms since the epoch). */
+  readInstantSnapshot?(key: string, name: string, at: number): Promise<InstantSnapshot | undefined>;
+  /** Keeps the snapshots (one already kept at a position stays as it is). */
+  writeInstantSnapshots?(key: string, name: string, snapshots: InstantSnapshot[]): Promise<void>;
   /** The newest snapshot of `name` on the stream; stores without snapshots leave these out. */
   readSnapshot?(streamId: string, name: string): Promise<StreamSnapshot | undefined>;
   /** Keeps `snapshot` unless one at a higher revision is kept already. */

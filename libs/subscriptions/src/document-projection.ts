@@ -219,8 +219,8 @@ export class DocumentProjector<D extends ReadDoc> implements SubscriptionHandler
  * A projection's document folded straight from the events of its stream: what a write answers
  * with when the read model has not caught up within the bounded wait (never a 404 for an accepted write).
  */
-export function foldDocument<D extends ReadDoc>(projection: DocumentProjection<D>, events: RecordedEvent[], id: string): D | null {
-  let doc: D | null = null;
+export function foldDocument<D extends ReadDoc>(projection: DocumentProjection<D>, events: RecordedEvent[], id: string, from: D | null = null): D | null {
+  let doc = from;
   for (const e of events) {
     if (!projection.eventTypes.includes(e.type) || projection.documentId(e) !== id) continue;
     doc = applyEvent(projection, doc, e, id);

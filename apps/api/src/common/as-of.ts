@@ -7,6 +7,7 @@ import type { RecordedEvent } from '../../../../libs/eventstore/src/event-store.
 import type { ReadCollection, ReadDoc } from '../../../../libs/readstore/src/read-store.port';
 import type { Ports, ReadModels } from '../../../../libs/runtime/src/ports';
 import { foldDocument, type DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
+import { foldDocumentAsOf, foldsByInstant } from '../../../../libs/subscriptions/src/instant-fold';
 import { EVENT_INDEX } from '../../../../projections/event-index/event-index.projection';
 
 /**
@@ -17,9 +18,9 @@ import { EVENT_INDEX } from '../../../../projections/event-index/event-index.pro
  * one fold step (`applyEvent`, as the live projector applies it): never a second fold per resource. A document that
  * did not exist yet is null, so the route answers its usual 404.
  *
- * A document's history is the events of its streams named `<prefix>-<id>`, found through the
- * event index (`streamKey`), read from the log and applied in log order while their commit time is
- * at or before the instant (compared as instants, in UTC).
+ * A document's history is the events of its streams named `<prefix>-<id>`, applied in log order while
+ * their commit time is at or before the instant (compared as instants, in UTC), from the nearest
+ * snapshot of that fold (libs/subscriptions/src/instant-fold.ts): bounded however long the history.
  */
 const asOfContext = new AsyncLocalStorage<{ at: number } | { error: AppError }>();
 
@@ -39,6 +40,8 @@ export function asOfHook(req: FastifyRequest, _reply: FastifyReply, done: HookHa
 
 /** The state of document `id` of projection `p` after the events recorded at or before `at`. */
 export async function foldAsOf<D extends ReadDoc>(ports: Pick<Ports, 'events' | 'projections'>, p: DocumentProjection<D>, id: string, at: number): Promise<D | null> {
+  if (foldsByInstant(ports.events)) return foldDocumentAsOf(ports.events, p, id, at);
+  // A store that cannot find streams by key nor keep snapshots (EventStoreDB): the whole history, streams from the index.
   const index = await ports.projections.collection(EVENT_INDEX);
   const { items } = await index.find({ filter: { streamKey: id }, sort: [{ field: 'position', direction: 1 }], withTotal: false });
   const streams = [...new Set(items.map((e) => e.subject))];

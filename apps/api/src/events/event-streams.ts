@@ -41,6 +41,11 @@ export const selects = (s: StreamSelection, e: StreamedEvent): boolean =>
 export interface StreamSink {
   /** An event the selection matched. */
   event(position: number, e: StreamedEvent): void;
+  /**
+   * After each batch of the tail: a transport that buffers what `event` gave writes it now, once
+   * (one TLS record and one syscall per subscriber and batch, not per event).
+   */
+  flush?(): void;
   /** Keep-alive: `reached` is the last position considered for this subscriber (matched or not). */
   tick(reached: number): void;
   /** Ends the transport (the API is shutting down). */
@@ -104,6 +109,7 @@ export class EventStreams implements OnModuleDestroy {
         {
           onEvents: (entries: readonly TailEntry<StreamedEvent>[], at: number) => {
             for (const { event, view } of entries) if (selects(current, view)) sink.event(event.position, view);
+            sink.flush?.();
             reached = Math.max(reached, at);
           },
         },

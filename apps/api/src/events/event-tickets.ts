@@ -34,13 +34,13 @@ export interface IssuedTicket {
  * every process of a deployment) and is never stored; redeeming it appends
  * `events.StreamTicketRedeemed.v1` to `eventticket-<nonce>` expecting no stream, so a second use
  * fails on any API node. It grants `events:read` in its project and mode only, whatever the issuer's
- * role.
+ * role, and only while the key that asked for it still authenticates (checked at redemption).
  */
 @Injectable()
 export class EventTickets {
   constructor(
     @Inject(PORTS) private readonly ports: PortsOf<'events' | 'clock'>,
-    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher },
+    @Inject(IDENTITY) private readonly identity: { hasher: KeyHasher; keyIsLive(keyId: string): Promise<boolean>; projectStatus(projectId: string): Promise<string> },
   ) {}
 
   issue(p: ProjectPrincipal): IssuedTicket {
@@ -64,6 +64,8 @@ export class EventTickets {
     const claims = this.verify(ticket);
     if (!claims || claims.e <= this.ports.clock.now()) return null;
     if (beside && (beside.kind === 'platform-admin' || beside.projectId !== claims.p || beside.mode !== claims.m)) return null;
+    // The issuer must still be let in: a ticket dies with its key's revocation, not 60 s later.
+    if (claims.k === 'key' ? !(await this.identity.keyIsLive(claims.i)) : (await this.identity.projectStatus(claims.p)) === 'closed') return null;
     const principal: Principal =
       claims.k === 'key'
         ? { kind: 'project-key', projectId: claims.p, keyId: claims.i, role: 'viewer', mode: claims.m, permissions: ['events:read'] }

@@ -131,7 +131,8 @@ export class EventsController extends BusController {
     let sent = after;
     let closed = false;
     const write = (frame: string) => {
-      if (closed) return;
+      // Ended by the API's shutdown (`end`) before its 'close' event: a heartbeat then must not write.
+      if (closed || res.writableEnded || res.destroyed) return;
       if (res.writableLength > MAX_BUFFERED_BYTES) res.destroy();
       else res.write(frame);
     };
@@ -141,10 +142,15 @@ export class EventsController extends BusController {
       closed = true;
       subscription?.close();
     });
+    let pending = '';
     subscription = await this.streams.subscribe(selection, after, {
       event: (position, e) => {
-        write(`id: ${position}\ndata: ${e.cloudEventJson()}\n\n`);
+        pending += `id: ${position}\ndata: ${e.cloudEventJson()}\n\n`;
         sent = position;
+      },
+      flush: () => {
+        if (pending) write(pending);
+        pending = '';
       },
       tick: (reached) => {
         // An id-only frame moves the client's Last-Event-ID past events it was not sent (a sparse filter stays resumable).

@@ -85,6 +85,17 @@ export class IdentityService implements Authenticator {
     return { kind: 'project-key', projectId: doc.projectId!, keyId: doc.id, role: doc.role, mode: modeOfKey(doc.prefix), ...(permissions ? { permissions } : {}), ...(status === 'suspended' ? { suspended: true } : {}) };
   }
 
+  /**
+   * Whether project key `keyId` would still authenticate (not revoked, not expired, its project not
+   * closed): what a WebSocket ticket it asked for is checked against when redeemed (DECISIONS 20).
+   */
+  async keyIsLive(keyId: string): Promise<boolean> {
+    const doc = await (await this.keys()).get(keyId);
+    if (!doc || doc.revoked || doc.scope === 'platform-admin' || !doc.projectId) return false;
+    if (doc.expiresAt && Date.parse(doc.expiresAt) <= this.ports.clock.now()) return false;
+    return (await this.projectStatus(doc.projectId)) !== 'closed';
+  }
+
   /** A project member signed in through the identity provider; the project must exist. No lastUsedAt (keys only). */
   private async authenticateJwt(verifier: JwtVerifier, token: string): Promise<Principal | null> {
     const identity = await verifier.verify(token);

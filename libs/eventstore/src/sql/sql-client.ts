@@ -151,6 +151,11 @@ export class PgliteSqlClient implements SqlClient {
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    // PGlite runs in this thread and answers through promises only: appends that follow one another
+    // (a busy group commit) would be one chain of microtasks that never lets the event loop reach
+    // its I/O phase (no socket written, no request read, no timer) until they stop. Each
+    // transaction first lets the loop turn once.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     return this.db.transaction(async (tx) =>
       fn({ query: async <R>(text: string, params: unknown[] = []) => (await tx.query<R>(text, params)).rows }),
     );

@@ -4,12 +4,14 @@ import type {
   EventStore,
   ExpectedRevision,
   IdempotencyReservation,
+  InstantSnapshot,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
   SubscribeOptions,
   StreamAppend,
+  StreamHead,
   StreamSnapshot,
   Subscription,
 } from '../event-store.port';
@@ -37,6 +39,9 @@ interface PendingAppend {
 /** recorded_at formatted by the server: no Date round trip per row on the read path. */
 const EVENT_COLUMNS = `position, event_id::text AS event_id, stream_id, revision, type, data, metadata,
   to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`;
+
+/** A stream name's id part, as `streamKeyOf` (projections/event-index) cuts it: after the first '-'. */
+const STREAM_KEY = `substr(stream_id, strpos(stream_id, '-') + 1)`;
 
 interface EventRow {
   position: number;
@@ -186,7 +191,44 @@ export class SqlEventStore implements EventStore {
         state     text NOT NULL,
         PRIMARY KEY (stream_id, name)
       )`);
+      // Reads as of an instant (`?asOf=`): a resource's streams by their id part, and folds' states by commit time.
+      await tx.query(`CREATE INDEX IF NOT EXISTS streams_by_key ON ${this.t('streams')} ((${STREAM_KEY}))`);
+      await tx.query(`CREATE TABLE IF NOT EXISTS ${this.t('instant_snapshots')} (
+        key       text NOT NULL,
+        name      text NOT NULL,
+        position  bigint NOT NULL,
+        time      timestamptz NOT NULL,
+        state     text NOT NULL,
+        PRIMARY KEY (key, name, position)
+      )`);
+      await tx.query(`CREATE INDEX IF NOT EXISTS instant_snapshots_by_time ON ${this.t('instant_snapshots')} (key, name, time, position)`);
     });
+  }
+
+  async streamsOfKey(key: string): Promise<StreamHead[]> {
+    const rows = await this.sql.query<{ stream_id: string; revision: string | number }>(
+      `SELECT stream_id, revision FROM ${this.t('streams')} WHERE ${STREAM_KEY} = $1`,
+      [key],
+    );
+    return rows.map((r) => ({ streamId: r.stream_id, revision: Number(r.revision) }));
+  }
+
+  async readInstantSnapshot(key: string, name: string, at: number): Promise<InstantSnapshot | undefined> {
+    const [row] = await this.sql.query<{ position: string | number; time: string; state: string }>(
+      `SELECT position, to_char(time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS time, state FROM ${this.t('instant_snapshots')}
+       WHERE key = $1 AND name = $2 AND time <= $3::timestamptz ORDER BY time DESC, position DESC LIMIT 1`,
+      [key, name, new Date(at).toISOString()],
+    );
+    return row && { position: Number(row.position), time: row.time, state: row.state };
+  }
+
+  async writeInstantSnapshots(key: string, name: string, snapshots: InstantSnapshot[]): Promise<void> {
+    if (snapshots.length === 0) return;
+    await this.sql.query(
+      `INSERT INTO ${this.t('instant_snapshots')} (key, name, position, time, state)
+       SELECT $1, $2, * FROM unnest($3::bigint[], $4::timestamptz[], $5::text[]) ON CONFLICT DO NOTHING`,
+      [key, name, snapshots.map((s) => s.position), snapshots.map((s) => s.time), snapshots.map((s) => s.state)],
+    );
   }
 
   async readSnapshot(streamId: string, name: string): Promise<StreamSnapshot | undefined> {
