@@ -1,6 +1,6 @@
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
-import { seedCatalog, syncCatalog } from '../../apps/api/src/catalog/catalog.service';
-import { CatalogValidation } from '../../apps/api/src/catalog/catalog-validation';
+import { seedCatalog, syncCatalog } from '../../sagas/catalog-sync/catalog-sync';
+import { CatalogValidation } from '../../usecases/catalog/catalog-validation';
 import { catalogId } from '../../libs/providers/src/simulator/catalog-data';
 
 describe.each<Profile>(['embedded', 'server'])('catalog (%s profile)', (profile) => {

@@ -3,7 +3,7 @@ import { modeOfKey } from '../../libs/http/src/auth';
 import { AppError } from '../../libs/application/src/errors';
 import { toApiError } from '../../libs/http/src/to-api-error';
 import type { Capability } from '../../libs/domain/providers/capabilities';
-import { requireSameProvider, resolveProvider } from '../../apps/api/src/providers/resolve-provider';
+import { requireSameProvider, resolveProvider } from '../../usecases/providers/resolve-provider';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
 
 /** Provider resolution for the routes of spec 4.8 to 4.10 (DECISIONS 14), on a real server and read model. */

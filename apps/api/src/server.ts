@@ -14,7 +14,7 @@ import { AppModule } from './app.module';
 import { IdentityService } from './identity/identity.service';
 import { Platform, type PlatformOptions } from '../../../libs/runtime/src/platform';
 import { CONTEXT_MODULES } from '../../../contexts/registrations';
-import { seedCatalog } from './catalog/catalog.service';
+import { seedCatalog } from '../../../sagas/catalog-sync/catalog-sync';
 import { asOfHook } from './common/as-of';
 import { registerConsole } from './console/console-assets';
 

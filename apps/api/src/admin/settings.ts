@@ -11,7 +11,7 @@ import { defaultSettings, platformSettingsProjection, SETTINGS_DOC_ID, type Plat
 import { BusController } from '../common/bus-controller';
 import { commandContext } from '../identity/request-context';
 import { PORTS } from '../tokens';
-import { loadSettings } from './platform-settings';
+import { loadSettings } from '../../../../usecases/admin/platform-settings';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 
 type Setting = SettingsCommand extends infer C ? (C extends { now: string } ? Omit<C, 'now'> : never) : never;

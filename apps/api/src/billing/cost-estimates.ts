@@ -18,7 +18,7 @@ import { instanceCreateBody } from '../instances/instances.controller';
 import { instanceLookups } from '../instances/instances.handlers';
 import { clusterRoutes } from '../kubernetes/clusters.routes';
 import { serverCreateBody, serverCreateInput } from '../servers/servers.controller';
-import { serverLookups } from '../servers/servers.handlers';
+import { serverLookups } from '../../../../usecases/servers/servers.handlers';
 import { bucketRoutes } from '../storage/buckets.routes';
 import { volumeRoutes } from '../storage/volumes.routes';
 import { PORTS } from '../tokens';

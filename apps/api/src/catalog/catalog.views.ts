@@ -8,8 +8,8 @@ import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/provi
 import type { CatalogRegion, ServerCategory } from '../../../../libs/providers/src/catalog.types';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
-import { findProjectProvider } from '../providers/find-provider';
-import { loadCatalog } from './catalog.service';
+import { findProjectProvider } from '../../../../usecases/providers/find-provider';
+import { loadCatalog } from '../../../../usecases/catalog/catalog.service';
 import { pathId } from '../common/resource-lifecycle';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 

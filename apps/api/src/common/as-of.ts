@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../../../libs/application/src/errors';
@@ -8,6 +7,7 @@ import type { ReadCollection, ReadDoc } from '../../../../libs/readstore/src/rea
 import type { Ports, ReadModels } from '../../../../libs/runtime/src/ports';
 import { foldDocument, type DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
 import { foldDocumentAsOf, foldsByInstant } from '../../../../libs/subscriptions/src/instant-fold';
+import { asOfContext } from '../../../../libs/runtime/src/as-of-context';
 import { EVENT_INDEX } from '../../../../projections/event-index/event-index.projection';
 
 /**
@@ -22,7 +22,6 @@ import { EVENT_INDEX } from '../../../../projections/event-index/event-index.pro
  * their commit time is at or before the instant (compared as instants, in UTC), from the nearest
  * snapshot of that fold (libs/subscriptions/src/instant-fold.ts): bounded however long the history.
  */
-const asOfContext = new AsyncLocalStorage<{ at: number } | { error: AppError }>();
 
 const instant = z.iso.datetime({ offset: true });
 
@@ -55,8 +54,6 @@ function upTo(events: RecordedEvent[], at: number): RecordedEvent[] {
   return past === -1 ? events : events.slice(0, past);
 }
 
-/** Whether the request runs as of an instant (caches of current state must neither answer nor keep its reads). */
-export const inAsOf = (): boolean => asOfContext.getStore() !== undefined;
 
 /** `collection` whose by-id reads are folded as of the instant; queries are answered by the read model as it is. */
 function asOfCollection<D extends ReadDoc>(real: ReadCollection<D>, fold: (id: string) => Promise<D | null>): ReadCollection<D> {

@@ -11,7 +11,7 @@ import { DomainError } from '../../../../libs/domain/shared/domain-error';
 import { modeOfKey, type Principal, type Credential, type Authenticator } from '../../../../libs/http/src/auth';
 import { apiKeysProjection, type ApiKeyDoc } from '../../../../projections/api-keys/api-keys.projection';
 import { projectsProjection } from '../../../../projections/projects/projects.projection';
-import { ProjectionCache } from '../common/projection-cache';
+import { ProjectionCache } from '../../../../libs/runtime/src/projection-cache';
 import { ADMIN_KEY_PATTERN, KeyHasher, PROJECT_KEY_PATTERN } from '../../../../usecases/identity/api-key-secrets';
 import { JwtVerifier, looksLikeJwt, type JwtIdentity } from './jwt-verifier';
 import { emailKey } from '../../../../libs/domain/identity/membership';

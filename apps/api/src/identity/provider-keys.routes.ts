@@ -14,7 +14,7 @@ import { PROVIDER_KEYS_LIST, providerKeysProjection, type ProviderKeyDoc } from 
 import { BusController } from '../common/bus-controller';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { ownDoc } from '../../../../usecases/jobs/job-writes';
-import { findProjectProvider } from '../providers/find-provider';
+import { findProjectProvider } from '../../../../usecases/providers/find-provider';
 import { PORTS } from '../tokens';
 import { randomBase62 } from '../../../../usecases/identity/api-key-secrets';
 import { commandContext } from './request-context';

@@ -15,8 +15,8 @@ import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.p
 import { instanceEventsProjection, type InstanceEventDoc } from '../../../../projections/instance-events/instance-events.projection';
 import { providersProjection } from '../../../../projections/providers/providers.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
-import { CatalogValidation } from '../catalog/catalog-validation';
-import { requireProjectProvider } from '../common/project-provider';
+import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
+import { requireProjectProvider } from '../../../../usecases/providers/project-provider';
 import { ownDoc, settleJob, written } from '../../../../usecases/jobs/job-writes';
 import { PORTS } from '../tokens';
 import { requestInstanceAction } from '../../../../usecases/compute/request-instance-action';

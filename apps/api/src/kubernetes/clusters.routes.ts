@@ -6,7 +6,7 @@ import type { NodePool } from '../../../../libs/domain/kubernetes/node-pools';
 import { badRequest } from '../../../../libs/application/src/errors';
 import { clustersProjection } from '../../../../projections/clusters/clusters.projection';
 import { modelsProjection } from '../../../../projections/models/models.projection';
-import { CatalogValidation } from '../catalog/catalog-validation';
+import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
 import { jobResourceController, type JobResourceRoutes } from '../common/job-resource.routes';
 import { offeredPlan } from '../common/offered-plan';
 

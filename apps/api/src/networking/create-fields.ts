@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { LookupInput } from '../common/job-resource.routes';
-import { CatalogValidation } from '../catalog/catalog-validation';
+import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
 
 /**
  * A networking create's fields: the body (checked by the route) with the schema's defaults applied,

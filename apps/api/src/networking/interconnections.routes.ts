@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { bandwidthSchema, interconnections } from '../../../../libs/domain/networking/interconnection.resource';
 import { badRequest } from '../../../../libs/application/src/errors';
 import { interconnectionsProjection } from '../../../../projections/interconnections/interconnections.projection';
-import { CatalogValidation } from '../catalog/catalog-validation';
+import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
 import { jobResourceController } from '../common/job-resource.routes';
 
 const body = z

@@ -18,7 +18,7 @@ import { CreateJobResource, jobResourceAttributes, ListJobResources, type JobRes
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
 import { ownDoc } from '../../../../usecases/jobs/job-writes';
-import { requireSameProvider } from '../providers/resolve-provider';
+import { requireSameProvider } from '../../../../usecases/providers/resolve-provider';
 import { PORTS } from '../tokens';
 import { BusController } from '../common/bus-controller';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';

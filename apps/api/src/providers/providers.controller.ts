@@ -9,7 +9,7 @@ import { CAPABILITIES, PROVIDER_CAPABILITIES } from '../../../../libs/domain/pro
 import { PROVIDERS_LIST, type ProviderDoc } from '../../../../projections/providers/providers.projection';
 import { commandContext } from '../identity/request-context';
 import { pathId } from '../common/resource-lifecycle';
-import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from './providers.handlers';
+import { DeleteProvider, GetProvider, ListProviders, RegisterProvider, UpdateProvider } from '../../../../usecases/providers/providers.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 

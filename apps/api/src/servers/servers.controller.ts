@@ -11,7 +11,7 @@ import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
-import { CreateBackup, CreateServer, type CreateServerInput, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from './servers.handlers';
+import { CreateBackup, CreateServer, type CreateServerInput, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from '../../../../usecases/servers/servers.handlers';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 import { SERVERS_BY_STATUS_LIST, SERVERS_LIST } from '../../../../projections/servers/servers.projection';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SSH_KEY_ALGORITHMS, openSshPublicKey, parseOpenSshPublicKey, sshKeyIdFor, sshKeys } from '../../../../libs/domain/ssh-keys';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
-import { requireProjectProvider } from '../common/project-provider';
+import { requireProjectProvider } from '../../../../usecases/providers/project-provider';
 import { simpleResourceController } from '../common/simple-resource.routes';
 
 /** SSH keys per provider (spec 4.7). A fingerprint is unique per provider within a project. */

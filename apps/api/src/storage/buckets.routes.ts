@@ -1,7 +1,7 @@
 import { bucketId, buckets } from '../../../../libs/domain/storage/bucket.resource';
 import { bucketsProjection } from '../../../../projections/buckets/buckets.projection';
 import { jobResourceController, type JobResourceRoutes } from '../common/job-resource.routes';
-import { loadSettings } from '../admin/platform-settings';
+import { loadSettings } from '../../../../usecases/admin/platform-settings';
 
 /** Object storage (spec 4.9, DECISIONS 14): S3-named buckets, unique per provider (409), created and deleted by jobs. */
 export const bucketRoutes: JobResourceRoutes<typeof buckets.schema> = {

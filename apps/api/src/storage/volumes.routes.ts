@@ -4,7 +4,7 @@ import { AppError } from '../../../../libs/application/src/errors';
 import { instancesProjection } from '../../../../projections/instances/instances.projection';
 import { volumesProjection } from '../../../../projections/volumes/volumes.projection';
 import { jobResourceController, type JobResourceRoutes } from '../common/job-resource.routes';
-import { loadSettings } from '../admin/platform-settings';
+import { loadSettings } from '../../../../usecases/admin/platform-settings';
 
 /** Block storage (spec 4.9, DECISIONS 14): create, attach to an instance, detach, delete; each a job. */
 export const volumeRoutes: JobResourceRoutes<typeof volumes.schema> = {

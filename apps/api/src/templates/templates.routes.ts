@@ -3,8 +3,8 @@ import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import { badRequest } from '../../../../libs/application/src/errors';
 import { templatesProjection } from '../../../../projections/templates/templates.projection';
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
-import { CatalogValidation } from '../catalog/catalog-validation';
-import { requireProjectProvider } from '../common/project-provider';
+import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
+import { requireProjectProvider } from '../../../../usecases/providers/project-provider';
 import { simpleResourceController } from '../common/simple-resource.routes';
 
 /** Reusable instance launch specifications (spec 2.8, 4.6). */

@@ -1,9 +1,9 @@
-import { PROVIDER_CAPABILITIES, supportsCapability, type Capability } from '../../../../libs/domain/providers/capabilities';
-import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
-import { AppError, badRequest, notFound } from '../../../../libs/application/src/errors';
-import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
+import { PROVIDER_CAPABILITIES, supportsCapability, type Capability } from '../../libs/domain/providers/capabilities';
+import { PROVIDER_KINDS } from '../../libs/domain/providers/events';
+import { AppError, badRequest, notFound } from '../../libs/application/src/errors';
+import { providersProjection, type ProviderDoc } from '../../projections/providers/providers.projection';
 import { findProjectProvider } from './find-provider';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 const kindsSupporting = (capability: Capability): string[] => PROVIDER_KINDS.filter((k) => PROVIDER_CAPABILITIES[k].includes(capability));
 

@@ -1,6 +1,6 @@
-import { defaultSettings, platformSettingsProjection, SETTINGS_DOC_ID, type PlatformSettingsDoc } from '../../../../projections/platform-settings/platform-settings.projection';
-import { ProjectionCache } from '../common/projection-cache';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { defaultSettings, platformSettingsProjection, SETTINGS_DOC_ID, type PlatformSettingsDoc } from '../../projections/platform-settings/platform-settings.projection';
+import { ProjectionCache } from '../../libs/runtime/src/projection-cache';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /**
  * The platform settings (config, margin, catalog edits) as of now: read by every customer catalog view

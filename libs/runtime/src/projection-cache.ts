@@ -1,6 +1,6 @@
-import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
-import { inAsOf } from './as-of';
+import type { DocumentProjection } from '../../subscriptions/src/document-projection';
+import type { PortsOf } from './ports';
+import { inAsOf } from './as-of-context';
 
 /**
  * Small read-through cache of one read model's documents for lookups made on every request (the API

@@ -1,11 +1,10 @@
-import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/providers/events';
-import { catalogProjection, type CatalogDoc } from '../../../../projections/catalog/catalog.projection';
-import { ProjectionCache } from '../common/projection-cache';
-import { customerSnapshot } from '../../../../libs/domain/admin/catalog-overlay';
+import { PROVIDER_KINDS, type ProviderKind } from '../../libs/domain/providers/events';
+import { catalogProjection, type CatalogDoc } from '../../projections/catalog/catalog.projection';
+import { ProjectionCache } from '../../libs/runtime/src/projection-cache';
+import { customerSnapshot } from '../../libs/domain/admin/catalog-overlay';
 import { loadSettings } from '../admin/platform-settings';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
-export { seedCatalog, snapshotHash, syncCatalog } from '../../../../sagas/catalog-sync/catalog-sync';
 
 /**
  * Every create validates against the catalog, and a provider's catalog document is large: it is kept

@@ -1,8 +1,8 @@
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import type { ProviderKind } from '../../../../libs/domain/providers/events';
-import type { CatalogImage, CatalogOs, CatalogPlan, CatalogRegion } from '../../../../libs/providers/src/catalog.types';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import type { ProviderKind } from '../../libs/domain/providers/events';
+import type { CatalogImage, CatalogOs, CatalogPlan, CatalogRegion } from '../../libs/providers/src/catalog.types';
 import { loadCatalog } from './catalog.service';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** The image an instance gets when its create names none (every seeded provider offers it). */
 export const DEFAULT_OS = 'ubuntu_24_04_x64_lts';

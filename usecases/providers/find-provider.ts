@@ -1,8 +1,8 @@
-import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
-import { ProjectionCache } from '../common/projection-cache';
-import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
-import { providerStream } from '../../../../libs/domain/providers/events';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { providersProjection, type ProviderDoc } from '../../projections/providers/providers.projection';
+import { ProjectionCache } from '../../libs/runtime/src/projection-cache';
+import { foldDocument } from '../../libs/subscriptions/src/document-projection';
+import { providerStream } from '../../libs/domain/providers/events';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /**
  * The provider `providerId` of `projectId`, or null when it is missing, deleted, belongs to another

@@ -1,22 +1,21 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { planRole, serverDecider, type ServerRequest } from '../../../../libs/domain/servers/server.decider';
-import { serverStream, type ServerPowerAction, type ServerSpecData, type Tag } from '../../../../libs/domain/servers/server.events';
-import { backupDecider } from '../../../../libs/domain/servers/backup.decider';
-import { backupStream, type BackupSource } from '../../../../libs/domain/servers/backup.events';
-import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest, invalidState, notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import { backupsProjection, type BackupDoc } from '../../../../projections/backups/backups.projection';
-import { instancesProjection } from '../../../../projections/instances/instances.projection';
-import { serversProjection, type ServerDoc } from '../../../../projections/servers/servers.projection';
-import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
+import { InjectPorts } from '../inject-ports';
+import { planRole, serverDecider, type ServerRequest } from '../../libs/domain/servers/server.decider';
+import { serverStream, type ServerPowerAction, type ServerSpecData, type Tag } from '../../libs/domain/servers/server.events';
+import { backupDecider } from '../../libs/domain/servers/backup.decider';
+import { backupStream, type BackupSource } from '../../libs/domain/servers/backup.events';
+import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { badRequest, invalidState, notFound } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import type { Filter } from '../../libs/readstore/src/read-store.port';
+import { backupsProjection, type BackupDoc } from '../../projections/backups/backups.projection';
+import { instancesProjection } from '../../projections/instances/instances.projection';
+import { serversProjection, type ServerDoc } from '../../projections/servers/servers.projection';
+import { sshKeysProjection } from '../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
-import { requireProjectProvider } from '../common/project-provider';
-import { ownDoc, requestedBy, settleJob, written } from '../../../../usecases/jobs/job-writes';
-import { PORTS } from '../tokens';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { requireProjectProvider } from '../providers/project-provider';
+import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
 type Found<D> = { items: D[]; total: number };
@@ -142,7 +141,7 @@ export async function serverLookups(ports: PortsOf<'events' | 'projections'>, pr
 /** Looks up the plan, the named provider, the site and the OS; the decider checks they fit together. */
 @CommandHandler(CreateServer)
 export class CreateServerHandler implements ICommandHandler<CreateServer> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateServer): Promise<Accepted> {
     const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, input, pointerPrefix);
@@ -168,7 +167,7 @@ async function requireSshKeys(ports: PortsOf<'projections'>, projectId: string, 
 
 @CommandHandler(RequestServerPowerAction)
 export class RequestServerPowerActionHandler implements ICommandHandler<RequestServerPowerAction> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, action, ctx }: RequestServerPowerAction): Promise<Accepted> {
     await ownServer(this.ports, projectId, id);
@@ -181,7 +180,7 @@ export class RequestServerPowerActionHandler implements ICommandHandler<RequestS
 
 @CommandHandler(UpdateServer)
 export class UpdateServerHandler implements ICommandHandler<UpdateServer> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, input, ctx }: UpdateServer) {
     await ownServer(this.ports, projectId, id);
@@ -198,7 +197,7 @@ export class UpdateServerHandler implements ICommandHandler<UpdateServer> {
 
 @CommandHandler(DeleteServer)
 export class DeleteServerHandler implements ICommandHandler<DeleteServer> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: DeleteServer): Promise<void> {
     await ownServer(this.ports, projectId, id);
@@ -210,7 +209,7 @@ export class DeleteServerHandler implements ICommandHandler<DeleteServer> {
 
 @CommandHandler(CreateBackup)
 export class CreateBackupHandler implements ICommandHandler<CreateBackup> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, source, resourceId, name, ctx }: CreateBackup): Promise<BackupDoc> {
     const { spec, status } = await backupSource(this.ports, projectId, source, resourceId);
@@ -225,7 +224,7 @@ export class CreateBackupHandler implements ICommandHandler<CreateBackup> {
 
 @CommandHandler(DeleteBackup)
 export class DeleteBackupHandler implements ICommandHandler<DeleteBackup> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: DeleteBackup): Promise<void> {
     await ownBackup(this.ports, projectId, id);
@@ -236,7 +235,7 @@ export class DeleteBackupHandler implements ICommandHandler<DeleteBackup> {
 
 @CommandHandler(RestoreBackup)
 export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: RestoreBackup): Promise<Accepted> {
     const backup = await ownBackup(this.ports, projectId, id, ctx);
@@ -254,7 +253,7 @@ export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
 
 @QueryHandler(GetServer)
 export class GetServerHandler implements IQueryHandler<GetServer> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, id }: GetServer): Promise<ServerDoc> {
     return ownServer(this.ports, projectId, id);
@@ -263,7 +262,7 @@ export class GetServerHandler implements IQueryHandler<GetServer> {
 
 @QueryHandler(ListServers)
 export class ListServersHandler implements IQueryHandler<ListServers> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, filters, page }: ListServers): Promise<Found<ServerDoc>> {
     const filter: Filter = { projectId, status: filters.status ?? { $ne: 'terminated' } };
@@ -275,7 +274,7 @@ export class ListServersHandler implements IQueryHandler<ListServers> {
 
 @QueryHandler(GetBackup)
 export class GetBackupHandler implements IQueryHandler<GetBackup> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, id }: GetBackup): Promise<BackupDoc> {
     return ownBackup(this.ports, projectId, id);
@@ -284,7 +283,7 @@ export class GetBackupHandler implements IQueryHandler<GetBackup> {
 
 @QueryHandler(ListBackups)
 export class ListBackupsHandler implements IQueryHandler<ListBackups> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, source, resourceId, page }: ListBackups): Promise<Found<BackupDoc>> {
     await backupSource(this.ports, projectId, source, resourceId);

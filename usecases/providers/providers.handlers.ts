@@ -1,17 +1,16 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { providerDecider } from '../../../../libs/domain/providers/provider.decider';
-import { providerStream, type ProviderChanges, type ProviderKind } from '../../../../libs/domain/providers/events';
-import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
-import type { Credentials } from '../../../../libs/providers/src/credential-vault';
-import { providersProjection, type ProviderDoc } from '../../../../projections/providers/providers.projection';
-import { PORTS } from '../tokens';
+import { InjectPorts } from '../inject-ports';
+import { providerDecider } from '../../libs/domain/providers/provider.decider';
+import { providerStream, type ProviderChanges, type ProviderKind } from '../../libs/domain/providers/events';
+import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { notFound } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import { listResult, type ListResult } from '../../libs/application/src/views';
+import type { Credentials } from '../../libs/providers/src/credential-vault';
+import { providersProjection, type ProviderDoc } from '../../projections/providers/providers.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { findProjectProvider } from './find-provider';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 export class RegisterProvider extends Command<ProviderDoc> {
   constructor(
@@ -82,7 +81,7 @@ async function written(ports: PortsOf<'readBack' | 'waitForProjections'>, provid
 /** Secrets go to the vault first; the event carries only the reference (DECISIONS 11). */
 @CommandHandler(RegisterProvider)
 export class RegisterProviderHandler implements ICommandHandler<RegisterProvider> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, context }: RegisterProvider): Promise<ProviderDoc> {
     await checkRegion(this.ports, input.name, input.region);
@@ -101,7 +100,7 @@ export class RegisterProviderHandler implements ICommandHandler<RegisterProvider
 
 @CommandHandler(UpdateProvider)
 export class UpdateProviderHandler implements ICommandHandler<UpdateProvider> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, providerId, input, context }: UpdateProvider): Promise<ProviderDoc> {
     const previous = await ownProvider(this.ports, projectId, providerId);
@@ -123,7 +122,7 @@ export class UpdateProviderHandler implements ICommandHandler<UpdateProvider> {
 
 @CommandHandler(DeleteProvider)
 export class DeleteProviderHandler implements ICommandHandler<DeleteProvider> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'vault' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'vault' | 'waitForProjections'>) {}
 
   async execute({ projectId, providerId, context }: DeleteProvider): Promise<void> {
     const previous = await ownProvider(this.ports, projectId, providerId);
@@ -136,7 +135,7 @@ export class DeleteProviderHandler implements ICommandHandler<DeleteProvider> {
 
 @QueryHandler(GetProvider)
 export class GetProviderHandler implements IQueryHandler<GetProvider> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'projections'>) {}
 
   execute({ projectId, providerId }: GetProvider): Promise<ProviderDoc> {
     return ownProvider(this.ports, projectId, providerId);
@@ -145,7 +144,7 @@ export class GetProviderHandler implements IQueryHandler<GetProvider> {
 
 @QueryHandler(ListProviders)
 export class ListProvidersHandler implements IQueryHandler<ListProviders> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, list, toResource }: ListProviders): Promise<ListResult<object>> {
     const filter: Record<string, string | boolean | null> = { projectId, deletedAt: null };
