@@ -33,19 +33,7 @@ export class JobOperations<Op extends string, St extends { status: string }, R> 
     begin: (job, now) => {
       // The resource refusing to begin (it is gone) fails the attempt, after the start is recorded.
       let refusal: Error | null = null;
-      const { decider } = this.resource;
-      const refusing = {
-        ...decider,
-        decide: (command: OperationCommand<R>, state: St) => {
-          refusal = null;
-          try {
-            return decider.decide(command, state);
-          } catch (err) {
-            refusal = err as Error;
-            return [];
-          }
-        },
-      };
+      const refusing = this.refusalAsNothing((err) => (refusal = err));
       const part: AnyStreamCommand = { ...this.part(job, { type: 'BeginOperation', jobId: job.id, now }), decider: refusing };
       const attempt: BegunAttempt = {
         part,
@@ -58,12 +46,28 @@ export class JobOperations<Op extends string, St extends { status: string }, R> 
       return attempt;
     },
     fail: (job, error, now) => {
-      const { decider } = this.resource;
       // As onFailed: a resource that cannot record the failure leaves the job's failure standing.
-      const lenient = { ...decider, decide: (command: OperationCommand<R>, state: St) => { try { return decider.decide(command, state); } catch { return []; } } };
+      const lenient = this.refusalAsNothing(() => undefined);
       return { ...this.part(job, { type: 'FailOperation', jobId: job.id, error, now }), decider: lenient };
     },
   };
+
+  /** The resource's decider, deciding nothing where it would refuse (`refused` is told each decision's refusal, or null). */
+  private refusalAsNothing(refused: (err: Error | null) => void): JobBackedResource<Op, St, R>['decider'] {
+    const { decider } = this.resource;
+    return {
+      ...decider,
+      decide: (command, state) => {
+        refused(null);
+        try {
+          return decider.decide(command, state);
+        } catch (err) {
+          refused(err as Error);
+          return [];
+        }
+      },
+    };
+  }
 
   /** The driver call of the operation on the begun state; `skipped` when a later operation superseded this job. */
   private async operate(job: JobToRun, begunState: St, token: string): Promise<{ job: Record<string, unknown>; driver?: R; skipped?: true }> {
