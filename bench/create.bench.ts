@@ -5,9 +5,9 @@
  * bare Fastify HTTPS route appending one event with the create's payload to a PGlite event store of
  * its own (same engine, same group commit, nothing else).
  *
- * A create through the API also validates against the catalog and provider, waits for the instances
- * read model and for the job the dispatcher creates (read-your-writes), while the executor runs the
- * job in the same process: the gap to the baseline is that work, on the same two cores.
+ * A create through the API also validates against the catalog and provider, appends its request with
+ * its job, waits for the instances and jobs read models (read-your-writes), while the executor runs
+ * the job in the same process: the gap to the baseline is that work, on the same two cores.
  *
  * Where a create's time goes (issue 25): from the start of a run until its jobs have finished, the
  * bench counts per create (per InstanceRequested appended) the appends (calls of the store's append

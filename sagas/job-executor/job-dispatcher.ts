@@ -1,5 +1,5 @@
-import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { causedBy, handleCommand } from '../../libs/eventstore/src/handle-command';
+import type { EventStore, NewEvent, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { causedBy, handleCommand, type AnyStreamCommand, type FollowingCommand } from '../../libs/eventstore/src/handle-command';
 import { jobDecider, type EnqueueJob } from '../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../libs/domain/jobs/events';
 import { DomainError } from '../../libs/domain/shared/domain-error';
@@ -10,6 +10,40 @@ import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscript
 export { instanceCreatePayload } from '../instance-operations/instance-operations';
 
 export const MAX_ATTEMPTS = 3;
+
+type RequestEvent = Pick<RecordedEvent, 'id' | 'type' | 'data' | 'metadata'>;
+
+const jobRequestedBy = (resources: readonly AnyJobBackedResource[], e: RequestEvent) => {
+  for (const r of resources) {
+    const job = r.jobOf(e);
+    if (job) return job;
+  }
+  return null;
+};
+
+/** The enqueue of the job `e` requests (null when it requests none), with the metadata the dispatcher gives it. */
+function enqueueOf(resources: readonly AnyJobBackedResource[], e: RequestEvent): AnyStreamCommand | null {
+  const job = jobRequestedBy(resources, e);
+  if (!job) return null;
+  const metadata = causedBy(e, { projectId: e.metadata.projectId, actor: 'system:job-dispatcher', requestId: e.metadata.requestId });
+  const command: EnqueueJob = { type: 'EnqueueJob', job: { ...job, maxAttempts: MAX_ATTEMPTS } };
+  return { streamId: jobStream(job.jobId), decider: jobDecider, command, newStream: true, context: { metadata } };
+}
+
+/**
+ * The job a request's events call for, as the part of the request's own append that follows them
+ * (handleCommands): the request and its job commit together, so the answer waits for no saga. The
+ * dispatcher below still runs for every request event; it finds the job already there.
+ */
+export const withItsJob =
+  (resources: readonly AnyJobBackedResource[] = Object.values(JOB_BACKED_RESOURCES)): FollowingCommand =>
+  (earlier: NewEvent[]) => {
+    for (let i = earlier.length - 1; i >= 0; i--) {
+      const part = enqueueOf(resources, earlier[i]);
+      if (part) return part;
+    }
+    return null;
+  };
 
 /**
  * Enqueue<Job>On<Resource requested>: the resource's event is the source of truth and carries the
@@ -28,28 +62,21 @@ export class JobDispatcher implements SubscriptionHandler {
 
   /** Resolves false when the batch held nothing to dispatch (its checkpoint may then wait). */
   async handle(batch: RecordedEvent[]): Promise<boolean> {
+    // Jobs enqueued in the batch itself (a request appended with its job, `withItsJob`): nothing to do.
+    const enqueued = new Set(batch.filter((e) => e.type === 'jobs.JobEnqueued.v1').map((e) => e.streamId));
     const work: Array<Promise<unknown>> = [];
     for (const e of batch) {
-      const job = this.jobOf(e);
-      if (!job) continue;
-      const metadata = causedBy(e, { projectId: e.metadata.projectId, actor: 'system:job-dispatcher', requestId: e.metadata.requestId });
-      work.push(this.enqueue({ ...job, maxAttempts: MAX_ATTEMPTS }, metadata));
+      const part = enqueueOf(this.resources, e);
+      if (!part || enqueued.has(part.streamId)) continue;
+      work.push(this.enqueue(part));
     }
     await Promise.all(work);
     return work.length > 0;
   }
 
-  private jobOf(e: RecordedEvent) {
-    for (const r of this.resources) {
-      const job = r.jobOf(e);
-      if (job) return job;
-    }
-    return null;
-  }
-
-  private async enqueue(job: EnqueueJob['job'], metadata: Record<string, unknown>) {
+  private async enqueue(part: AnyStreamCommand) {
     try {
-      await handleCommand(this.events, jobStream(job.jobId), jobDecider, { type: 'EnqueueJob', job }, { metadata }, { newStream: true });
+      await handleCommand(this.events, part.streamId, part.decider, part.command, part.context!, { newStream: true });
     } catch (err) {
       if (err instanceof DomainError && err.code === 'CONFLICT') return; // enqueued before a crash: done
       throw err;

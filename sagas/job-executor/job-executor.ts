@@ -1,7 +1,7 @@
 import { modeOfScope } from '../../libs/domain/shared/scope';
 import type pino from 'pino';
 import type { EventStore } from '../../libs/eventstore/src/event-store.port';
-import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { handleCommand, handleCommands, type AnyStreamCommand, type CommandContext, type CommandResult } from '../../libs/eventstore/src/handle-command';
 import { jobDecider } from '../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../libs/domain/jobs/events';
 import { ProviderError } from '../../libs/providers/src/driver.port';
@@ -9,7 +9,7 @@ import { DomainError } from '../../libs/domain/shared/domain-error';
 import type { ReadCollection } from '../../libs/readstore/src/read-store.port';
 import type { JobDoc } from '../../projections/jobs/jobs.projection';
 import { systemClock, type Clock } from '../../libs/runtime/src/clock';
-import type { JobOperationHandler } from '../../libs/runtime/src/job-ports';
+import type { JobOperationHandler, JobSteps } from '../../libs/runtime/src/job-ports';
 
 export interface JobExecutorOptions {
   concurrency?: number;
@@ -243,14 +243,15 @@ export class JobExecutor {
   private async attempt(job: JobDoc, attempt: number, fresh: boolean, progress: { started: boolean }): Promise<void> {
     const ctx: CommandContext = { metadata: { projectId: job.projectId ?? undefined, actor: 'system:job-executor', correlationId: job.id, causationId: job.id, mode: job.mode ?? modeOfScope(job.projectId) } };
     const now = () => new Date(this.clock.now()).toISOString();
+    const handler = this.handlers[job.resourceType];
+    if (handler?.steps) return this.attemptInSteps(job, attempt, fresh, progress, handler.steps, ctx, now);
     if (fresh) {
       const started = await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'StartAttempt', attempt, now: now() }, ctx);
       if (started.events.length === 0) return; // someone else started it, or it is not due yet
       progress.started = true;
     }
-    const handler = this.handlers[job.resourceType];
     // Unique per attempt of each budget (a manual retry starts a new budget); ends in the attempt number.
-    const token = `${job.id}:r${job.retries ?? 0}:${attempt}`;
+    const token = attemptToken(job, attempt);
     let result: Record<string, unknown>;
     try {
       if (!handler) throw new ProviderError(`No handler for ${job.resourceType} jobs`);
@@ -263,7 +264,42 @@ export class JobExecutor {
     }
     await handleCommand(this.events, jobStream(job.id), jobDecider, { type: 'CompleteAttempt', attempt, now: now(), result }, ctx);
   }
+
+  /**
+   * An attempt of a handler with steps, in two appends: the job's start with the resource's begin
+   * (the start is recorded before the driver is called, so a crash re-runs it with the same token),
+   * then the outcome: the job's completion with the resource's, or the job's failure (with the
+   * resource's when it is final).
+   */
+  private async attemptInSteps(job: JobDoc, attempt: number, fresh: boolean, progress: { started: boolean }, steps: JobSteps, ctx: CommandContext, now: () => string): Promise<void> {
+    const begun = steps.begin(job, now());
+    const job$ = (command: Parameters<typeof jobDecider.decide>[0]): AnyStreamCommand => ({ streamId: jobStream(job.id), decider: jobDecider, command });
+    let onResource: CommandResult<unknown> | undefined;
+    if (fresh) {
+      // The resource begins only if the job's start was decided (else someone else started it, or it is not due yet).
+      const [started, resource] = await handleCommands(this.events, [job$({ type: 'StartAttempt', attempt, now: now() }), (earlier) => (earlier.length > 0 ? begun.part : null)], ctx);
+      if (started.events.length === 0) return;
+      progress.started = true;
+      onResource = resource;
+    } else {
+      [onResource] = await handleCommands(this.events, [begun.part], ctx);
+    }
+    let outcome: Awaited<ReturnType<typeof begun.run>>;
+    try {
+      outcome = await begun.run(onResource, attemptToken(job, attempt), now);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const fail = steps.fail(job, message, now());
+      await handleCommands(this.events, [job$({ type: 'RecordAttemptFailure', attempt, error: message, now: now() }), (earlier) => (earlier.some((e) => e.type === 'jobs.JobFailed.v1') ? fail : null)], ctx);
+      return;
+    }
+    // The resource's completion first (the job's completion answers for it), then the job's.
+    await handleCommands(this.events, [...(outcome.complete ? [outcome.complete] : []), job$({ type: 'CompleteAttempt', attempt, now: now(), result: outcome.result })], ctx);
+  }
 }
+
+/** Unique per attempt of each budget (a manual retry starts a new budget); ends in the attempt number. */
+const attemptToken = (job: JobDoc, attempt: number) => `${job.id}:r${job.retries ?? 0}:${attempt}`;
 
 function dueTime(job: JobDoc, now: number): number {
   return job.dueAt ? Date.parse(job.dueAt) : now;

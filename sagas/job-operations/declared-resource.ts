@@ -30,7 +30,7 @@ export function declaredJobResource(resource: AnyJobResource, readModel: string)
     stream: resource.stream,
     // The process passes the decider only its operation commands.
     decider: jobResourceDecider(resource) as never,
-    jobOf: (e: RecordedEvent) => {
+    jobOf: (e: Pick<RecordedEvent, 'type' | 'data' | 'metadata'>) => {
       const d = e.data as Record<string, unknown>;
       const job = (operation: string, payload: Record<string, unknown>, projectId: string | null) => ({
         jobId: String(d.jobId),

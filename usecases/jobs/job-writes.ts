@@ -16,6 +16,23 @@ export async function settleJob(ports: PortsOf<'consistency' | 'logger' | 'waitF
 }
 
 /**
+ * Read-your-writes for a request appended together with its job (`withItsJob`): one wait, woken by the
+ * projection engine, for the resource's read models and the jobs model to pass the job's position
+ * (the job's event follows the request's in the same commit). Without the job's part (a recovering
+ * request answered from its earlier write), as settleJob.
+ */
+export async function settleWithJob(
+  ports: PortsOf<'consistency' | 'logger' | 'waitForProjections'>,
+  results: ReadonlyArray<{ position: number | null }>,
+  jobId: string,
+  readModels: string[],
+): Promise<void> {
+  const [own, job] = results;
+  if (!job || job.position === null) return settleJob(ports, own?.position ?? null, jobId, readModels);
+  if (!(await ports.waitForProjections(job.position, [...readModels, 'jobs']))) ports.logger.warn({ jobId, position: job.position }, 'read models did not catch up within the consistency wait');
+}
+
+/**
  * A project's resource as of a write we just made: from the read model once it has caught up, else
  * folded from its own stream, so an accepted write never answers 404 or stale data.
  */

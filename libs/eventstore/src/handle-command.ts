@@ -102,45 +102,111 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   context: CommandContext,
   options: { attempts?: number; newStream?: boolean; known?: KnownState<S> } = {},
 ): Promise<CommandResult<S>> {
+  const [result] = await handleCommands(store, [{ streamId, decider, command, newStream: options.newStream, known: options.known }], context, options);
+  return result as CommandResult<S>;
+}
+
+/** One stream's command in a multi-stream write (`handleCommands`). */
+export interface StreamCommand<C = unknown, E extends DomainEvent = DomainEvent, S = unknown> {
+  streamId: string;
+  decider: Decider<C, E, S>;
+  command: C;
+  /** The caller just generated the stream's id: the first attempt decides on the initial state. */
+  newStream?: boolean;
+  known?: KnownState<S>;
+  /** The context of this part's events when it is not the write's own (a job its request enqueues). */
+  context?: CommandContext;
+}
+
+/**
+ * A part that follows from what the parts before it decided (a request's job): its command, or null
+ * when they decided nothing that calls for one. `earlier` are those parts' events as they will be recorded.
+ */
+export type FollowingCommand = (earlier: NewEvent[]) => AnyStreamCommand | null;
+
+// Parts differ in their command, event and state types; the write treats them alike.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyStreamCommand = StreamCommand<any, any, any>;
+
+/**
+ * One decision over several streams, appended at once (the store's `appendMany`: every expected
+ * revision holds and all of it is written, or none of it). The first part is the write's own: the
+ * Idempotency-Key reservation marks it, and a recovering request (DECISIONS 5) looks for its earlier
+ * write there. A part that decides nothing is left out; a lost race re-reads every part and decides
+ * again. A store without multi-stream appends (EventStoreDB) gets the parts one after another, in
+ * order, as separate appends (what follows from the first is then also re-derived by its saga).
+ */
+export async function handleCommands(
+  store: EventStore,
+  parts: ReadonlyArray<AnyStreamCommand | FollowingCommand>,
+  context: CommandContext,
+  options: { attempts?: number } = {},
+): Promise<CommandResult<unknown>[]> {
   const attempts = options.attempts ?? 4;
   const recovering = recoveringRequest(context);
+  const first = parts[0] as AnyStreamCommand;
   if (recovering) {
-    const found = await ownEarlierWrite(store, streamId, decider, recovering);
-    if (found) return found;
+    const found = await ownEarlierWrite(store, first.streamId, first.decider, recovering);
+    if (found) return [found];
   }
   for (let attempt = 1; ; attempt++) {
-    // The first attempt may decide without reading: on the initial state when the caller just
-    // generated the stream's id (`newStream`), or on a state the caller knows at a revision
-    // (`known`). The append's expected revision checks that guess: if the stream is elsewhere (a
-    // saga's replay, a read model behind), the next attempt reads and folds it.
-    const guess: KnownState<S> | undefined = attempt > 1 || recovering ? undefined : options.known ?? (options.newStream ? { state: decider.initialState(), revision: 'no_stream' } : undefined);
-    let state: S;
-    let expected: number | 'no_stream';
-    if (guess) {
-      ({ state, revision: expected } = guess);
-    } else {
-      ({ state, revision: expected } = await aggregateStream(store, streamId, decider));
+    const guessing = attempt === 1 && !recovering;
+    const decided: Array<{ part: AnyStreamCommand; state: unknown; expected: number | 'no_stream'; events: DomainEvent[]; appended: NewEvent[] }> = [];
+    const earlier: NewEvent[] = [];
+    let misguessed = false;
+    for (const p of parts) {
+      const part = typeof p === 'function' ? p(earlier) : p;
+      if (!part) continue;
+      // The first attempt may decide without reading: on the initial state when the caller just
+      // generated the stream's id (`newStream`), or on a state the caller knows at a revision
+      // (`known`). The append's expected revision checks that guess: if the stream is elsewhere (a
+      // saga's replay, a read model behind), the next attempt reads and folds it.
+      const guess: KnownState<unknown> | undefined = guessing ? part.known ?? (part.newStream ? { state: part.decider.initialState(), revision: 'no_stream' } : undefined) : undefined;
+      const { state, revision: expected } = guess ?? (await aggregateStream(store, part.streamId, part.decider));
+      let events: DomainEvent[];
+      try {
+        events = part.decider.decide(part.command, state);
+      } catch (err) {
+        // A refusal is answered from the stream, never from a guess.
+        if (guess) {
+          misguessed = true;
+          break;
+        }
+        throw err;
+      }
+      if (events.length === 0 && guess) {
+        misguessed = true;
+        break;
+      }
+      const appended = events.map((e) => toNewEvent(e, part.context ?? context));
+      earlier.push(...appended);
+      decided.push({ part, state, expected, events, appended });
     }
-    let decided: E[];
+    if (misguessed) continue;
+    const writing = decided.filter((d) => d.events.length > 0);
+    const resultOf = (d: (typeof decided)[number], position: number | null): CommandResult<unknown> => {
+      let state = d.state;
+      for (const e of d.events) state = d.part.decider.evolve(state, e);
+      return { state, position, events: d.events };
+    };
+    if (writing.length === 0) return decided.map((d) => resultOf(d, null));
+    const idempotency = idempotencyReservation(context);
     try {
-      decided = decider.decide(command, state);
-    } catch (err) {
-      // A refusal is answered from the stream, never from a guess.
-      if (guess) continue;
-      throw err;
-    }
-    if (decided.length === 0) {
-      if (guess) continue;
-      return { state, position: null, events: [] };
-    }
-    try {
-      const result = await store.append(streamId, decided.map((e) => toNewEvent(e, context)), { expectedRevision: expected, idempotency: idempotencyReservation(context) });
-      for (const e of decided) state = decider.evolve(state, e);
-      return { state, position: result.position, events: decided };
+      const positions = new Map<(typeof decided)[number], number>();
+      if (writing.length > 1 && store.appendMany) {
+        const results = await store.appendMany(
+          writing.map((d) => ({ streamId: d.part.streamId, events: d.appended, expectedRevision: d.expected })),
+          { idempotency },
+        );
+        writing.forEach((d, i) => positions.set(d, results[i].position));
+      } else {
+        for (const [i, d] of writing.entries()) positions.set(d, (await store.append(d.part.streamId, d.appended, { expectedRevision: d.expected, idempotency: i === 0 ? idempotency : undefined })).position);
+      }
+      return decided.map((d) => resultOf(d, positions.get(d) ?? null));
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError) {
         if (attempt < attempts) continue;
-        throw new DomainError('CONFLICT', `Concurrent modification of ${streamId}; retry the request`);
+        throw new DomainError('CONFLICT', `Concurrent modification of ${err.streamId}; retry the request`);
       }
       throw err;
     }

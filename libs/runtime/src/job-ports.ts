@@ -2,7 +2,7 @@ import type { JobEnqueued } from '../../domain/jobs/events';
 import type { Decider } from '../../domain/shared/domain-error';
 import type { OperationCommand } from '../../domain/shared/operations';
 import type { Mode } from '../../domain/shared/scope';
-import type { CommandContext } from '../../eventstore/src/handle-command';
+import type { AnyStreamCommand, CommandContext, CommandResult } from '../../eventstore/src/handle-command';
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
 import type { InstanceSpec, ProviderDriver } from '../../providers/src/driver.port';
 
@@ -27,6 +27,30 @@ export interface JobOperationHandler {
   execute(job: JobToRun, attempt: number, token: string, ctx: CommandContext): Promise<Record<string, unknown>>;
   /** Called once when the job has failed for good. */
   onFailed(job: JobToRun, error: string, ctx: CommandContext): Promise<void>;
+  /**
+   * A handler that records its resource's side of an attempt in the job's own appends (the executor
+   * then makes one append when the attempt starts and one for its outcome, instead of one per step).
+   * Without it, `execute` and `onFailed` record their own writes.
+   */
+  readonly steps?: JobSteps;
+}
+
+/** An attempt of a job-backed resource as parts of the job's appends (see JobOperationHandler.steps). */
+export interface JobSteps {
+  /** What the resource records as the attempt starts; `run` then calls the driver with the state that left. */
+  begin(job: JobToRun, now: string): BegunAttempt;
+  /** What the resource records when the job has failed for good (appended with the job's failure). */
+  fail(job: JobToRun, error: string, now: string): AnyStreamCommand;
+}
+
+export interface BegunAttempt {
+  /** Appended with the job's start (or alone, for an attempt a crash cut off). */
+  part: AnyStreamCommand;
+  /**
+   * Runs the attempt on what the begin part left (`begun`: its result), and answers the job's result
+   * with the resource's completion, appended with the job's. Throws what fails the attempt.
+   */
+  run(begun: CommandResult<unknown> | undefined, token: string, now: () => string): Promise<{ result: Record<string, unknown>; complete: AnyStreamCommand | null }>;
 }
 
 /** The driver of a provider kind in a mode (test mode: always the simulator, DECISIONS 21). */
@@ -51,8 +75,8 @@ export interface JobBackedResource<Op extends string = string, St extends { stat
   stream: (id: string) => string;
   // The resource's own event union; the process only passes its events through.
   decider: Decider<OperationCommand<R>, any, St>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  /** The job a recorded event requests, or null. */
-  jobOf(event: RecordedEvent): Omit<JobEnqueued['data'], 'maxAttempts'> | null;
+  /** The job an event requests, or null (from the event as recorded, or as about to be appended with its job). */
+  jobOf(event: Pick<RecordedEvent, 'type' | 'data' | 'metadata'>): Omit<JobEnqueued['data'], 'maxAttempts'> | null;
   /** Which driver, and the machine as it knows it. */
   target(state: Exclude<St, { status: 'none' }>): { providerKind: string; externalId: string; spec: InstanceSpec };
   calls: { readonly [K in Op]: DriverCall<R> };

@@ -5,7 +5,7 @@ import { instanceDecider, type InstanceRequest } from '../../../../libs/domain/c
 import { instanceStream, type InstanceAction } from '../../../../libs/domain/compute/instance.events';
 import type { ProviderKind } from '../../../../libs/domain/providers/events';
 import type { Tag } from '../../../../libs/domain/shared/tags';
-import { requestScopedId, handleCommand, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, handleCommands, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/src/driver.port';
@@ -17,7 +17,8 @@ import { providersProjection } from '../../../../projections/providers/providers
 import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
 import { requireProjectProvider } from '../../../../usecases/providers/project-provider';
-import { ownDoc, settleJob, written } from '../../../../usecases/jobs/job-writes';
+import { ownDoc, settleJob, settleWithJob, written } from '../../../../usecases/jobs/job-writes';
+import { withItsJob } from '../../../../sagas/job-executor/job-dispatcher';
 import { PORTS } from '../tokens';
 import { requestInstanceAction } from '../../../../usecases/compute/request-instance-action';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
@@ -116,9 +117,10 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
     const instanceId = requestScopedId(ctx, 'instance');
     const jobId = requestScopedId(ctx, 'job');
     const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.ports.now() };
-    const r = await handleCommand(this.ports.events, instanceStream(instanceId), instanceDecider, command, ctx, { newStream: true });
-    await settleJob(this.ports, r.position, jobId, INSTANCE_MODELS);
-    return { doc: await writtenInstance(this.ports, projectId, instanceId, r.position), jobId };
+    // The request, its job and its Idempotency-Key record commit together (one append).
+    const written = await handleCommands(this.ports.events, [{ streamId: instanceStream(instanceId), decider: instanceDecider, command, newStream: true }, withItsJob()], ctx);
+    await settleWithJob(this.ports, written, jobId, INSTANCE_MODELS);
+    return { doc: await writtenInstance(this.ports, projectId, instanceId, written[0].position), jobId };
   }
 }
 
