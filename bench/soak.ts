@@ -162,7 +162,13 @@ export async function runSoak(opts: { minutes: number; log?: (line: string) => v
     const api = client(url, { 'X-Service-API-Key': boot.apiKey });
     const admin = client(url, { 'X-Service-API-Key': boot.adminKey });
     const anonymous = client(url);
-    const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-soak' });
+    // As a client does: again with its key while told to come back (503) or that it is in progress (409).
+    const setupKey = randomUUID();
+    let provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-soak' }, { 'Idempotency-Key': setupKey });
+    for (const until = Date.now() + 60_000; (provider.status === 503 || provider.status === 409) && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 1000));
+      provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-soak' }, { 'Idempotency-Key': setupKey });
+    }
     if (provider.status !== 201) throw new Error(`provider: ${provider.status} ${provider.text}`);
     const providerId = provider.body.data.id as string;
 
