@@ -33,9 +33,13 @@ async function startWorker(): Promise<Worker> {
       return w.output().includes('"worker running"');
     },
     (up) => up,
-    240_000, // a process compiling the TypeScript at start is slow on a loaded machine
+    // A process compiling the TypeScript, then creating the read store's collections and indexes
+    // (FerretDB), is slow on a loaded machine: 58 s at load 20, minutes when more runs beside it.
+    480_000,
     200,
-  );
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; the worker's output:\n${w.output().slice(-3000)}`);
+  });
   return w;
 }
 
@@ -66,7 +70,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'info',
   };
   await startWorker();
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   for (const w of workers) await kill(w);
