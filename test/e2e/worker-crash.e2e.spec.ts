@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { spawnWorker } from '../support/spawn-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -85,7 +87,7 @@ afterAll(async () => {
     if (topics.length) await admin.deleteTopics({ topics, timeout: 10000 }).catch(() => undefined);
     await admin.disconnect();
   }
-}, 120_000);
+}, 300_000);
 
 describe('a worker SIGKILLed mid-work in a split deployment (server profile)', () => {
   it('a new worker finishes every job, delivers every webhook under one webhook-id, relays every event once in order', async () => {
@@ -165,7 +167,18 @@ describe('a worker SIGKILLed mid-work in a split deployment (server profile)', (
     };
     await eventually(pageAll, (docs) => docs.length === answered.size && docs.every((d) => d.attributes.status !== 'creating'), BOUND_MS, 500);
     const before = await pageAll();
-    expect((await srv.as(srv.bootstrap.adminKey).post('/v1/admin/projections/instances/rebuild')).status).toBe(200);
+    // Rebuilt where projections run in this deployment, as an operator does: the CLI beside the worker
+    // (the API node refuses with 409).
+    const root = path.resolve(__dirname, '../..');
+    const cli = await promisify(execFile)(process.execPath, ['-r', path.join(root, 'test/support/ts-register.js'), path.join(root, 'apps/cli/src/main.ts'), 'rebuild', 'instances'], {
+      cwd: root,
+      env: { ...process.env, NODE_OPTIONS: '', ...env, LOG_LEVEL: 'warn' },
+      timeout: 480_000,
+    });
+    const collection = (JSON.parse(cli.stdout.trim().split('\n').pop()!) as { collection: string }).collection;
+    expect(collection).toMatch(/^instances_/);
+    srv.platform.projections.catalog.refresh(); // the API node reads the rebuilt collection now, not in 2 s
+    expect((await srv.platform.projections.catalog.resolve(srv.platform.projections.projections.find((p) => p.name === 'instances')!))).toBe(collection);
     expect(await pageAll()).toEqual(before);
 
     // Each topic holds every event of its context once, in order per key (the stream).
