@@ -195,7 +195,7 @@ async function outage(engine: Engine, check: string | null, during: () => Promis
 /** Keyed requests refused during an outage, retried with the same key once it is over: each completes once. */
 async function retryRefused(from: number): Promise<void> {
   const answered = new Set(sent.filter((s) => s.status === 202 || s.status === 200 || s.status === 201).map((s) => s.key));
-  const refused = sent.slice(from).filter((s) => s.key && !answered.has(s.key));
+  const refused = sent.slice(from).filter((s) => s.kind !== 'list' && !answered.has(s.key));
   for (const s of refused) {
     // As a client does: again with the same key while told to come back (503, or 409 while the
     // reservation of the refused attempt lapses), within the recovery bound.
@@ -285,7 +285,7 @@ describe('engine outages under a mixed load (server profile)', () => {
     });
     await retryRefused(from);
     // Every payment answered, once in the store: its stream holds the one initialization.
-    const payments = sent.filter((s) => s.kind === 'payment' && s.status === 201);
+    const payments = sent.slice(from).filter((s) => s.kind === 'payment' && s.status === 201);
     const references = [...new Set(payments.map((s) => s.body.data.attributes.reference as string))];
     expect(references.length).toBe(new Set(payments.map((s) => s.key)).size);
     expect(references.length).toBe(2);

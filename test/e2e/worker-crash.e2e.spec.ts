@@ -46,7 +46,8 @@ async function startWorker(): Promise<Worker> {
 }
 
 async function kill(w: Worker): Promise<void> {
-  if (w.proc.exitCode !== null) return;
+  // Killed by a signal, a process has signalCode set and exitCode null: its 'exit' has been emitted.
+  if (w.proc.exitCode !== null || w.proc.signalCode !== null) return;
   const exited = new Promise((r) => w.proc.once('exit', r));
   w.proc.kill('SIGKILL');
   await exited;
