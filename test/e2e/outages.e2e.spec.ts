@@ -5,21 +5,26 @@ import { KafkaCutProxy } from '../../libs/messaging/test/kafka-proxy';
 import { requireEngine } from '../engines';
 import { openSse, type SseClient } from '../support/sse';
 import { eventually } from '../support/wait';
+import { startSmtpSink, type SmtpSink } from '../support/smtp';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import type { TestResponse } from '../support/http-client';
 
 /**
  * The ordinary bad day (issue 26), on the server profile: each engine the API uses is cut in the
- * middle of a mixed load (keyed creates, lists, wallet credits, an SSE reader) through a TCP proxy
- * this suite owns (never by stopping an engine other suites share), then restored. While it is cut:
- * no 500, readiness names it down, writes that need it answer 503 with Retry-After, the rest keeps
- * working. After: the service recovers by itself within RECOVERY_MS, every keyed request retried
- * completes once, every answered create is in the store once, the read models equal a rebuild.
+ * middle of a mixed load (keyed creates, lists, wallet credits, webhook deliveries, an SSE reader)
+ * through a TCP proxy this suite owns (never by stopping an engine other suites share), then
+ * restored: PostgreSQL, Redis, the read store, Kafka, the SMTP server and Stripe (stripe-mock). While
+ * it is cut: no 500, readiness names it down (SMTP and Stripe are not readiness checks: a node that
+ * cannot reach them still serves everything else, and taking it out of rotation would not help),
+ * writes that need it answer 503 with Retry-After, the rest keeps working. After: the service
+ * recovers by itself within RECOVERY_MS, every keyed request retried completes once, every answered
+ * create is in the store once, mail that was due is delivered once, the read models equal a rebuild.
  */
 const RECOVERY_MS = 30_000; // stated bound: readiness and writes back within it after an engine returns
 
-type Engine = 'postgres' | 'redis' | 'readStore' | 'kafka';
+type Engine = 'postgres' | 'redis' | 'readStore' | 'kafka' | 'smtp' | 'stripe';
 interface Sent {
-  kind: 'create' | 'credit' | 'list';
+  kind: 'create' | 'credit' | 'list' | 'payment';
   key?: string;
   status: number;
   body: any;
@@ -29,7 +34,11 @@ interface Sent {
 let srv: TestServer;
 let api: ReturnType<TestServer['as']>;
 let providerId: string;
-const proxies = {} as { postgres: TcpCutProxy; redis: TcpCutProxy; readStore: TcpCutProxy; kafka: KafkaCutProxy };
+const proxies = {} as { postgres: TcpCutProxy; redis: TcpCutProxy; readStore: TcpCutProxy; kafka: KafkaCutProxy; smtp: TcpCutProxy; stripe: TcpCutProxy };
+let smtp: SmtpSink;
+let receiver: WebhookReceiver;
+/** A live-mode key: the bootstrap key is a test key, whose payments go to the simulator (DECISIONS 21), not to Stripe. */
+let live: ReturnType<TestServer['as']>;
 const sent: Sent[] = [];
 let stopLoad = false;
 let stopReader = false;
@@ -72,6 +81,9 @@ async function send(kind: Sent['kind'], fn: (key: string) => Promise<TestRespons
 const create = (key?: string) => send('create', (k) => api.post('/v1/instances', { region: 'us-east-1', instanceType: 'pc-t3-medium', name: `o-${k.slice(0, 8)}`, providerId }, { 'Idempotency-Key': k }), key);
 const credit = (key?: string) => send('credit', (k) => api.post('/v1/billing/wallets/USD/credit', { amountCents: 100 }, { 'Idempotency-Key': k }), key);
 const list = () => send('list', () => api.get('/v1/instances?limit=5'));
+const pay = (key?: string) => send('payment', (k) => live.post('/v1/payments/stripe/initialize', { amountCents: 1200 }, { 'Idempotency-Key': k }), key);
+const invite = (email: string) => api.post(`/v1/projects/${srv.bootstrap.projectId}/invites`, { email });
+const mailsTo = (email: string) => smtp.messages.filter((m) => (m.to as { text: string } | undefined)?.text === email);
 
 /** Four clients in a loop until stopped: what the service serves while engines come and go. */
 async function mixedLoad(): Promise<void> {
@@ -87,11 +99,19 @@ beforeAll(async () => {
   proxies.redis = await TcpCutProxy.start(TcpCutProxy.targetOf(url('REDIS_URL'), 6379));
   proxies.readStore = await TcpCutProxy.start(TcpCutProxy.targetOf(url('MONGO_URL'), 27017));
   proxies.kafka = await KafkaCutProxy.start(url('KAFKA_BROKERS').split(','));
+  proxies.stripe = await TcpCutProxy.start(TcpCutProxy.targetOf(url('STRIPE_MOCK_URL'), 80));
+  smtp = await startSmtpSink();
+  proxies.smtp = await TcpCutProxy.start(TcpCutProxy.targetOf(smtp.url, 25));
+  receiver = await startWebhookReceiver();
   srv = await startTestServer('server', {
     PG_URL: TcpCutProxy.rewrite(url('PG_URL'), proxies.postgres.port),
     REDIS_URL: TcpCutProxy.rewrite(url('REDIS_URL'), proxies.redis.port),
     MONGO_URL: TcpCutProxy.rewrite(url('MONGO_URL'), proxies.readStore.port),
     KAFKA_BROKERS: proxies.kafka.brokers.join(','),
+    SMTP_URL: TcpCutProxy.rewrite(smtp.url, proxies.smtp.port),
+    STRIPE_SECRET_KEY: 'sk_test_123',
+    STRIPE_API_URL: TcpCutProxy.rewrite(url('STRIPE_MOCK_URL'), proxies.stripe.port),
+    WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
     SIMULATOR_LATENCY: 'zero',
     LOG_LEVEL: 'warn',
   });
@@ -99,6 +119,12 @@ beforeAll(async () => {
   const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-test-outage' });
   expect(provider.status).toBe(201);
   providerId = provider.body.data.id;
+  const liveKey = await api.post('/v1/api-keys', { name: 'live', mode: 'live' });
+  expect(liveKey.status).toBe(201);
+  live = srv.as(liveKey.body.data.attributes.key);
+  // Webhook deliveries in the load: every instance's creation goes to the receiver.
+  const hook = await api.post('/v1/notifications/endpoints', { type: 'webhook', url: `${receiver.url}/instances`, events: ['instance.created'] });
+  expect(hook.status).toBe(201);
   // Every engine is in use through its proxy before anything is cut.
   await eventually(ready, (r) => r.status === 200, 60_000, 250);
   reader = readStream();
@@ -111,12 +137,14 @@ beforeAll(async () => {
 afterAll(async () => {
   stopLoad = true;
   stopReader = true;
-  for (const e of ['postgres', 'redis', 'readStore', 'kafka'] as const) proxies[e]?.restore();
+  for (const e of ['postgres', 'redis', 'readStore', 'kafka', 'smtp', 'stripe'] as const) proxies[e]?.restore();
   await load?.catch(() => undefined);
   sseOpen?.close();
   await reader?.catch(() => undefined);
   await srv?.stop();
   await Promise.all(Object.values(proxies).map((p) => p?.close()));
+  await smtp?.close();
+  await receiver?.close();
 }, 120_000);
 
 function expectStatus(r: Sent, status: number): void {
@@ -130,14 +158,22 @@ function expectNoServerErrors(from: number): void {
   expect(bad.map((s) => ({ kind: s.kind, status: s.status, body: s.body, logged: logged(s) }))).toEqual([]);
 }
 
-/** Cuts `engine`, runs `during` while it is down, restores it and waits (bounded) for readiness. */
-async function outage(engine: Engine, check: string, during: () => Promise<void>): Promise<void> {
+/**
+ * Cuts `engine`, runs `during` while it is down, restores it and waits (bounded) for readiness.
+ * `check`: the readiness check that names it down; null: readiness does not check it, and stays ready.
+ */
+async function outage(engine: Engine, check: string | null, during: () => Promise<void>): Promise<void> {
   const from = sent.length;
   cut(engine);
   try {
-    const down = await eventually(ready, (r) => r.body?.checks?.[check] === 'down', 30_000, 200);
-    expect(down.status).toBe(503);
-    expect(down.body.ready).toBe(false);
+    if (check) {
+      const down = await eventually(ready, (r) => r.body?.checks?.[check] === 'down', 30_000, 200);
+      expect(down.status).toBe(503);
+      expect(down.body.ready).toBe(false);
+    } else {
+      // Not a readiness check (whatever else readiness says on a loaded machine, it does not name this engine).
+      expect(Object.keys((await ready()).body.checks).sort()).toEqual(['database', 'queue', 'redis']);
+    }
     await during();
   } finally {
     restore(engine);
@@ -149,7 +185,7 @@ async function outage(engine: Engine, check: string, during: () => Promise<void>
     const fresh = async () => { const c = new MongoClient(srv.env.MONGO_URL, { serverSelectionTimeoutMS: 3000 }); try { await c.db('x').command({ ping: 1 }); } finally { await c.close(); } };
     throw new Error(`${err.message}; events.ping: ${await why(() => srv.platform.events.ping())}; reads.ping: ${await why(() => srv.platform.reads.ping())}; fresh client: ${await why(fresh)}; clients replaced: ${(srv.platform.reads as { replacements?: number }).replacements}; proxy cut: ${proxies.readStore.cutNow}, accepted ${acceptedAtRestore} at restore, ${proxies.readStore.accepted} now`);
   });
-  expect(back.body.checks[check]).toBe('ok');
+  if (check) expect(back.body.checks[check]).toBe('ok');
   // The load goes on being served after the outage, by itself (no restart).
   const resumed = sent.length;
   await eventually(async () => sent.slice(resumed).filter((s) => s.kind === 'create' && s.status === 202).length, (n) => n >= 2, RECOVERY_MS, 100);
@@ -158,14 +194,15 @@ async function outage(engine: Engine, check: string, during: () => Promise<void>
 
 /** Keyed requests refused during an outage, retried with the same key once it is over: each completes once. */
 async function retryRefused(from: number): Promise<void> {
-  const answered = new Set(sent.filter((s) => s.status === 202 || s.status === 200).map((s) => s.key));
-  const refused = sent.slice(from).filter((s) => s.key && !answered.has(s.key));
+  const answered = new Set(sent.filter((s) => s.status === 202 || s.status === 200 || s.status === 201).map((s) => s.key));
+  const refused = sent.slice(from).filter((s) => s.kind !== 'list' && !answered.has(s.key));
   for (const s of refused) {
     // As a client does: again with the same key while told to come back (503, or 409 while the
     // reservation of the refused attempt lapses), within the recovery bound.
-    const again = await eventually(() => (s.kind === 'create' ? create(s.key) : credit(s.key)), (r) => r.status !== 503 && r.status !== 409, RECOVERY_MS, 1000);
-    expect([200, 202]).toContain(again.status);
-    const replay = s.kind === 'create' ? await create(s.key) : await credit(s.key);
+    const resend = (key?: string) => (s.kind === 'create' ? create(key) : s.kind === 'credit' ? credit(key) : pay(key));
+    const again = await eventually(() => resend(s.key), (r) => r.status !== 503 && r.status !== 409, RECOVERY_MS, 1000);
+    expect([200, 201, 202]).toContain(again.status);
+    const replay = await resend(s.key);
     expect(replay.status).toBe(again.status);
     expect(replay.body).toEqual(again.body);
   }
@@ -214,6 +251,45 @@ describe('engine outages under a mixed load (server profile)', () => {
       expectStatus(await list(), 200);
     });
     await retryRefused(from);
+  }, 180_000);
+
+  it('SMTP cut: invitations are accepted and the rest works; the mail that was due is delivered once after', async () => {
+    const from = sent.length;
+    const emails = [1, 2, 3].map((i) => `outage-${i}-${randomUUID().slice(0, 8)}@example.com`);
+    const deliveredBefore = proxies.smtp.accepted;
+    await outage('smtp', null, async () => {
+      for (const email of emails) expect((await invite(email)).status).toBe(201);
+      expectStatus(await create(), 202);
+      expectStatus(await list(), 200);
+      // While cut, the mail stays due: nothing reached the SMTP server.
+      expect(emails.flatMap(mailsTo)).toEqual([]);
+    });
+    await retryRefused(from);
+    // Retried on the mail schedule (1 s, 2 s, 5 s, 10 s, ...): each invitation's mail once, within the bound.
+    await eventually(async () => emails.map((e) => mailsTo(e).length), (n) => n.every((c) => c >= 1), RECOVERY_MS, 200);
+    expect(proxies.smtp.accepted).toBeGreaterThan(deliveredBefore);
+    expect(emails.map((e) => mailsTo(e).length)).toEqual([1, 1, 1]);
+  }, 180_000);
+
+  it('Stripe (stripe-mock) cut: a payment answers 503 with Retry-After, the rest works; retried with its key it completes once', async () => {
+    const from = sent.length;
+    const before = await pay();
+    expect(before.status).toBe(201); // Stripe is reached through the proxy
+    await outage('stripe', null, async () => {
+      const refused = await pay();
+      expect(refused.status).toBe(503);
+      expect(refused.body.errors[0].code).toBe('UNAVAILABLE');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expectStatus(await create(), 202);
+      expectStatus(await credit(), 200);
+    });
+    await retryRefused(from);
+    // Every payment answered, once in the store: its stream holds the one initialization.
+    const payments = sent.slice(from).filter((s) => s.kind === 'payment' && s.status === 201);
+    const references = [...new Set(payments.map((s) => s.body.data.attributes.reference as string))];
+    expect(references.length).toBe(new Set(payments.map((s) => s.key)).size);
+    expect(references.length).toBe(2);
+    for (const ref of references) expect((await srv.platform.events.readStream(`payment-${ref}`)).length).toBe(1);
   }, 180_000);
 
   it('afterwards: every answered create is in the store once, the read models equal a rebuild, the SSE reader saw every event once', async () => {
@@ -270,5 +346,14 @@ describe('engine outages under a mixed load (server profile)', () => {
     const positions = seen.map(([p]) => p);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
     expect(new Set(positions).size).toBe(positions.length);
+
+    // Webhook deliveries: every answered create's instance.created reached the receiver, and a
+    // delivery sent again (its outcome not recorded while an engine was cut) kept its webhook-id.
+    const deliveries = () => receiver.received.filter((r) => r.path === '/instances').map((r) => ({ id: r.headers['webhook-id'], body: JSON.parse(r.body) as { event: { id: string; subject: string } } }));
+    const wanted = new Set([...answered.values()].map((id) => `instance-${id}`));
+    await eventually(async () => new Set(deliveries().map((d) => d.body.event.subject)), (got) => [...wanted].every((s) => got.has(s)), RECOVERY_MS, 250);
+    const idsOf = new Map<string, Set<string>>();
+    for (const d of deliveries()) idsOf.set(d.body.event.id, (idsOf.get(d.body.event.id) ?? new Set()).add(d.id));
+    expect([...idsOf].filter(([, ids]) => ids.size !== 1)).toEqual([]);
   }, 240_000);
 });

@@ -27,11 +27,20 @@ export interface SpawnedServer {
  * in `env` it runs on a clock this process moves (apps/api/src/main.ts), over an IPC channel.
  */
 export function spawnServer(env: Record<string, string>, port: number, entry = 'apps/api/src/main.ts'): SpawnedServer {
+  return spawnApp(entry, { ...env, PORT: String(port) });
+}
+
+/** The worker of a split deployment (apps/worker/src/main.ts) in its own process, for tests that SIGKILL it. */
+export function spawnWorker(env: Record<string, string>): SpawnedServer {
+  return spawnApp('apps/worker/src/main.ts', { ...env, ROLE: 'worker' });
+}
+
+function spawnApp(main: string, env: Record<string, string>): SpawnedServer {
   let out = '';
-  const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, entry)], {
+  const proc = spawn(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, main)], {
     cwd: ROOT,
     // An empty value removes the variable (the embedded profile must not see the engines' URLs).
-    env: Object.fromEntries(Object.entries({ ...process.env, NODE_OPTIONS: '', ...env, PORT: String(port) }).filter(([, v]) => v !== '')),
+    env: Object.fromEntries(Object.entries({ ...process.env, NODE_OPTIONS: '', ...env }).filter(([, v]) => v !== '')),
     stdio: env.TEST_CLOCK_OFFSET_MS === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   proc.stdout!.on('data', (d) => (out += d.toString()));

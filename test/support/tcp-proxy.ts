@@ -3,8 +3,9 @@ import * as net from 'node:net';
 /**
  * A TCP proxy a test owns in front of one engine (PostgreSQL, Redis, the read store, SMTP, stripe-mock):
  * `cut()` resets every open connection and refuses new ones until `restore()`, so an outage is
- * simulated for one server under test without stopping an engine other suites share. (Kafka needs
- * its advertised addresses rewritten: libs/messaging/test/kafka-proxy.ts.)
+ * simulated for one server under test without stopping an engine other suites share. `relay` says
+ * how the upstream's bytes reach the client (piped as they are by default; Kafka's proxy rewrites the
+ * advertised brokers in them: libs/messaging/test/kafka-proxy.ts).
  */
 export class TcpCutProxy {
   /** Connections accepted while open (a test can check the traffic went through here). */
@@ -12,16 +13,20 @@ export class TcpCutProxy {
   private isCut = false;
   private readonly sockets = new Set<net.Socket>();
 
-  private constructor(private readonly server: net.Server, readonly port: number) {}
+  private constructor(
+    private readonly server: net.Server,
+    readonly port: number,
+    private readonly relay: (upstream: net.Socket, client: net.Socket) => void,
+  ) {}
 
-  static async start(target: { host: string; port: number }): Promise<TcpCutProxy> {
+  static async start(target: { host: string; port: number }, relay: (upstream: net.Socket, client: net.Socket) => void = (upstream, client) => void upstream.pipe(client)): Promise<TcpCutProxy> {
     let proxy: TcpCutProxy | null = null;
     const server = net.createServer((client) => proxy!.accept(client, target));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => resolve());
     });
-    proxy = new TcpCutProxy(server, (server.address() as net.AddressInfo).port);
+    proxy = new TcpCutProxy(server, (server.address() as net.AddressInfo).port, relay);
     return proxy;
   }
 
@@ -74,6 +79,6 @@ export class TcpCutProxy {
       });
     }
     client.pipe(upstream);
-    upstream.pipe(client);
+    this.relay(upstream, client);
   }
 }

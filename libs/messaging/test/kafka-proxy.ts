@@ -1,5 +1,6 @@
-import * as net from 'node:net';
+import type * as net from 'node:net';
 import { Kafka, logLevel } from 'kafkajs';
+import { TcpCutProxy } from '../../../test/support/tcp-proxy';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -7,25 +8,19 @@ interface Route {
   /** The broker as it advertises itself in metadata. */
   host: string;
   port: number;
-  server: net.Server;
-  localPort: number;
+  proxy: TcpCutProxy;
 }
 
 /**
  * A TCP proxy in front of a Kafka cluster that a test can cut and restore, so a client's outage can
- * be simulated without stopping the broker other suites share. One loopback listener per broker;
- * broker addresses in responses (Metadata, FindCoordinator) are rewritten to those listeners, so
- * after bootstrapping the client keeps talking through the proxy.
+ * be simulated without stopping the broker other suites share: one TcpCutProxy (test/support) per
+ * broker, whose answers have the broker addresses (Metadata, FindCoordinator) rewritten to those
+ * proxies, so after bootstrapping the client keeps talking through them.
  */
 export class KafkaCutProxy {
-  /** Client connections accepted while open (a test can check the traffic went through here). */
-  accepted = 0;
-  private isCut = false;
-  private readonly sockets = new Set<net.Socket>();
-
   private constructor(private readonly routes: Route[]) {}
 
-  /** Starts one listener per broker of the cluster `brokers` bootstraps to. */
+  /** Starts one proxy per broker of the cluster `brokers` bootstraps to. */
   static async start(brokers: string[]): Promise<KafkaCutProxy> {
     const admin = new Kafka({ clientId: 'relay-test-proxy', brokers, logLevel: logLevel.NOTHING, retry: { retries: 2 } }).admin();
     await admin.connect();
@@ -37,57 +32,38 @@ export class KafkaCutProxy {
     }
     const proxy = new KafkaCutProxy([]);
     for (const b of cluster.brokers) {
-      const server = net.createServer((client) => proxy.accept(client, b.host, b.port));
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, LOOPBACK, () => resolve());
-      });
-      proxy.routes.push({ host: b.host, port: b.port, server, localPort: (server.address() as net.AddressInfo).port });
+      proxy.routes.push({ host: b.host, port: b.port, proxy: await TcpCutProxy.start({ host: b.host, port: b.port }, (upstream, client) => proxy.relayRewritten(upstream, client)) });
     }
     return proxy;
   }
 
+  /** Client connections accepted while open (a test can check the traffic went through here). */
+  get accepted(): number {
+    return this.routes.reduce((n, r) => n + r.proxy.accepted, 0);
+  }
+
   /** Bootstrap addresses for a client that should go through the proxy. */
   get brokers(): string[] {
-    return this.routes.map((r) => `${LOOPBACK}:${r.localPort}`);
+    return this.routes.map((r) => `${LOOPBACK}:${r.proxy.port}`);
   }
 
   /** The brokers become unreachable: open connections are reset and new ones closed at once. */
   cut(): void {
-    this.isCut = true;
-    for (const s of this.sockets) s.destroy();
-    this.sockets.clear();
+    for (const r of this.routes) r.proxy.cut();
   }
 
   restore(): void {
-    this.isCut = false;
+    for (const r of this.routes) r.proxy.restore();
   }
 
   async close(): Promise<void> {
-    this.cut();
-    await Promise.all(this.routes.map((r) => new Promise<void>((resolve) => r.server.close(() => resolve()))));
+    await Promise.all(this.routes.map((r) => r.proxy.close()));
   }
 
-  private accept(client: net.Socket, host: string, port: number): void {
-    if (this.isCut) {
-      client.destroy();
-      return;
-    }
-    this.accepted++;
-    const upstream = net.connect(port, host);
-    const pair = [client, upstream];
-    for (const s of pair) {
-      this.sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        this.sockets.delete(s);
-        for (const other of pair) other.destroy();
-      });
-    }
-    client.pipe(upstream);
+  /** Responses are size-prefixed frames: whole frames only are rewritten and passed on. */
+  private relayRewritten(upstream: net.Socket, client: net.Socket): void {
     let pending = Buffer.alloc(0);
     upstream.on('data', (chunk: Buffer) => {
-      // Responses are size-prefixed frames; rewrite whole frames only.
       pending = Buffer.concat([pending, chunk]);
       while (pending.length >= 4) {
         const size = pending.readInt32BE(0);
@@ -116,7 +92,7 @@ export class KafkaCutProxy {
         const needle = Buffer.concat([prefix, host, port]);
         const local = Buffer.from(LOOPBACK);
         const localPort = Buffer.alloc(4);
-        localPort.writeInt32BE(r.localPort);
+        localPort.writeInt32BE(r.proxy.port);
         const replacement = Buffer.concat([encode(local), local, localPort]);
         const parts: Buffer[] = [];
         let from = 0;

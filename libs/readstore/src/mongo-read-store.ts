@@ -282,6 +282,12 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
 const STUCK_MS = 15_000;
 /** After a replacement failed (the server is really down), the next try. */
 const RETRY_MS = 3_000;
+/**
+ * How long a replaced client lives on for the operations it has started: closing it interrupts them
+ * (MongoClientClosedError, a 503), and a monitor silent only because the event loop was starved (a
+ * loaded machine: the soak saw it at start at load 20) leaves a client whose operations still finish.
+ */
+const RETIRE_MS = 10_000;
 
 export class MongoReadStore implements ReadStore {
   private readonly writeGate = new WriteGate();
@@ -296,6 +302,8 @@ export class MongoReadStore implements ReadStore {
   private replacing: Promise<void> | null = null;
   private readonly watchdog: NodeJS.Timeout;
   private closed = false;
+  /** Replaced clients, closed after RETIRE_MS (or with the store). */
+  private readonly retiring = new Map<MongoClient, NodeJS.Timeout>();
   /** Clients replaced because they were stuck (observable by tests and logs). */
   replacements = 0;
 
@@ -350,7 +358,11 @@ export class MongoReadStore implements ReadStore {
       const stuck = this.client;
       this.adopt(fresh);
       this.replacements++;
-      await stuck.close(true).catch(() => undefined);
+      const retire = () => {
+        this.retiring.delete(stuck);
+        return stuck.close(true).catch(() => undefined);
+      };
+      this.retiring.set(stuck, setTimeout(() => void retire(), RETIRE_MS).unref());
     })().finally(() => (this.replacing = null));
   }
 
@@ -409,6 +421,11 @@ export class MongoReadStore implements ReadStore {
     this.closed = true;
     clearInterval(this.watchdog);
     await this.replacing?.catch(() => undefined);
+    for (const [client, timer] of [...this.retiring]) {
+      clearTimeout(timer);
+      this.retiring.delete(client);
+      await client.close(true).catch(() => undefined);
+    }
     await this.client.close();
   }
 }
