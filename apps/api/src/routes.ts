@@ -16,7 +16,7 @@ import { ROLE_HANDLERS } from '../../../usecases/identity/roles.handlers';
 import { RolesController } from './identity/roles.routes';
 import { PROVIDER_KEY_HANDLERS, ProviderKeysController } from './identity/provider-keys.routes';
 import { InstancesController } from './instances/instances.controller';
-import { INSTANCE_HANDLERS } from './instances/instances.handlers';
+import { INSTANCE_HANDLERS } from '../../../usecases/compute/instances.handlers';
 import { JobsController } from './jobs/jobs.controller';
 import { JOB_HANDLERS } from '../../../usecases/jobs/jobs.handlers';
 import { BATCH_HANDLERS } from '../../../usecases/batches/batches.handlers';

@@ -15,7 +15,7 @@ import { jobResourceCreateBody, jobResourceCreateLookups, type JobResourceRoutes
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { databaseRoutes } from '../databases/databases.routes';
 import { instanceCreateBody } from '../instances/instances.controller';
-import { instanceLookups } from '../instances/instances.handlers';
+import { instanceLookups } from '../../../../usecases/compute/instances.handlers';
 import { clusterRoutes } from '../kubernetes/clusters.routes';
 import { serverCreateBody, serverCreateInput } from '../servers/servers.controller';
 import { serverLookups } from '../../../../usecases/servers/servers.handlers';

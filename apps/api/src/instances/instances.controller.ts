@@ -10,7 +10,7 @@ import { commandContext } from '../identity/request-context';
 import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { instanceAttributes, instanceResource } from './instance-view';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
-import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from './instances.handlers';
+import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from '../../../../usecases/compute/instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
 import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';

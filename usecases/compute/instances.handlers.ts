@@ -1,27 +1,26 @@
-import { modeOfScope } from '../../../../libs/domain/shared/scope';
-import { Inject } from '@nestjs/common';
+import { modeOfScope } from '../../libs/domain/shared/scope';
 import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { instanceDecider, type InstanceRequest } from '../../../../libs/domain/compute/instance.decider';
-import { instanceStream, type InstanceAction } from '../../../../libs/domain/compute/instance.events';
-import type { ProviderKind } from '../../../../libs/domain/providers/events';
-import type { Tag } from '../../../../libs/domain/shared/tags';
-import { requestScopedId, handleCommand, handleCommands, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
-import { badRequest } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import type { LiveStatus, UtilizationSample } from '../../../../libs/providers/src/driver.port';
-import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import { instancesProjection, type InstanceDoc } from '../../../../projections/instances/instances.projection';
-import { jobsProjection, type JobDoc } from '../../../../projections/jobs/jobs.projection';
-import { instanceEventsProjection, type InstanceEventDoc } from '../../../../projections/instance-events/instance-events.projection';
-import { providersProjection } from '../../../../projections/providers/providers.projection';
-import { sshKeysProjection } from '../../../../projections/ssh-keys/ssh-keys.projection';
-import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
-import { requireProjectProvider } from '../../../../usecases/providers/project-provider';
-import { ownDoc, settleJob, settleWithJob, written } from '../../../../usecases/jobs/job-writes';
-import { withItsJob } from '../../../../sagas/job-executor/job-dispatcher';
-import { PORTS } from '../tokens';
-import { requestInstanceAction } from '../../../../usecases/compute/request-instance-action';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { InjectPorts } from '../inject-ports';
+import { instanceDecider, type InstanceRequest } from '../../libs/domain/compute/instance.decider';
+import { instanceStream, type InstanceAction } from '../../libs/domain/compute/instance.events';
+import type { ProviderKind } from '../../libs/domain/providers/events';
+import type { Tag } from '../../libs/domain/shared/tags';
+import { requestScopedId, handleCommand, handleCommands, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { badRequest } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import type { LiveStatus, UtilizationSample } from '../../libs/providers/src/driver.port';
+import type { Filter } from '../../libs/readstore/src/read-store.port';
+import { instancesProjection, type InstanceDoc } from '../../projections/instances/instances.projection';
+import { jobsProjection, type JobDoc } from '../../projections/jobs/jobs.projection';
+import { instanceEventsProjection, type InstanceEventDoc } from '../../projections/instance-events/instance-events.projection';
+import { providersProjection } from '../../projections/providers/providers.projection';
+import { sshKeysProjection } from '../../projections/ssh-keys/ssh-keys.projection';
+import { CatalogValidation } from '../catalog/catalog-validation';
+import { requireProjectProvider } from '../providers/project-provider';
+import { ownDoc, settleJob, settleWithJob, written } from '../jobs/job-writes';
+import { withItsJob } from '../jobs/with-its-job';
+import { requestInstanceAction } from './request-instance-action';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** What a GET after an instance write reads: the instance and its activity log. */
 const INSTANCE_MODELS = [instancesProjection.name, instanceEventsProjection.name];
@@ -110,7 +109,7 @@ export async function instanceLookups(ports: PortsOf<'events' | 'projections'>, 
 /** Looks up what the decision needs (the provider, the catalog entries, the SSH key); the decider derives the rest. */
 @CommandHandler(CreateInstance)
 export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateInstance): Promise<Accepted> {
     const { request, provider, kind, catalog, sshKeyFingerprint } = await instanceLookups(this.ports, projectId, input, pointerPrefix);
@@ -118,7 +117,7 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
     const jobId = requestScopedId(ctx, 'job');
     const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.ports.now() };
     // The request, its job and its Idempotency-Key record commit together (one append).
-    const written = await handleCommands(this.ports.events, [{ streamId: instanceStream(instanceId), decider: instanceDecider, command, newStream: true }, withItsJob()], ctx);
+    const written = await handleCommands(this.ports.events, [{ streamId: instanceStream(instanceId), decider: instanceDecider, command, newStream: true }, withItsJob(Object.values(this.ports.registry.jobResources))], ctx);
     await settleWithJob(this.ports, written, jobId, INSTANCE_MODELS);
     return { doc: await writtenInstance(this.ports, projectId, instanceId, written[0].position), jobId };
   }
@@ -126,7 +125,7 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
 
 @CommandHandler(RequestInstanceAction)
 export class RequestInstanceActionHandler implements ICommandHandler<RequestInstanceAction> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'consistency' | 'events' | 'logger' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'clock' | 'consistency' | 'events' | 'logger' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, action, ctx, viaDelete }: RequestInstanceAction): Promise<Accepted> {
     const jobId = requestScopedId(ctx, 'job');
@@ -139,7 +138,7 @@ export class RequestInstanceActionHandler implements ICommandHandler<RequestInst
 
 @CommandHandler(UpdateInstance)
 export class UpdateInstanceHandler implements ICommandHandler<UpdateInstance> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'events' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, input, ctx }: UpdateInstance): Promise<InstanceDoc> {
     await ownInstance(this.ports, projectId, id);
@@ -155,7 +154,7 @@ export class UpdateInstanceHandler implements ICommandHandler<UpdateInstance> {
  */
 @CommandHandler(SyncInstanceStatuses)
 export class SyncInstanceStatusesHandler implements ICommandHandler<SyncInstanceStatuses> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'drivers' | 'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'drivers' | 'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
 
   async execute({ projectId, ctx }: SyncInstanceStatuses) {
     const { events, drivers, logger } = this.ports;
@@ -190,7 +189,7 @@ export class SyncInstanceStatusesHandler implements ICommandHandler<SyncInstance
 
 @QueryHandler(GetInstance)
 export class GetInstanceHandler implements IQueryHandler<GetInstance> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ projectId, id }: GetInstance): Promise<InstanceDoc> {
     return ownInstance(this.ports, projectId, id);
@@ -199,7 +198,7 @@ export class GetInstanceHandler implements IQueryHandler<GetInstance> {
 
 @QueryHandler(ListInstances)
 export class ListInstancesHandler implements IQueryHandler<ListInstances> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, filters, page }: ListInstances): Promise<Found<InstanceDoc>> {
     const filter: Filter = filters.active ? await activeFilter(this.ports, projectId) : { projectId, status: filters.status ?? { $ne: 'terminated' } };
@@ -213,7 +212,7 @@ export class ListInstancesHandler implements IQueryHandler<ListInstances> {
 /** The activity log: the instance's events, from their read model (DECISIONS 12: lists never read the event store). */
 @QueryHandler(InstanceHistory)
 export class InstanceHistoryHandler implements IQueryHandler<InstanceHistory> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, id, page }: InstanceHistory): Promise<Found<InstanceEventDoc>> {
     await ownInstance(this.ports, projectId, id);
@@ -224,7 +223,7 @@ export class InstanceHistoryHandler implements IQueryHandler<InstanceHistory> {
 
 @QueryHandler(InstanceJobs)
 export class InstanceJobsHandler implements IQueryHandler<InstanceJobs> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ projectId, id, page }: InstanceJobs): Promise<Found<JobDoc>> {
     await ownInstance(this.ports, projectId, id);
@@ -234,7 +233,7 @@ export class InstanceJobsHandler implements IQueryHandler<InstanceJobs> {
 
 @QueryHandler(InstanceMetrics)
 export class InstanceMetricsHandler implements IQueryHandler<InstanceMetrics> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'drivers' | 'projections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'clock' | 'drivers' | 'projections'>) {}
 
   async execute({ projectId, id, points }: InstanceMetrics): Promise<UtilizationSample[]> {
     const doc = await ownInstance(this.ports, projectId, id);
