@@ -74,7 +74,7 @@ describe('GET /v1/asyncapi.json: the AsyncAPI document of the topics', () => {
     const eip = jobResourceDecider(elasticIps);
     const samples: DomainEvent[] = [
       // A declared job-backed resource's events: its data built by the shared decider, its fields by the resource's schema.
-      ...eip.decide({ type: 'CreateResource', id: 'eip1', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'provider_publiccloud', fields: { region: 'us-east-1' }, now: at }, eip.initialState()),
+      ...eip.decide({ type: 'CreateResource', id: 'eip1', jobId: 'j1', projectId: 'p1', providerId: 'prov1', providerKind: 'provider_publiccloud', fields: { name: 'edge', region: 'us-east-1', targetType: null, targetId: null, tags: [] }, now: at }, eip.initialState()),
       ...apiKeyDecider.decide(
         { type: 'IssueApiKey', keyId: 'k1', projectId: 'p1', scope: 'project', name: 'ci', prefix: 'svc_test_ab12', keyHash: 'hmac-of-the-key', role: 'developer', expiresAt: null, now: at },
         apiKeyDecider.initialState(),
