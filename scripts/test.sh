@@ -32,6 +32,13 @@ if ! npm run -s client:check; then
   exit 1
 fi
 
+# The AsyncAPI document's payload schemas (event-schemas.generated.json) match the event types:
+# regenerate with `npm run asyncapi:schemas` and commit when an event type changed or was added.
+if ! npm run -s asyncapi:check; then
+  echo "test: the event schemas are stale (see above)" >&2
+  exit 1
+fi
+
 if ! bash scripts/engines.sh up; then
   echo "test: an engine could not be started (see the message above)." >&2
   echo "test: set PG_URL, REDIS_URL, KAFKA_BROKERS and/or MONGO_URL to use servers you already run." >&2

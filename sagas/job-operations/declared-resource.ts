@@ -25,6 +25,7 @@ export function declaredJobResource(resource: AnyJobResource, readModel: string)
     };
   return {
     resourceType: resource.kind,
+    declared: resource,
     label: resource.label,
     readModel,
     stream: resource.stream,

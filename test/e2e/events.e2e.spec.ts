@@ -121,6 +121,8 @@ describe.each<Profile>(['embedded', 'server'])('event history (%s profile)', (pr
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ asyncapi: '3.0.0', channels: { providers: { address: expect.stringMatching(/\.providers\.events\.v1$/) } } });
     expect(res.body.components.messages['providers.ProviderRegistered.v1'].headers.properties.ce_type).toEqual({ const: 'providers.ProviderRegistered.v1' });
+    // Each message's payload is the CloudEvent with its data's schema, generated from the event type.
+    expect(res.body.components.messages['providers.ProviderRegistered.v1'].payload.allOf[1].properties.data).toMatchObject({ type: 'object', required: expect.arrayContaining(['providerId']) });
     expect((await srv.anonymous.get('/docs')).text).toContain('href="/v1/asyncapi.json"');
   });
 

@@ -1,7 +1,7 @@
 import type { ResourcePrice } from '../catalog/pricing';
 import type { z } from 'zod';
 import { DomainError, invalidFields, type Decider, type DomainEvent } from './domain-error';
-import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand, type OperationTable } from './operations';
+import { decideOperation, evolveLifecycle, isOperationCommand, startOperation, type CurrentJob, type JobLifecycle, type OperationCommand, type OperationTable, type StepData } from './operations';
 
 /**
  * A declared job-backed resource (volumes, elastic IPs, VLANs, clusters, … of spec 4.8 to 4.10):
@@ -78,6 +78,25 @@ const DELETE = 'delete';
 export type JobResourceResult = { externalId: string; attributes: Record<string, unknown> };
 export type JobResourceEvent = DomainEvent<string, Record<string, unknown>>;
 
+/**
+ * The data of each event of a declared resource, by its key in `jobResourceEventTypes`; `fields` is
+ * the output of the resource's own schema. The decider builds its events to these shapes, and the
+ * AsyncAPI document's payloads are generated from them (scripts/event-schemas.cjs) with `fields` the
+ * resource's schema.
+ */
+export type JobResourceEventData<F = Record<string, unknown>> = {
+  requested: { id: string; jobId: string; projectId: string; providerId: string; providerKind: string; fields: F; price?: ResourcePrice; requestedAt: string };
+  operationRequested: { id: string; jobId: string; operation: string; args: Record<string, unknown>; from: string; requestedBy: string; requestedAt: string };
+  started: StepData & { operation: string };
+  completed: StepData & { operation: string; result: JobResourceResult | null };
+  failed: StepData & { operation: string; error: string };
+  retried: StepData & { operation: string; status: string };
+  imported: { id: string; projectId: string; providerId: string; providerKind: string; fields: F; externalId: string; attributes: Record<string, unknown>; importedAt: string };
+};
+/** The same, for the schema generator (a type of no parameters). */
+export type DeclaredResourceEventData = JobResourceEventData;
+type Data<K extends keyof JobResourceEventData> = JobResourceEventData[K];
+
 /** The event types of a declared resource. */
 export function jobResourceEventTypes(r: Pick<JobResource, 'context' | 'name'>) {
   const t = (what: string) => `${r.context}.${r.name}${what}.v1`;
@@ -100,10 +119,10 @@ export function jobResourceLifecycle(r: JobResource): JobLifecycle<string, strin
     gone: r.gone,
     failed: r.failed,
     events: {
-      working: (operation, d) => ({ type: types.started, data: { ...d, operation } }),
-      completed: (operation, d, result) => ({ type: types.completed, data: { ...d, operation, result: result ?? null } }),
-      failed: (operation, d) => ({ type: types.failed, data: { ...d, operation } }),
-      retried: (operation, d) => ({ type: types.retried, data: { ...d, operation } }),
+      working: (operation, d) => ({ type: types.started, data: { ...d, operation } satisfies Data<'started'> }),
+      completed: (operation, d, result) => ({ type: types.completed, data: { ...d, operation, result: result ?? null } satisfies Data<'completed'> }),
+      failed: (operation, d) => ({ type: types.failed, data: { ...d, operation } satisfies Data<'failed'> }),
+      retried: (operation, d) => ({ type: types.retried, data: { ...d, operation } satisfies Data<'retried'> }),
     },
     read: (e) => {
       const d = e.data as { jobId: string; operation?: string; error?: string };
@@ -181,10 +200,10 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
           if (refusal) throw refusal;
           if (command.type === 'ImportResource') {
             const { id, projectId, providerId, providerKind, externalId, attributes, now } = command;
-            return [{ type: types.imported, data: { id, projectId, providerId, providerKind, fields, externalId, attributes, importedAt: now } }];
+            return [{ type: types.imported, data: { id, projectId, providerId, providerKind, fields, externalId, attributes, importedAt: now } satisfies JobResourceEventData<F>['imported'] }];
           }
           const { id, jobId, projectId, providerId, providerKind, price, now } = command;
-          return [{ type: types.requested, data: { id, jobId, projectId, providerId, providerKind, fields, ...(price ? { price } : {}), requestedAt: now } }];
+          return [{ type: types.requested, data: { id, jobId, projectId, providerId, providerKind, fields, ...(price ? { price } : {}), requestedAt: now } satisfies JobResourceEventData<F>['requested'] }];
         }
         case 'RequestOperation': {
           const live = state as Live;
@@ -195,7 +214,7 @@ export function jobResourceDecider<S extends z.ZodObject>(r: JobResource<S>): De
           const refusal = (r.rules as Record<string, (f: F, a: Record<string, unknown>) => DomainError | null> | undefined)?.[command.operation]?.(live.fields, command.args);
           if (refusal) throw refusal;
           const { id, jobId, operation, args, requestedBy, now } = command;
-          return [{ type: types.operationRequested, data: { id, jobId, operation, args, from: state.status, requestedBy, requestedAt: now } }];
+          return [{ type: types.operationRequested, data: { id, jobId, operation, args, from: state.status, requestedBy, requestedAt: now } satisfies Data<'operationRequested'> }];
         }
         default:
           return [];

@@ -1,5 +1,6 @@
 import type { JobEnqueued } from '../../domain/jobs/events';
 import type { Decider } from '../../domain/shared/domain-error';
+import type { AnyJobResource } from '../../domain/shared/job-resource';
 import type { OperationCommand } from '../../domain/shared/operations';
 import type { Mode } from '../../domain/shared/scope';
 import type { AnyStreamCommand, CommandContext, CommandResult } from '../../eventstore/src/handle-command';
@@ -68,6 +69,8 @@ export type DriverCall<R> = (driver: ProviderDriver, target: DriverTarget) => Pr
 export interface JobBackedResource<Op extends string = string, St extends { status: string } = { status: string }, R = unknown> {
   /** The jobs' `resourceType`. */
   resourceType: string;
+  /** The declaration a declared job-backed resource is built from (its events' shapes, for the AsyncAPI document). */
+  declared?: AnyJobResource;
   /** `Instance`, in messages. */
   label: string;
   /** The read model that shows the resource (read-your-writes after a retry resets it). */
