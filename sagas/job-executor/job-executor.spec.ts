@@ -149,7 +149,9 @@ describe('JobExecutor', () => {
 
     expect(types(failed).filter((t) => t === 'jobs.JobAttemptStarted.v1')).toHaveLength(3);
     expect(failed[failed.length - 1]).toMatchObject({ type: 'jobs.JobFailed.v1', data: { attempts: 3, error: 'provider unavailable (attempt 3)' } });
-    expect((await history(`thing-${resourceId}`)).map((e) => [e.type, e.data.error])).toEqual([['test.ThingFailed.v1', 'provider unavailable (attempt 3)']]);
+    // The resource hears of the failure after the job records it (a second append): wait for it, then it is told once.
+    const told = await eventually(() => history(`thing-${resourceId}`), (events) => events.length > 0);
+    expect(told.map((e) => [e.type, e.data.error])).toEqual([['test.ThingFailed.v1', 'provider unavailable (attempt 3)']]);
 
     operation.failures = 0; // the provider recovers
     await handleCommand(store, jobStream(jobId), jobDecider, { type: 'RetryJob', now: new Date().toISOString() }, ctx);
