@@ -18,7 +18,7 @@ describe('gateway keys read model: organization keys and their lookup by hash', 
     const model = await projected(gatewayKeysProjection);
     await model.handle(...k(mint('k1', secret)));
     // The whole document: the key's first 12 characters and its keyed hash, no field holding the key.
-    expect(await model.get('k1')).toEqual({ id: 'k1', _position: 1, projectId: 'p1', name: 'ci-k1', prefix: 'gwk_01234567', keyHash: hashOf(secret), mode: 'live', limits: { rpm: 60, monthlySpendCapMicros: 5_000_000 }, revoked: false, revokedAt: null, createdAt: at(0) });
+    expect(await model.get('k1')).toEqual({ id: 'k1', _position: 1, projectId: 'p1', name: 'ci-k1', prefix: 'gwk_01234567', keyHash: hashOf(secret), mode: 'live', limits: { rpm: 60, monthlySpendCapMicros: 5_000_000 }, revoked: false, revokedAt: null, expiresAt: null, createdAt: at(0) });
     // The gateway authenticates a call by the hash of the key it presents.
     expect((await model.collection.findOne({ keyHash: hashOf(secret) }))?.id).toBe('k1');
     expect(await model.collection.findOne({ keyHash: hashOf(`${secret.slice(0, -1)}f`) })).toBeNull();

@@ -13,10 +13,10 @@ describe('gateway custom models read model: an organization\'s models by (scope,
     const m = log.decided(gatewayModelStream('p1', 'mine'), customModelDecider);
     const model = await projected(gatewayCustomModelsProjection);
     await model.handle(...m(create('p1', 'mine')));
-    expect(await model.get(orgModelDocId('p1', 'mine'))).toEqual({ id: 'p1|mine', _position: 1, projectId: 'p1', alias: 'mine', ...fields, createdAt: at(0) });
+    expect(await model.get(orgModelDocId('p1', 'mine'))).toEqual({ id: 'p1|mine', _position: 1, projectId: 'p1', alias: 'mine', kind: 'custom', ...fields, createdAt: at(0) });
 
     await model.handle(...m({ type: 'ChangeCustomModel', projectId: 'p1', alias: 'mine', changes: { upstreamModel: 'llama-3.1-70b', maxOutputTokens: 8192 }, now: at(1) }));
-    expect(await model.get('p1|mine')).toEqual({ id: 'p1|mine', _position: 2, projectId: 'p1', alias: 'mine', ...fields, upstreamModel: 'llama-3.1-70b', maxOutputTokens: 8192, createdAt: at(0) });
+    expect(await model.get('p1|mine')).toEqual({ id: 'p1|mine', _position: 2, projectId: 'p1', alias: 'mine', kind: 'custom', ...fields, upstreamModel: 'llama-3.1-70b', maxOutputTokens: 8192, createdAt: at(0) });
   });
 
   it('removes a deleted model; one created again under the alias starts afresh', async () => {
