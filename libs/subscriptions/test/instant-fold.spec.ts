@@ -6,6 +6,7 @@ import type { ReadDoc } from '../../readstore/src/read-store.port';
 import { foldDocument, type DocumentProjection } from '../src/document-projection';
 import { foldDocumentAsOf, INSTANT_SNAPSHOT_EVERY, type InstantFoldSource } from '../src/instant-fold';
 import { requireEngine } from '../../../test/engines';
+import { eventually } from '../../../test/support/wait';
 
 interface Tally extends ReadDoc {
   sum: number;
@@ -93,8 +94,9 @@ describe.each<[string, () => Promise<Fixture>]>([
       );
       const [e] = await store.readStream(streams[0]!, { fromRevision: r!.nextRevision, maxCount: 1 });
       instants.push(Date.parse(e!.recordedAt));
-      // Commits a millisecond apart at least, so that instants between them exist.
-      while (Date.now() <= instants[instants.length - 1]! + 1) await new Promise((res) => setTimeout(res, 1));
+      // Commits a millisecond apart at least, so that instants between them exist: the next commit waits for the clock to pass this one.
+      const last = instants[instants.length - 1]!;
+      await eventually(async () => Date.now(), (now) => now > last + 1, 5_000, 1);
     }
   });
   afterAll(async () => {
