@@ -123,6 +123,12 @@ export class EventStreamIdempotencyStore implements IdempotencyStore {
         return { state: 'acquired', token };
       }
     }
+    // Five moves of the record under us: another process is busy with this key (renewing, taking it).
+    // The client is told so (409, retry later) rather than given a 500.
+    const { folded } = await this.read(scope, key, stream);
+    if (folded.state === 'completed') return { state: 'completed', fingerprint: folded.fingerprint, response: folded.response, ttlMs: folded.expiresAt - this.now() };
+    if (folded.state === 'committed') return { state: 'committed', fingerprint: folded.fingerprint, write: { scope, key, ...folded.write } };
+    if (folded.state === 'in-progress') return { state: 'in-progress', fingerprint: folded.fingerprint };
     throw new Error('idempotency key could not be acquired');
   }
 

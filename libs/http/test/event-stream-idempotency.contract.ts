@@ -35,7 +35,8 @@ export function testEventStreamIdempotency(name: string, open: () => Promise<Eve
 
     it('one of two processes takes a key; the answer replays (sealed in the log); another body is told apart; release frees the key', async () => {
       const key = randomUUID();
-      const [a, b] = await Promise.all([store().begin(scope, key, fp, 60_000), store().begin(scope, key, fp, 60_000)]);
+      // Leases long enough that a loaded machine cannot let the winner's lapse between the two reads (CI failed on 300 ms).
+      const [a, b] = await Promise.all([store({ leaseMs: 30_000 }).begin(scope, key, fp, 60_000), store({ leaseMs: 30_000 }).begin(scope, key, fp, 60_000)]);
       expect([a.state, b.state].sort()).toEqual(['acquired', 'in-progress']);
       const winner = a.state === 'acquired' ? a : b;
       if (winner.state !== 'acquired') throw new Error('unreachable');
