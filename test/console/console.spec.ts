@@ -314,7 +314,7 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
   });
 
-  it('lists servers live from the event stream, with filters, sort, paging and actions', async () => {
+  it('creates a server from the catalog-fed form with its estimate, and lists servers live from the event stream, with filters, sort, paging and actions', async () => {
     const create = (name: string) => api.post('/v1/servers', { name, hostname: `${name}.example.com`, site: 'NYC', plan: 'c3-medium-x86', operating_system: 'ubuntu_22_04_x64_lts', billing: 'hourly' });
     const older = await create('metal-a');
     expect(older.status).toBe(201);
@@ -324,10 +324,37 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
     await page.getByText('Live: updates arrive from the event stream.').waitFor();
     await inPage('window.__mark = 2');
-    // Created while the page is open: it appears and turns active without a reload.
-    const made = await create('metal-b');
-    expect(made.status).toBe(201);
-    const id = made.body.data.id as string;
+
+    // Created from the catalog-fed form while the page is open: the estimate follows the choices, the
+    // API's errors show next to their fields, and the server appears and turns active without a reload.
+    await page.getByRole('button', { name: 'Create server' }).click();
+    await expect(page.locator('#srv-name-error').textContent()).resolves.toMatch(/name/);
+    await expect(page.locator('#srv-site-error').textContent()).resolves.toMatch(/site/);
+    const estimate = async (plan: string) => {
+      const r = await api.post('/v1/cost-estimates', { items: [{ resourceType: 'server', attributes: { name: 'x', hostname: 'x.example', site: 'NYC', plan, operating_system: 'ubuntu_22_04_x64_lts', billing: 'hourly' } }] });
+      expect(r.status).toBe(200);
+      return `$${(r.body.data.attributes.hourlyCents / 100).toFixed(2)}`;
+    };
+    const [small, large] = [await estimate('c3-medium-x86'), await estimate('m3-large-x86')];
+    expect(small).not.toBe(large);
+    await page.locator('#srv-name').fill('metal-b');
+    await page.locator('#srv-hostname').fill('not a hostname');
+    await page.locator('#srv-site').selectOption('NYC');
+    await page.locator('#srv-plan').selectOption('m3-large-x86');
+    await page.locator('#srv-operating_system').selectOption('ubuntu_22_04_x64_lts');
+    await page.getByTestId('estimate').getByText(large, { exact: true }).waitFor();
+    await page.locator('#srv-plan').selectOption('c3-medium-x86');
+    await page.getByTestId('estimate').getByText(small, { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Create server' }).click();
+    await expect(page.locator('#srv-hostname-error').textContent()).resolves.toMatch(/valid hostname/);
+    expect(await page.locator('#srv-hostname').getAttribute('aria-invalid')).toBe('true');
+    await check('servers-form-error');
+    await page.locator('#srv-hostname').fill('metal-b.example.com');
+    await page.getByRole('button', { name: 'Create server' }).click();
+    await page.getByText('Server metal-b requested.').waitFor();
+    const made = await eventually(() => api.get('/v1/servers?limit=100'), (r) => r.body.data.some((x: { attributes: { name: string } }) => x.attributes.name === 'metal-b'));
+    const id = made.body.data.find((x: { attributes: { name: string } }) => x.attributes.name === 'metal-b').id as string;
+    expect(made.body.data.find((x: { id: string }) => x.id === id).attributes.plan.slug).toBe('c3-medium-x86');
     const row = page.locator(`table.servers tr[data-id="${id}"]`);
     await row.locator('.status-active').waitFor({ timeout: 60_000 });
     expect(await inPage('window.__mark')).toBe(2);

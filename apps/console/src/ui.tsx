@@ -72,7 +72,9 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
 export const cents = (n: number | undefined, currency = 'USD') =>
   n === undefined ? '—' : new Intl.NumberFormat('en', { style: 'currency', currency }).format(n / 100);
 
-export const when = (iso: unknown) => (typeof iso === 'string' ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC' }) + ' UTC' : '—');
+/** An instant in UTC, the same on every page whatever the browser's locale: `2026-11-27 09:41:05 UTC` (`chars` 23: with milliseconds). */
+const utc = (iso: unknown, chars: number) => (typeof iso === 'string' && !Number.isNaN(Date.parse(iso)) ? `${new Date(iso).toISOString().slice(0, chars).replace('T', ' ')} UTC` : '—');
+export const when = (iso: unknown) => utc(iso, 19);
 
 export function Status({ value }: { value: string }) {
   return <span class={`status status-${value}`}>{value}</span>;
@@ -135,7 +137,7 @@ export function RevokeButton({ name, revoked, onConfirm }: { name: string; revok
 }
 
 /** An ISO instant with its milliseconds, in UTC (`2026-11-27 09:41:05.123 UTC`): events a few ms apart stay in order. */
-export const whenMs = (iso: unknown) => (typeof iso === 'string' && !Number.isNaN(Date.parse(iso)) ? `${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')} UTC` : '—');
+export const whenMs = (iso: unknown) => utc(iso, 23);
 
 /** A table's header row: one column header per name. */
 export function THead({ cols }: { cols: string[] }) {

@@ -154,7 +154,7 @@ function GatewayKeys({ list, reload }: { list: List<GatewayKey>; reload: () => v
           {input('rpm', 'limits.rpm', 'Requests per minute', 'Optional')}
           {input('cap', 'limits.monthlySpendCapUsd', 'Monthly spend cap (USD)', 'Optional')}
           <FormErrors error={error} fields={['name', 'limits.rpm', 'limits.monthlySpendCapUsd']} />
-          <div>
+          <div class="submit">
             <button type="submit" class="primary">
               Mint key
             </button>

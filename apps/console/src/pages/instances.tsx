@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
 import { LiveNote, Pager, useLiveList } from '../live-list';
-import { cents, Field, FormErrors, SelectField, Status, THead, useLoad, when } from '../ui';
+import { CreateForm, type FormField, type Option } from '../create-form';
+import { Field, FormErrors, SelectField, Status, THead, useLoad, when } from '../ui';
 
 interface Instance {
   name: string;
@@ -147,11 +148,6 @@ function InstanceTable({ rows }: { rows: Resource<Instance>[] }) {
   );
 }
 
-interface Option {
-  value: string;
-  label: string;
-}
-
 /** The catalog's choices for a provider (its regions, instance types, images), each a picker. */
 async function catalogFor(providerId: string): Promise<{ regions: Option[]; types: Option[]; images: Option[] }> {
   if (!providerId) return { regions: [], types: [], images: [] };
@@ -170,109 +166,43 @@ async function catalogFor(providerId: string): Promise<{ regions: Option[]; type
 
 // Errors that name no pointer but are about one field of the form.
 const ALIASES = { INVALID_REGION: 'region', INVALID_PLAN: 'instanceType', INVALID_OS: 'image', PROVIDER_NOT_FOUND: 'providerId' };
-const FIELDS = ['name', 'providerId', 'region', 'instanceType', 'image'];
+type InstanceField = 'name' | 'providerId' | 'region' | 'instanceType' | 'image';
 
 function CreateInstance({ onCreated }: { onCreated: () => void }) {
   const providers = useLoad(() => api.get<List<{ name: string; enabled: boolean }>>('/v1/providers?limit=100'), []);
-  const [form, setForm] = useState({ name: '', providerId: '', region: '', instanceType: '', image: '' });
+  const [form, setForm] = useState<Record<InstanceField, string>>({ name: '', providerId: '', region: '', instanceType: '', image: '' });
   const catalog = useLoad(() => catalogFor(form.providerId), [form.providerId]);
-  const [estimate, setEstimate] = useState<{ hourlyCents: number; monthlyCents: number; currency: string }>();
-  const [estimateError, setEstimateError] = useState<unknown>();
-  const [error, setError] = useState<unknown>();
-  const [created, setCreated] = useState<string>();
-  const [busy, setBusy] = useState(false);
-
   useEffect(() => {
     if (!form.providerId && providers.data?.data[0]) setForm((f) => ({ ...f, providerId: providers.data!.data[0]!.id }));
   }, [providers.data]);
 
-  const body = () => {
-    const b: Record<string, string> = { name: form.name || 'estimate', providerId: form.providerId, region: form.region, instanceType: form.instanceType };
-    if (form.image) b.image = form.image;
-    return b;
-  };
-  // The estimate follows the choices: re-asked (debounced) whenever provider, region, plan or image change.
-  useEffect(() => {
-    setEstimate(undefined);
-    setEstimateError(undefined);
-    if (!form.providerId || !form.region || !form.instanceType) return;
-    let live = true;
-    const timer = setTimeout(() => {
-      api.post<{ data: { attributes: { hourlyCents: number; monthlyCents: number; currency: string } } }>('/v1/cost-estimates', { items: [{ resourceType: 'instance', attributes: body() }] }).then(
-        (r) => live && setEstimate(r.data.attributes),
-        (err) => live && setEstimateError(err),
-      );
-    }, 250);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [form.providerId, form.region, form.instanceType, form.image]);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    setCreated(undefined);
-    try {
-      const res = await api.post<{ data: Resource<Instance> }>('/v1/instances', { ...body(), name: form.name });
-      setCreated(res.data.attributes.name);
-      setForm((f) => ({ ...f, name: '' }));
-      onCreated();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
-  // No `required`: the API validates, and its answer is what the form shows.
-  const pick = (id: keyof typeof form, label: string, options: Option[], optional = false) => (
-    <Field id={`new-${id}`} name={id} label={label} error={error ?? (id === 'name' ? undefined : estimateError)} aliases={ALIASES}>
-      {(aria) => (
-        <select {...aria} value={form[id]} onChange={(e) => setForm((f) => ({ ...f, [id]: e.currentTarget.value }))}>
-          <option value="">{optional ? 'Provider default' : 'Choose…'}</option>
-          {options.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
-  );
+  const fields: FormField<InstanceField>[] = [
+    { name: 'name', label: 'Name' },
+    { name: 'providerId', label: 'Provider', priced: true, options: (providers.data?.data ?? []).map((p) => ({ value: p.id, label: p.attributes.name })) },
+    { name: 'region', label: 'Region', priced: true, options: catalog.data?.regions ?? [] },
+    { name: 'instanceType', label: 'Plan', priced: true, options: catalog.data?.types ?? [] },
+    { name: 'image', label: 'Image', priced: true, options: catalog.data?.images ?? [], empty: 'Provider default' },
+  ];
   return (
-    <section aria-labelledby="create-h" class="panel">
-      <h2 id="create-h">Create an instance</h2>
-      <form onSubmit={submit} aria-label="Create an instance" class="grid-form">
-        <Field id="new-name" name="name" label="Name" error={error} aliases={ALIASES}>
-          {(aria) => <input {...aria} value={form.name} onInput={(e) => setForm((f) => ({ ...f, name: e.currentTarget.value }))} />}
-        </Field>
-        {pick('providerId', 'Provider', (providers.data?.data ?? []).map((p) => ({ value: p.id, label: p.attributes.name })))}
-        {pick('region', 'Region', catalog.data?.regions ?? [])}
-        {pick('instanceType', 'Plan', catalog.data?.types ?? [])}
-        {pick('image', 'Image', catalog.data?.images ?? [], true)}
-        <div class="estimate" aria-live="polite" data-testid="estimate">
-          {estimate ? (
-            <>
-              Estimated cost: <strong>{cents(estimate.hourlyCents, estimate.currency)}</strong> an hour, <strong>{cents(estimate.monthlyCents, estimate.currency)}</strong> a month
-            </>
-          ) : (
-            <span class="muted">Choose a provider, region and plan to see the cost.</span>
-          )}
-        </div>
-        <FormErrors error={error ?? providers.error ?? catalog.error} fields={FIELDS} aliases={ALIASES} />
-        <FormErrors error={estimateError} fields={FIELDS} aliases={ALIASES} />
-        <div>
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create instance'}
-          </button>
-        </div>
-        {created && (
-          <p role="status" class="ok">
-            Instance {created} requested.
-          </p>
-        )}
-      </form>
-    </section>
+    <>
+      <FormErrors error={providers.error ?? catalog.error} />
+      <CreateForm
+        idPrefix="new"
+        title="Create an instance"
+        noun="Instance"
+        path="/v1/instances"
+        resourceType="instance"
+        fields={fields}
+        form={form}
+        setForm={setForm}
+        body={({ image, ...rest }) => (image ? { ...rest, image } : rest)}
+        needed={['providerId', 'region', 'instanceType']}
+        placeholders={{ name: 'estimate' }}
+        aliases={ALIASES}
+        submitLabel="Create instance"
+        clearAfter={['name']}
+        onCreated={onCreated}
+      />
+    </>
   );
 }

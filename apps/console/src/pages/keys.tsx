@@ -67,7 +67,7 @@ export function ApiKeys() {
             )}
           </Field>
           <FormErrors error={error} fields={['name', 'role']} />
-          <div>
+          <div class="submit">
             <button type="submit" class="primary">
               Create key
             </button>

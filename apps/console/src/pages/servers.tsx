@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api';
+import { api, type List } from '../api';
+import { CreateForm, type FormField } from '../create-form';
 import { LiveNote, Pager, useLiveList } from '../live-list';
-import { Field, FormErrors, SelectField, Status, THead, when } from '../ui';
+import { Field, FormErrors, SelectField, Status, THead, useLoad, when } from '../ui';
 
 interface Server {
   name: string;
@@ -56,6 +57,7 @@ export function Servers() {
     <>
       <h1>Servers</h1>
       <LiveNote live={live} />
+      <CreateServer onCreated={() => list.reload()} />
       <section aria-labelledby="servers-h">
         <h2 id="servers-h">Your servers</h2>
         <form class="filters" aria-label="Filter servers" onSubmit={(e) => e.preventDefault()}>
@@ -108,6 +110,75 @@ export function Servers() {
         )}
         <Pager meta={list.data?.meta} page={filters.page} setPage={(page) => setFilters((f) => ({ ...f, page }))} noun="servers" />
       </section>
+    </>
+  );
+}
+
+interface CatalogPlan {
+  slug: string;
+  name: string;
+  category: string;
+  cpuCores: number;
+  memoryGb: number;
+  regions: string[];
+}
+
+/** The server catalog (spec 4.5): sites, plans and operating systems, for every provider kind at once. */
+async function serverCatalog() {
+  const [regions, plans, systems, providers] = await Promise.all([
+    api.get<List<{ name: string; site: string }>>('/v1/regions?limit=100&sort=name'),
+    api.get<List<CatalogPlan>>('/v1/plans?limit=100&sort=name'),
+    api.get<List<{ slug: string; name: string; categories: string[] }>>('/v1/operating_systems?limit=100&sort=name'),
+    api.get<List<{ name: string }>>('/v1/providers?limit=100'),
+  ]);
+  const sites = new Map(regions.data.map((r) => [r.attributes.site, `${r.attributes.name} (${r.attributes.site})`]));
+  return { sites: [...sites].map(([value, label]) => ({ value, label })), plans: plans.data.map((p) => p.attributes), systems: systems.data.map((o) => o.attributes), providers: providers.data };
+}
+
+// Errors that name no pointer but are about one field of the form.
+const ALIASES = { INVALID_REGION: 'site', INVALID_PLAN: 'plan', INVALID_OS: 'operating_system', PROVIDER_NOT_FOUND: 'provider' };
+type ServerField = 'name' | 'hostname' | 'role' | 'provider' | 'site' | 'plan' | 'operating_system' | 'billing';
+const isVm = (category: string) => category.startsWith('virtual-machine');
+
+/** Create a server from the catalog: the site narrows the plans, the plan the operating systems. */
+function CreateServer({ onCreated }: { onCreated: () => void }) {
+  const catalog = useLoad(serverCatalog, []);
+  const [form, setForm] = useState<Record<ServerField, string>>({ name: '', hostname: '', role: '', provider: '', site: '', plan: '', operating_system: '', billing: 'hourly' });
+  const c = catalog.data;
+  const plans = (c?.plans ?? []).filter((p) => (!form.site || p.regions.includes(form.site)) && (!form.role || isVm(p.category) === (form.role === 'VirtualMachine')));
+  const plan = c?.plans.find((p) => p.slug === form.plan);
+  const systems = (c?.systems ?? []).filter((o) => !plan || o.categories.includes(plan.category));
+  const fields: FormField<ServerField>[] = [
+    { name: 'name', label: 'Name' },
+    { name: 'hostname', label: 'Hostname' },
+    { name: 'role', label: 'Server kind', priced: true, empty: 'As the plan says', options: [{ value: 'BareMetal', label: 'Bare metal' }, { value: 'VirtualMachine', label: 'Virtual machine' }] },
+    { name: 'provider', label: 'Provider (virtual machines)', priced: true, empty: 'None', options: (c?.providers ?? []).map((p) => ({ value: p.id, label: p.attributes.name })) },
+    { name: 'site', label: 'Data center site', priced: true, options: c?.sites ?? [] },
+    { name: 'plan', label: 'Server plan', priced: true, options: plans.map((p) => ({ value: p.slug, label: `${p.name}: ${p.cpuCores} cores, ${p.memoryGb} GB` })) },
+    { name: 'operating_system', label: 'Operating system', priced: true, options: systems.map((o) => ({ value: o.slug, label: o.name })) },
+    { name: 'billing', label: 'Billing', priced: true, options: ['hourly', 'monthly', 'yearly'].map((b) => ({ value: b, label: b })) },
+  ];
+  return (
+    <>
+      <FormErrors error={catalog.error} />
+      <CreateForm
+        idPrefix="srv"
+        title="Create a server"
+        noun="Server"
+        path="/v1/servers"
+        resourceType="server"
+        fields={fields}
+        form={form}
+        setForm={setForm}
+        // Empty optional pickers are left out: the API's defaults apply.
+        body={(f) => Object.fromEntries(Object.entries(f).filter(([k, v]) => v !== '' || !['role', 'provider'].includes(k)))}
+        needed={['site', 'plan', 'operating_system', 'billing']}
+        placeholders={{ name: 'estimate', hostname: 'estimate.example' }}
+        aliases={ALIASES}
+        submitLabel="Create server"
+        clearAfter={['name', 'hostname']}
+        onCreated={onCreated}
+      />
     </>
   );
 }

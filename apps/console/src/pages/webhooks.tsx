@@ -83,7 +83,7 @@ export function Webhooks() {
             )}
           </Field>
           <FormErrors error={error} fields={['url', 'events']} />
-          <div>
+          <div class="submit">
             <button type="submit" class="primary">
               Add endpoint
             </button>
