@@ -365,6 +365,14 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.getByText('Page 1 of 1 (2 servers)').waitFor();
     await check('servers');
 
+    // A console session on the server (bare metal: IPMI serial over LAN), its one-time URL shown.
+    await row.getByRole('button', { name: 'Open console of metal-b' }).click();
+    const link = page.getByRole('link', { name: 'Open the console' });
+    await link.waitFor();
+    expect(new URL((await link.getAttribute('href'))!).searchParams.get('token')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const sessions = await api.get(`/v1/console-sessions?resourceId=${id}`);
+    expect(sessions.body.data.map((s: { attributes: { status: string; protocol: string } }) => [s.attributes.status, s.attributes.protocol])).toEqual([['open', 'ipmi-sol']]);
+
     // An action: power off, and the row follows the server to stopped, live.
     await row.getByRole('button', { name: 'Power off metal-b' }).click();
     await row.locator('.status-stopped').waitFor({ timeout: 60_000 });

@@ -41,7 +41,7 @@ interface CreateFormProps<K extends string> {
   body: (form: Record<K, string>) => Record<string, unknown>;
   /** The fields the estimate needs before it is asked for. */
   needed: K[];
-  /** Stand-ins for fields that do not change the price but that the create's schema requires. */
+  /** Stand-ins, in the estimate, for the fields that do not change the price but that the create's schema requires. */
   placeholders?: Partial<Record<K, string>>;
   /** Errors that name no pointer but are about one field of the form (their code → the field). */
   aliases?: Record<string, string>;
@@ -65,7 +65,9 @@ export function CreateForm<K extends string>(props: CreateFormProps<K>) {
   const [busy, setBusy] = useState(false);
 
   const ready = needed.every((k) => form[k]);
-  const estimateBody = ready ? JSON.stringify(body(Object.assign({}, form, Object.fromEntries(Object.entries(placeholders).filter(([k]) => !form[k as K]))))) : '';
+  // The unpriced fields are always their stand-ins: typing a name re-asks nothing, and a name the
+  // create would refuse does not hide the price.
+  const estimateBody = ready ? JSON.stringify(body({ ...form, ...placeholders })) : '';
   useEffect(() => {
     setEstimate(undefined);
     setEstimateError(undefined);

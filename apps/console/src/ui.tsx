@@ -1,6 +1,6 @@
 import type { ComponentChildren, JSX } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, fieldOf, type ApiErrorObject } from './api';
+import { ApiError, fieldOf, type ApiErrorObject, type Resource } from './api';
 
 /** The errors of a failed call: those naming a field go next to it, the others above the form. */
 export function fieldErrors(err: unknown, field: string, aliases: Record<string, string> = {}): ApiErrorObject[] {
@@ -171,5 +171,57 @@ export function SelectField({ id, label, value, options, onChange }: { id: strin
         </select>
       )}
     </Field>
+  );
+}
+
+/**
+ * Runs a call that can fail (a create, an action, a revoke): its error kept for the page to show and
+ * cleared on the next run; resolves true when the call succeeded.
+ */
+export function useAction(): [unknown, (call: () => Promise<unknown>) => Promise<boolean>] {
+  const [error, setError] = useState<unknown>();
+  const run = useCallback(async (call: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await call();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    }
+  }, []);
+  return [error, run];
+}
+
+interface KeyAttributes {
+  name: string;
+  prefix: string;
+  revoked: boolean;
+  createdAt: string;
+}
+
+/** A table of keys (the project's API keys, the gateway's organization keys): name, prefix, the kind's own columns, created, revoke. */
+export function KeyTable<A extends KeyAttributes>({ kind, rows, columns, onRevoke }: { kind: string; rows: Resource<A>[]; columns: Array<[string, (a: A) => ComponentChildren]>; onRevoke: (id: string) => Promise<boolean> }) {
+  return (
+    <table class={kind}>
+      <THead cols={['Name', 'Prefix', ...columns.map(([c]) => c), 'Created', 'Actions']} />
+      <tbody>
+        {rows.map((k) => (
+          <tr key={k.id} data-id={k.id}>
+            <td>{k.attributes.name}</td>
+            <td>
+              <code>{k.attributes.prefix}…</code>
+            </td>
+            {columns.map(([c, cell]) => (
+              <td key={c}>{cell(k.attributes)}</td>
+            ))}
+            <td>{when(k.attributes.createdAt)}</td>
+            <td class="actions">
+              <RevokeButton name={k.attributes.name} revoked={k.attributes.revoked} onConfirm={() => onRevoke(k.id)} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, gateway, query, session, settings, type List, type Resource } from '../api';
 import { CategoryBars } from '../chart';
-import { Field, FormErrors, RevokeButton, ShownOnce, THead, useLoad, when, whenMs } from '../ui';
+import { Field, FormErrors, KeyTable, ShownOnce, THead, useAction, useLoad, whenMs } from '../ui';
 
 interface GatewayKey {
   name: string;
@@ -45,26 +45,9 @@ export function Gateway() {
   const keys = useLoad(() => gateway<List<GatewayKey>>('GET', '/api/keys?limit=100&sort=-createdAt'), []);
   const open = !keys.error && keys.data !== undefined;
   const noSession = keys.error instanceof ApiError && keys.error.status === 401;
-  const [sessionError, setSessionError] = useState<unknown>();
-
-  const openSession = async () => {
-    setSessionError(undefined);
-    try {
-      await gateway('POST', '/api/session', {}, session.headers());
-      keys.reload();
-    } catch (err) {
-      setSessionError(err);
-    }
-  };
-  const closeSession = async () => {
-    setSessionError(undefined);
-    try {
-      await gateway('DELETE', '/api/session');
-      keys.reload();
-    } catch (err) {
-      setSessionError(err);
-    }
-  };
+  const [sessionError, run] = useAction();
+  const openSession = () => run(() => gateway('POST', '/api/session', {}, session.headers()).then(keys.reload));
+  const closeSession = () => run(() => gateway('DELETE', '/api/session').then(keys.reload));
 
   if (!settings.gatewayUrl)
     return (
@@ -109,37 +92,24 @@ export function Gateway() {
 
 function GatewayKeys({ list, reload }: { list: List<GatewayKey>; reload: () => void }) {
   const [form, setForm] = useState({ name: '', rpm: '', cap: '' });
-  const [error, setError] = useState<unknown>();
+  const [error, run] = useAction();
   const [minted, setMinted] = useState<Resource<GatewayKey>>();
-  const [revokeError, setRevokeError] = useState<unknown>();
-  const mint = async (e: Event) => {
+  const [revokeError, runRevoke] = useAction();
+  const mint = (e: Event) => {
     e.preventDefault();
-    setError(undefined);
     const limits: Record<string, number | string> = {};
     // Not a number: sent as typed, so the gateway's answer says what is wrong.
     const num = (v: string) => (v.trim() && Number.isFinite(Number(v)) ? Number(v) : v);
     if (form.rpm.trim()) limits.rpm = num(form.rpm);
     if (form.cap.trim()) limits.monthlySpendCapUsd = num(form.cap);
-    try {
+    return run(async () => {
       const res = await gateway<{ data: Resource<GatewayKey> }>('POST', '/api/keys', { name: form.name, ...(Object.keys(limits).length ? { limits } : {}) });
       setMinted(res.data);
       setForm({ name: '', rpm: '', cap: '' });
       reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const revoke = async (id: string) => {
-    setRevokeError(undefined);
-    try {
-      await gateway('DELETE', `/api/keys/${encodeURIComponent(id)}`);
-      reload();
-      return true;
-    } catch (err) {
-      setRevokeError(err);
-      return false;
-    }
-  };
+  const revoke = (id: string) => runRevoke(() => gateway('DELETE', `/api/keys/${encodeURIComponent(id)}`).then(reload));
   const input = (id: 'name' | 'rpm' | 'cap', name: string, label: string, hint?: string) => (
     <Field id={`gw-${id}`} name={name} label={label} error={error} hint={hint}>
       {(aria) => <input {...aria} inputMode={id === 'name' ? undefined : 'decimal'} value={form[id]} onInput={(e) => setForm((f) => ({ ...f, [id]: e.currentTarget.value }))} />}
@@ -172,27 +142,15 @@ function GatewayKeys({ list, reload }: { list: List<GatewayKey>; reload: () => v
         {list.data.length === 0 ? (
           <p class="muted">No keys yet.</p>
         ) : (
-          <table class="gateway-keys">
-            <THead cols={['Name', 'Prefix', 'Mode', 'Limits', 'Created', 'Actions']} />
-            <tbody>
-              {list.data.map((k) => (
-                <tr key={k.id} data-id={k.id}>
-                  <td>{k.attributes.name}</td>
-                  <td>
-                    <code>{k.attributes.prefix}…</code>
-                  </td>
-                  <td>{k.attributes.mode}</td>
-                  <td>
-                    {k.attributes.limits.rpm ?? '∞'} rpm, cap {k.attributes.limits.monthlySpendCapUsd === null ? 'none' : `$${k.attributes.limits.monthlySpendCapUsd}`}
-                  </td>
-                  <td>{when(k.attributes.createdAt)}</td>
-                  <td class="actions">
-                    <RevokeButton name={k.attributes.name} revoked={k.attributes.revoked} onConfirm={() => revoke(k.id)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <KeyTable
+            kind="gateway-keys"
+            rows={list.data}
+            columns={[
+              ['Mode', (k) => k.mode],
+              ['Limits', (k) => `${k.limits.rpm ?? '∞'} rpm, cap ${k.limits.monthlySpendCapUsd === null ? 'none' : `$${k.limits.monthlySpendCapUsd}`}`],
+            ]}
+            onRevoke={revoke}
+          />
         )}
       </section>
     </>

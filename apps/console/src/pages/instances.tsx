@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
-import { LiveNote, Pager, useLiveList } from '../live-list';
+import { LiveListPage, useLiveList, type FilterControl } from '../live-list';
+import { ConsoleLink, useConsoleSession } from '../console-session';
 import { CreateForm, type FormField, type Option } from '../create-form';
-import { Field, FormErrors, SelectField, Status, THead, useLoad, when } from '../ui';
+import { FormErrors, Status, THead, useAction, useLoad, when } from '../ui';
 
 interface Instance {
   name: string;
@@ -23,127 +24,74 @@ const SORTS: Array<[string, string]> = [
   ['status', 'Status'],
   ['region', 'Region'],
 ];
-const PAGE_SIZE = 10;
 
 export function Instances() {
-  const [filters, setFilters] = useState({ status: '', region: '', provider: '', sort: '-createdAt', page: 1 });
-  const { rows, live, list } = useLiveList<Instance>(
-    '/v1/instances',
-    { status: filters.status, region: filters.region, provider: filters.provider, sort: filters.sort, page: filters.page, limit: PAGE_SIZE },
-    'compute.Instance',
-    (e) => (e.data?.instanceId as string | undefined) ?? e.subject?.replace(/^instance-/, ''),
-  );
-
-  const set = (patch: Partial<typeof filters>) => setFilters((f) => ({ ...f, page: 1, ...patch }));
-  const meta = list.data?.meta;
+  const view = useLiveList<Instance, { status: string; region: string; provider: string; sort: string }>('/v1/instances', 'instance', 'compute.Instance', { status: '', region: '', provider: '', sort: '-createdAt' });
+  const controls: FilterControl<{ status: string; region: string; provider: string; sort: string }>[] = [
+    { name: 'status', label: 'Status', options: [['', 'Any'], ...STATUSES] },
+    { name: 'region', label: 'Region', placeholder: 'e.g. us-east-1' },
+    { name: 'provider', label: 'Provider', placeholder: 'e.g. provider_publiccloud' },
+    { name: 'sort', label: 'Sort', options: SORTS },
+  ];
   return (
-    <>
-      <h1>Instances</h1>
-      <LiveNote live={live} />
-      <CreateInstance onCreated={() => list.reload()} />
-      <section aria-labelledby="list-h">
-        <h2 id="list-h">Your instances</h2>
-        <form class="filters" aria-label="Filter instances" onSubmit={(e) => e.preventDefault()}>
-          <SelectField id="f-status" label="Status" value={filters.status} options={[['', 'Any'], ...STATUSES]} onChange={(status) => set({ status })} />
-          <Field id="f-region" label="Region">
-            {(aria) => <input {...aria} value={filters.region} onChange={(e) => set({ region: e.currentTarget.value.trim() })} placeholder="e.g. us-east-1" />}
-          </Field>
-          <Field id="f-provider" label="Provider">
-            {(aria) => <input {...aria} value={filters.provider} onChange={(e) => set({ provider: e.currentTarget.value.trim() })} placeholder="e.g. provider_publiccloud" />}
-          </Field>
-          <SelectField id="f-sort" label="Sort" value={filters.sort} options={SORTS} onChange={(sort) => set({ sort })} />
-        </form>
-        <FormErrors error={list.error} />
-        <InstanceTable rows={rows} />
-        <Pager meta={meta} page={filters.page} setPage={(page) => setFilters((f) => ({ ...f, page }))} noun="instances" />
-      </section>
-    </>
+    <LiveListPage title="Instances" noun="instances" create={<CreateInstance onCreated={() => view.list.reload()} />} view={view} controls={controls} error={undefined}>
+      <InstanceTable rows={view.rows} />
+    </LiveListPage>
   );
 }
 
 function InstanceTable({ rows }: { rows: Resource<Instance>[] }) {
-  const [error, setError] = useState<unknown>();
-  const [consoleUrl, setConsoleUrl] = useState<{ id: string; url: string; expiresAt: string }>();
-  const act = async (id: string, action: string) => {
-    setError(undefined);
-    try {
-      await api.post(`/v1/instances/${id}/actions`, { action });
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const openConsole = async (id: string) => {
-    setError(undefined);
-    try {
-      const res = await api.post<{ data: Resource<{ url: string; expiresAt: string }> }>(`/v1/instances/${id}/console`);
-      setConsoleUrl({ id, url: res.data.attributes.url, expiresAt: res.data.attributes.expiresAt });
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const [error, run] = useAction();
+  const act = (id: string, action: string) => run(() => api.post(`/v1/instances/${id}/actions`, { action }));
+  const consoleSession = useConsoleSession('instances', run);
   return (
     <>
       <FormErrors error={error} />
-      {consoleUrl && (
-        <div class="notice" role="status">
-          <p>
-            Console session opened for <code>{consoleUrl.id}</code> (expires {when(consoleUrl.expiresAt)}). The link is shown once:
-          </p>
-          <p>
-            <a class="console-link" href={consoleUrl.url} target="_blank" rel="noopener noreferrer">
-              Open the console
-            </a>
-          </p>
-        </div>
-      )}
-      {rows.length === 0 ? (
-        <p class="muted">No instances match.</p>
-      ) : (
-        <table class="instances">
-          <THead cols={['Name', 'Status', 'Region', 'Type', 'Address', 'Created', 'Actions']} />
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.id} data-id={r.id}>
-                <td>
-                  <a href={`#/instances/${r.id}`}>{r.attributes.name}</a>
-                </td>
-                <td>
-                  <Status value={r.attributes.status} />
-                </td>
-                <td>{r.attributes.region}</td>
-                <td>{r.attributes.instanceType}</td>
-                <td>{r.attributes.ipAddress ?? '—'}</td>
-                <td>{when(r.attributes.createdAt)}</td>
-                <td class="actions">
-                  {r.attributes.status === 'active' && (
-                    <>
-                      <button type="button" onClick={() => openConsole(r.id)} aria-label={`Open console of ${r.attributes.name}`}>
-                        Console
-                      </button>
-                      <button type="button" onClick={() => act(r.id, 'stop')} aria-label={`Stop ${r.attributes.name}`}>
-                        Stop
-                      </button>
-                      <button type="button" onClick={() => act(r.id, 'restart')} aria-label={`Restart ${r.attributes.name}`}>
-                        Restart
-                      </button>
-                    </>
-                  )}
-                  {r.attributes.status === 'stopped' && (
-                    <button type="button" onClick={() => act(r.id, 'start')} aria-label={`Start ${r.attributes.name}`}>
-                      Start
+      <ConsoleLink opened={consoleSession.opened} />
+      <table class="instances">
+        <THead cols={['Name', 'Status', 'Region', 'Type', 'Address', 'Created', 'Actions']} />
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.id} data-id={r.id}>
+              <td>
+                <a href={`#/instances/${r.id}`}>{r.attributes.name}</a>
+              </td>
+              <td>
+                <Status value={r.attributes.status} />
+              </td>
+              <td>{r.attributes.region}</td>
+              <td>{r.attributes.instanceType}</td>
+              <td>{r.attributes.ipAddress ?? '—'}</td>
+              <td>{when(r.attributes.createdAt)}</td>
+              <td class="actions">
+                {r.attributes.status === 'active' && (
+                  <>
+                    <button type="button" onClick={() => consoleSession.open(r.id)} aria-label={`Open console of ${r.attributes.name}`}>
+                      Console
                     </button>
-                  )}
-                  {!['terminated', 'terminating'].includes(r.attributes.status) && (
-                    <button type="button" class="danger" onClick={() => act(r.id, 'terminate')} aria-label={`Terminate ${r.attributes.name}`}>
-                      Terminate
+                    <button type="button" onClick={() => act(r.id, 'stop')} aria-label={`Stop ${r.attributes.name}`}>
+                      Stop
                     </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+                    <button type="button" onClick={() => act(r.id, 'restart')} aria-label={`Restart ${r.attributes.name}`}>
+                      Restart
+                    </button>
+                  </>
+                )}
+                {r.attributes.status === 'stopped' && (
+                  <button type="button" onClick={() => act(r.id, 'start')} aria-label={`Start ${r.attributes.name}`}>
+                    Start
+                  </button>
+                )}
+                {!['terminated', 'terminating'].includes(r.attributes.status) && (
+                  <button type="button" class="danger" onClick={() => act(r.id, 'terminate')} aria-label={`Terminate ${r.attributes.name}`}>
+                    Terminate
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </>
   );
 }

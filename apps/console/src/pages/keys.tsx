@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, query, type List, type Resource } from '../api';
-import { Field, FormErrors, RevokeButton, ShownOnce, THead, useLoad, when } from '../ui';
+import { Field, FormErrors, KeyTable, ShownOnce, useAction, useLoad, when } from '../ui';
 
 interface ApiKey {
   name: string;
@@ -18,33 +18,20 @@ export function ApiKeys() {
   const [showRevoked, setShowRevoked] = useState(false);
   const list = useLoad(() => api.get<List<ApiKey>>(`/v1/api-keys${query({ limit: 100, revoked: showRevoked ? undefined : 'false' })}`), [showRevoked]);
   const [form, setForm] = useState({ name: '', role: 'developer' });
-  const [error, setError] = useState<unknown>();
+  const [error, run] = useAction();
   const [created, setCreated] = useState<Resource<ApiKey>>();
-  const [revokeError, setRevokeError] = useState<unknown>();
+  const [revokeError, runRevoke] = useAction();
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
-    setError(undefined);
-    try {
+    return run(async () => {
       const res = await api.post<{ data: Resource<ApiKey> }>('/v1/api-keys', form);
       setCreated(res.data);
       setForm((f) => ({ ...f, name: '' }));
       list.reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const revoke = async (id: string) => {
-    setRevokeError(undefined);
-    try {
-      await api.delete(`/v1/api-keys/${id}`);
-      list.reload();
-      return true;
-    } catch (err) {
-      setRevokeError(err);
-      return false;
-    }
-  };
+  const revoke = (id: string) => runRevoke(() => api.delete(`/v1/api-keys/${id}`).then(list.reload));
 
   return (
     <>
@@ -85,26 +72,16 @@ export function ApiKeys() {
           <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.currentTarget.checked)} /> Show revoked keys
         </label>
         <FormErrors error={list.error ?? revokeError} />
-        <table class="keys">
-          <THead cols={['Name', 'Prefix', 'Role', 'Mode', 'Created', 'Last used', 'Actions']} />
-          <tbody>
-            {(list.data?.data ?? []).map((k) => (
-              <tr key={k.id} data-id={k.id}>
-                <td>{k.attributes.name}</td>
-                <td>
-                  <code>{k.attributes.prefix}…</code>
-                </td>
-                <td>{k.attributes.role}</td>
-                <td>{k.attributes.mode}</td>
-                <td>{when(k.attributes.createdAt)}</td>
-                <td>{when(k.attributes.lastUsedAt)}</td>
-                <td class="actions">
-                  <RevokeButton name={k.attributes.name} revoked={k.attributes.revoked} onConfirm={() => revoke(k.id)} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <KeyTable
+          kind="keys"
+          rows={list.data?.data ?? []}
+          columns={[
+            ['Role', (k) => k.role],
+            ['Mode', (k) => k.mode],
+            ['Last used', (k) => when(k.lastUsedAt)],
+          ]}
+          onRevoke={revoke}
+        />
       </section>
     </>
   );

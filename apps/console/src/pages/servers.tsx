@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, type List } from '../api';
+import { ConsoleLink, useConsoleSession } from '../console-session';
 import { CreateForm, type FormField } from '../create-form';
-import { LiveNote, Pager, useLiveList } from '../live-list';
-import { Field, FormErrors, SelectField, Status, THead, useLoad, when } from '../ui';
+import { LiveListPage, useLiveList, type FilterControl } from '../live-list';
+import { FormErrors, Status, THead, useAction, useLoad, when } from '../ui';
 
 interface Server {
   name: string;
@@ -26,56 +27,32 @@ const SORTS: Array<[string, string]> = [
   ['status', 'Status'],
   ['site', 'Site'],
 ];
-const PAGE_SIZE = 10;
 
 /** Bare-metal servers (and VMs) of the project, live from the event stream like the instances. */
 export function Servers() {
-  const [filters, setFilters] = useState({ status: '', site: '', role: '', sort: '-createdAt', page: 1 });
-  const { rows, live, list } = useLiveList<Server>(
-    '/v1/servers',
-    { status: filters.status, site: filters.site, role: filters.role, sort: filters.sort, page: filters.page, limit: PAGE_SIZE },
-    'compute.Server',
-    (e) => (e.data?.serverId as string | undefined) ?? e.subject?.replace(/^server-/, ''),
-  );
-  const [error, setError] = useState<unknown>();
-  const set = (patch: Partial<typeof filters>) => setFilters((f) => ({ ...f, page: 1, ...patch }));
-  const act = async (id: string, action: string) => {
-    setError(undefined);
-    try {
-      if (action === 'delete') await api.delete(`/v1/servers/${encodeURIComponent(id)}`);
-      else await api.post(`/v1/servers/${encodeURIComponent(id)}/actions`, { action });
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const view = useLiveList<Server, { status: string; site: string; role: string; sort: string }>('/v1/servers', 'server', 'compute.Server', { status: '', site: '', role: '', sort: '-createdAt' });
+  const controls: FilterControl<{ status: string; site: string; role: string; sort: string }>[] = [
+    { name: 'status', label: 'Status', options: [['', 'Any but terminated'], ...STATUSES] },
+    { name: 'site', label: 'Site', placeholder: 'e.g. NYC' },
+    { name: 'role', label: 'Kind', options: [['', 'Any'], ['BareMetal', 'Bare metal'], ['VirtualMachine', 'Virtual machine']] },
+    { name: 'sort', label: 'Sort', options: SORTS },
+  ];
+  const [error, run] = useAction();
+  const act = (id: string, action: string) =>
+    run(() => (action === 'delete' ? api.delete(`/v1/servers/${encodeURIComponent(id)}`) : api.post(`/v1/servers/${encodeURIComponent(id)}/actions`, { action })));
+  const consoleSession = useConsoleSession('servers', run);
   const button = (s: { id: string; attributes: Server }, action: string, label: string, danger = false) => (
     <button type="button" class={danger ? 'danger' : undefined} onClick={() => act(s.id, action)} aria-label={`${label} ${s.attributes.name}`}>
       {label}
     </button>
   );
   return (
-    <>
-      <h1>Servers</h1>
-      <LiveNote live={live} />
-      <CreateServer onCreated={() => list.reload()} />
-      <section aria-labelledby="servers-h">
-        <h2 id="servers-h">Your servers</h2>
-        <form class="filters" aria-label="Filter servers" onSubmit={(e) => e.preventDefault()}>
-          <SelectField id="s-status" label="Status" value={filters.status} options={[['', 'Any but terminated'], ...STATUSES]} onChange={(status) => set({ status })} />
-          <Field id="s-site" label="Site">
-            {(aria) => <input {...aria} value={filters.site} onChange={(e) => set({ site: e.currentTarget.value.trim() })} placeholder="e.g. NYC" />}
-          </Field>
-          <SelectField id="s-role" label="Kind" value={filters.role} options={[['', 'Any'], ['BareMetal', 'Bare metal'], ['VirtualMachine', 'Virtual machine']]} onChange={(role) => set({ role })} />
-          <SelectField id="s-sort" label="Sort" value={filters.sort} options={SORTS} onChange={(sort) => set({ sort })} />
-        </form>
-        <FormErrors error={list.error ?? error} />
-        {rows.length === 0 ? (
-          <p class="muted">No servers match.</p>
-        ) : (
+    <LiveListPage title="Servers" noun="servers" create={<CreateServer onCreated={() => view.list.reload()} />} view={view} controls={controls} error={error}>
+      <ConsoleLink opened={consoleSession.opened} />
           <table class="servers">
             <THead cols={['Name', 'Hostname', 'Status', 'Kind', 'Site', 'Plan', 'Address', 'Created', 'Actions']} />
             <tbody>
-              {rows.map((s) => (
+              {view.rows.map((s) => (
                 <tr key={s.id} data-id={s.id}>
                   <td>{s.attributes.name}</td>
                   <td>{s.attributes.hostname}</td>
@@ -94,6 +71,9 @@ export function Servers() {
                       <>
                         {s.attributes.status === 'active' && (
                           <>
+                            <button type="button" onClick={() => consoleSession.open(s.id)} aria-label={`Open console of ${s.attributes.name}`}>
+                              Console
+                            </button>
                             {button(s, 'power_off', 'Power off')}
                             {button(s, 'reboot', 'Reboot')}
                           </>
@@ -107,10 +87,7 @@ export function Servers() {
               ))}
             </tbody>
           </table>
-        )}
-        <Pager meta={list.data?.meta} page={filters.page} setPage={(page) => setFilters((f) => ({ ...f, page }))} noun="servers" />
-      </section>
-    </>
+    </LiveListPage>
   );
 }
 
