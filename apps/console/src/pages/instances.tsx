@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { operations } from '../../../../clients/typescript/src/generated/api';
 import { api, query, type List, type Resource } from '../api';
 import { LiveListPage, useLiveList, type FilterControl } from '../live-list';
 import { ConsoleLink, useConsoleSession } from '../console-session';
@@ -114,7 +115,8 @@ async function catalogFor(providerId: string): Promise<{ regions: Option[]; type
 
 // Errors that name no pointer but are about one field of the form.
 const ALIASES = { INVALID_REGION: 'region', INVALID_PLAN: 'instanceType', INVALID_OS: 'image', PROVIDER_NOT_FOUND: 'providerId' };
-type InstanceField = 'name' | 'providerId' | 'region' | 'instanceType' | 'image';
+// The create's own field names in the typed client (a type only), as for servers.
+type InstanceField = keyof Exclude<operations['InstancesController.create']['requestBody']['content']['application/json'], { data: unknown }> & ('name' | 'providerId' | 'region' | 'instanceType' | 'image');
 
 function CreateInstance({ onCreated }: { onCreated: () => void }) {
   const providers = useLoad(() => api.get<List<{ name: string; enabled: boolean }>>('/v1/providers?limit=100'), []);
