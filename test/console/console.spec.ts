@@ -240,7 +240,11 @@ describe('web console (embedded profile, headless Chromium)', () => {
 
     await page.getByLabel('URL (https)').fill(`${receiver.url}/console`);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
-    expect(await page.locator('#new-hook-secret').textContent()).toMatch(/^whsec_/);
+    const secret = (await page.locator('#new-hook-secret').textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await inPage('navigator.clipboard.readText()')).toBe(secret);
     await check('webhooks-created');
 
     expect((await api.post('/v1/notifications', { title: 'From the console test', message: 'hello' })).status).toBe(201);

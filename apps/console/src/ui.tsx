@@ -86,7 +86,7 @@ export function Button(props: JSX.HTMLAttributes<HTMLButtonElement> & { kind?: '
 }
 
 /** A secret the API shows once (a new key): shown with a copy button until the person hides it. */
-export function ShownOnce({ id, value, copyLabel, children, onDone }: { id: string; value: string; copyLabel: string; children: ComponentChildren; onDone: () => void }) {
+export function ShownOnce({ id, value, copyLabel, doneLabel = 'Done, hide the key', children, onDone }: { id: string; value: string; copyLabel: string; doneLabel?: string; children: ComponentChildren; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -108,7 +108,7 @@ export function ShownOnce({ id, value, copyLabel, children, onDone }: { id: stri
         </button>
       </p>
       <button type="button" onClick={onDone}>
-        Done, hide the key
+        {doneLabel}
       </button>
     </div>
   );

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError, type List } from '../api';
 import { DailyBars } from '../chart';
-import { cents, FormErrors, Status, useLoad, when } from '../ui';
+import { cents, FormErrors, Status, useAction, useLoad, when } from '../ui';
 
 const KINDS: Array<[string, string]> = [
   ['Instances', '/v1/instances?limit=100'],
@@ -41,7 +41,7 @@ export function Overview() {
   const wallets = useLoad(() => api.get<List<{ currency: string; balanceCents: number }>>('/v1/billing/wallets'), []);
   const usage = useLoad(() => api.get<List<Usage> & { meta: { startDate: string; endDate: string; currency: string; totalCostCents: number } }>('/v1/billing/usage?limit=100'), []);
   const failed = useLoad(() => api.get<List<{ type?: string; operation?: string; resourceType?: string; resourceId?: string; error?: string | null; attempts?: number; updatedAt?: string }>>('/v1/jobs/failed?limit=20'), []);
-  const [retryError, setRetryError] = useState<unknown>();
+  const [retryError, runRetry] = useAction();
   const [retried, setRetried] = useState<string[]>([]);
 
   const spend = (() => {
@@ -53,16 +53,12 @@ export function Overview() {
     return { days, values: days.map((d) => byDay.get(d) ?? 0), currency: u.meta.currency, total: u.meta.totalCostCents };
   })();
 
-  const retry = async (id: string) => {
-    setRetryError(undefined);
-    try {
+  const retry = (id: string) =>
+    runRetry(async () => {
       await api.post(`/v1/jobs/${id}/retry`);
       setRetried((r) => [...r, id]);
       failed.reload();
-    } catch (err) {
-      setRetryError(err);
-    }
-  };
+    });
 
   return (
     <>

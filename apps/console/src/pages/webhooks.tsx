@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type List, type Resource } from '../api';
-import { Field, FormErrors, Status, useLoad, when } from '../ui';
+import { Field, FormErrors, ShownOnce, Status, useAction, useLoad, when } from '../ui';
 
 interface Endpoint {
   type: 'webhook' | 'email';
@@ -26,33 +26,26 @@ export function Webhooks() {
   const endpoints = useLoad(() => api.get<List<Endpoint>>('/v1/notifications/endpoints?limit=100'), []);
   const names = useLoad(() => api.get<List<{ name: string }>>('/v1/notifications/events?limit=100'), []);
   const [form, setForm] = useState({ url: '', events: ['*'] });
-  const [error, setError] = useState<unknown>();
+  const [error, run] = useAction();
   const [created, setCreated] = useState<Resource<Endpoint>>();
   const [open, setOpen] = useState<string>();
-  const [actionError, setActionError] = useState<unknown>();
+  const [actionError, runAction] = useAction();
 
-  const create = async (e: Event) => {
+  const create = (e: Event) => {
     e.preventDefault();
-    setError(undefined);
-    try {
+    return run(async () => {
       const res = await api.post<{ data: Resource<Endpoint> }>('/v1/notifications/endpoints', { type: 'webhook', url: form.url, events: form.events });
       setCreated(res.data);
       setForm({ url: '', events: ['*'] });
       endpoints.reload();
-    } catch (err) {
-      setError(err);
-    }
+    });
   };
-  const remove = async (id: string) => {
-    setActionError(undefined);
-    try {
+  const remove = (id: string) =>
+    runAction(async () => {
       await api.delete(`/v1/notifications/endpoints/${id}`);
       if (open === id) setOpen(undefined);
       endpoints.reload();
-    } catch (err) {
-      setActionError(err);
-    }
-  };
+    });
 
   return (
     <>
@@ -90,15 +83,9 @@ export function Webhooks() {
           </div>
         </form>
         {created?.attributes.secret && (
-          <div class="notice" role="status">
-            <p>Endpoint added. Its signing secret is shown only now: keep it to verify the <code>webhook-signature</code> header.</p>
-            <p class="secret">
-              <code id="new-hook-secret">{created.attributes.secret}</code>
-            </p>
-            <button type="button" onClick={() => setCreated(undefined)}>
-              Done, hide the secret
-            </button>
-          </div>
+          <ShownOnce id="new-hook-secret" value={created.attributes.secret} copyLabel="Copy secret" doneLabel="Done, hide the secret" onDone={() => setCreated(undefined)}>
+            Endpoint added. Its signing secret is shown only now: keep it to verify the <code>webhook-signature</code> header.
+          </ShownOnce>
         )}
       </section>
       <section aria-labelledby="hooks-h">
@@ -130,16 +117,8 @@ export function Webhooks() {
 
 function Deliveries({ endpointId }: { endpointId: string }) {
   const list = useLoad(() => api.get<List<Delivery>>(`/v1/notifications/endpoints/${endpointId}/deliveries?limit=50`), [endpointId]);
-  const [error, setError] = useState<unknown>();
-  const resend = async (id: string) => {
-    setError(undefined);
-    try {
-      await api.post(`/v1/notifications/endpoints/${endpointId}/deliveries/${id}/resend`);
-      list.reload();
-    } catch (err) {
-      setError(err);
-    }
-  };
+  const [error, run] = useAction();
+  const resend = (id: string) => run(() => api.post(`/v1/notifications/endpoints/${endpointId}/deliveries/${id}/resend`).then(list.reload));
   return (
     <div class="deliveries">
       <p>
