@@ -132,7 +132,7 @@ function CreateServer({ onCreated }: { onCreated: () => void }) {
     { name: 'name', label: 'Name' },
     { name: 'hostname', label: 'Hostname' },
     { name: 'role', label: 'Server kind', priced: true, empty: 'As the plan says', options: [{ value: 'BareMetal', label: 'Bare metal' }, { value: 'VirtualMachine', label: 'Virtual machine' }] },
-    { name: 'provider', label: 'Provider (virtual machines)', priced: true, empty: 'None', options: (c?.providers ?? []).map((p) => ({ value: p.id, label: p.attributes.name })) },
+    { name: 'provider', label: 'VM provider', priced: true, empty: 'None (bare metal)', options: (c?.providers ?? []).map((p) => ({ value: p.id, label: p.attributes.name })) },
     { name: 'site', label: 'Data center site', priced: true, options: c?.sites ?? [] },
     { name: 'plan', label: 'Server plan', priced: true, options: plans.map((p) => ({ value: p.slug, label: `${p.name}: ${p.cpuCores} cores, ${p.memoryGb} GB` })) },
     { name: 'operating_system', label: 'Operating system', priced: true, options: systems.map((o) => ({ value: o.slug, label: o.name })) },
