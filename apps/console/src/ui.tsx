@@ -225,3 +225,27 @@ export function KeyTable<A extends KeyAttributes>({ kind, rows, columns, onRevok
     </table>
   );
 }
+
+export interface RowAction {
+  label: string;
+  run: () => unknown;
+  danger?: boolean;
+  /** The accessible name's verb when it is not the label (`Open console of`). */
+  verb?: string;
+}
+
+/** A list row's action buttons, each named for its row ("Stop web-1"); `false` entries are left out. */
+export function RowActions({ of, actions }: { of: string; actions: Array<RowAction | false> }) {
+  return (
+    <>
+      {actions.map(
+        (a) =>
+          a && (
+            <button key={a.label} type="button" class={a.danger ? 'danger' : undefined} onClick={() => a.run()} aria-label={`${a.verb ?? a.label} ${of}`}>
+              {a.label}
+            </button>
+          ),
+      )}
+    </>
+  );
+}

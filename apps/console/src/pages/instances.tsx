@@ -4,7 +4,7 @@ import { api, query, type List, type Resource } from '../api';
 import { LiveListPage, useLiveList, type FilterControl } from '../live-list';
 import { ConsoleLink, useConsoleSession } from '../console-session';
 import { CreateForm, type FormField, type Option } from '../create-form';
-import { FormErrors, Status, THead, useAction, useLoad, when } from '../ui';
+import { FormErrors, RowActions, Status, THead, useAction, useLoad, when } from '../ui';
 
 interface Instance {
   name: string;
@@ -65,29 +65,16 @@ function InstanceTable({ rows }: { rows: Resource<Instance>[] }) {
               <td>{r.attributes.ipAddress ?? '—'}</td>
               <td>{when(r.attributes.createdAt)}</td>
               <td class="actions">
-                {r.attributes.status === 'active' && (
-                  <>
-                    <button type="button" onClick={() => consoleSession.open(r.id)} aria-label={`Open console of ${r.attributes.name}`}>
-                      Console
-                    </button>
-                    <button type="button" onClick={() => act(r.id, 'stop')} aria-label={`Stop ${r.attributes.name}`}>
-                      Stop
-                    </button>
-                    <button type="button" onClick={() => act(r.id, 'restart')} aria-label={`Restart ${r.attributes.name}`}>
-                      Restart
-                    </button>
-                  </>
-                )}
-                {r.attributes.status === 'stopped' && (
-                  <button type="button" onClick={() => act(r.id, 'start')} aria-label={`Start ${r.attributes.name}`}>
-                    Start
-                  </button>
-                )}
-                {!['terminated', 'terminating'].includes(r.attributes.status) && (
-                  <button type="button" class="danger" onClick={() => act(r.id, 'terminate')} aria-label={`Terminate ${r.attributes.name}`}>
-                    Terminate
-                  </button>
-                )}
+                <RowActions
+                  of={r.attributes.name}
+                  actions={[
+                    r.attributes.status === 'active' && { label: 'Console', verb: 'Open console of', run: () => consoleSession.open(r.id) },
+                    r.attributes.status === 'active' && { label: 'Stop', run: () => act(r.id, 'stop') },
+                    r.attributes.status === 'active' && { label: 'Restart', run: () => act(r.id, 'restart') },
+                    r.attributes.status === 'stopped' && { label: 'Start', run: () => act(r.id, 'start') },
+                    !['terminated', 'terminating'].includes(r.attributes.status) && { label: 'Terminate', danger: true, run: () => act(r.id, 'terminate') },
+                  ]}
+                />
               </td>
             </tr>
           ))}

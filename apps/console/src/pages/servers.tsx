@@ -4,7 +4,7 @@ import { api, type List } from '../api';
 import { ConsoleLink, useConsoleSession } from '../console-session';
 import { CreateForm, type FormField } from '../create-form';
 import { LiveListPage, useLiveList, type FilterControl } from '../live-list';
-import { FormErrors, Status, THead, useAction, useLoad, when } from '../ui';
+import { FormErrors, RowActions, Status, THead, useAction, useLoad, when } from '../ui';
 
 interface Server {
   name: string;
@@ -42,52 +42,44 @@ export function Servers() {
   const act = (id: string, action: string) =>
     run(() => (action === 'delete' ? api.delete(`/v1/servers/${encodeURIComponent(id)}`) : api.post(`/v1/servers/${encodeURIComponent(id)}/actions`, { action })));
   const consoleSession = useConsoleSession('servers', run);
-  const button = (s: { id: string; attributes: Server }, action: string, label: string, danger = false) => (
-    <button type="button" class={danger ? 'danger' : undefined} onClick={() => act(s.id, action)} aria-label={`${label} ${s.attributes.name}`}>
-      {label}
-    </button>
-  );
   return (
     <LiveListPage title="Servers" noun="servers" create={<CreateServer onCreated={() => view.list.reload()} />} view={view} controls={controls} error={error}>
       <ConsoleLink opened={consoleSession.opened} />
-          <table class="servers">
-            <THead cols={['Name', 'Hostname', 'Status', 'Kind', 'Site', 'Plan', 'Address', 'Created', 'Actions']} />
-            <tbody>
-              {view.rows.map((s) => (
-                <tr key={s.id} data-id={s.id}>
-                  <td>{s.attributes.name}</td>
-                  <td>{s.attributes.hostname}</td>
-                  <td>
-                    <Status value={s.attributes.status} />
-                  </td>
-                  <td>{s.attributes.role === 'BareMetal' ? 'Bare metal' : 'VM'}</td>
-                  <td>{s.attributes.site}</td>
-                  <td>{s.attributes.plan.name}</td>
-                  <td>{s.attributes.primaryIpv4 ?? '—'}</td>
-                  <td>{when(s.attributes.createdAt)}</td>
-                  <td class="actions">
-                    {s.attributes.locked ? (
-                      <span class="muted">Locked</span>
-                    ) : (
-                      <>
-                        {s.attributes.status === 'active' && (
-                          <>
-                            <button type="button" onClick={() => consoleSession.open(s.id)} aria-label={`Open console of ${s.attributes.name}`}>
-                              Console
-                            </button>
-                            {button(s, 'power_off', 'Power off')}
-                            {button(s, 'reboot', 'Reboot')}
-                          </>
-                        )}
-                        {s.attributes.status === 'stopped' && button(s, 'power_on', 'Power on')}
-                        {!['deleting', 'terminated'].includes(s.attributes.status) && button(s, 'delete', 'Delete', true)}
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      <table class="servers">
+        <THead cols={['Name', 'Hostname', 'Status', 'Kind', 'Site', 'Plan', 'Address', 'Created', 'Actions']} />
+        <tbody>
+          {view.rows.map((s) => (
+            <tr key={s.id} data-id={s.id}>
+              <td>{s.attributes.name}</td>
+              <td>{s.attributes.hostname}</td>
+              <td>
+                <Status value={s.attributes.status} />
+              </td>
+              <td>{s.attributes.role === 'BareMetal' ? 'Bare metal' : 'VM'}</td>
+              <td>{s.attributes.site}</td>
+              <td>{s.attributes.plan.name}</td>
+              <td>{s.attributes.primaryIpv4 ?? '—'}</td>
+              <td>{when(s.attributes.createdAt)}</td>
+              <td class="actions">
+                {s.attributes.locked ? (
+                  <span class="muted">Locked</span>
+                ) : (
+                  <RowActions
+                    of={s.attributes.name}
+                    actions={[
+                      s.attributes.status === 'active' && { label: 'Console', verb: 'Open console of', run: () => consoleSession.open(s.id) },
+                      s.attributes.status === 'active' && { label: 'Power off', run: () => act(s.id, 'power_off') },
+                      s.attributes.status === 'active' && { label: 'Reboot', run: () => act(s.id, 'reboot') },
+                      s.attributes.status === 'stopped' && { label: 'Power on', run: () => act(s.id, 'power_on') },
+                      !['deleting', 'terminated'].includes(s.attributes.status) && { label: 'Delete', danger: true, run: () => act(s.id, 'delete') },
+                    ]}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </LiveListPage>
   );
 }
