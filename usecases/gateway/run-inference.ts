@@ -68,6 +68,8 @@ export interface InferenceDeps {
   ledger: BudgetLedger;
   /** How long an upstream may be silent (before its first byte or between chunks) before the attempt fails. */
   upstreamTimeoutMs: number;
+  /** Called once the worst case is reserved, before the first upstream is asked (the gateway's phase timings). */
+  reserved?: () => void;
 }
 
 /** Reads the next event of an upstream, failing the attempt when it is silent for `ms`. */
@@ -110,6 +112,7 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
     { type: 'ReserveSpend', ...base, amountMicros: worstCaseMicros(call.model.price, Buffer.byteLength(inputText, 'utf8'), call.maxTokens), capMicros: call.key.limits.monthlySpendCapMicros, now },
     ctx,
   );
+  deps.reserved?.();
   let spent = 0;
   try {
     let lastError: UpstreamError | undefined;
