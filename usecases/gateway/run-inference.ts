@@ -68,6 +68,8 @@ export interface InferenceDeps {
   ledger: BudgetLedger;
   /** How long an upstream may be silent (before its first byte or between chunks) before the attempt fails. */
   upstreamTimeoutMs: number;
+  /** Called once the worst case is reserved, before the first upstream is asked (the gateway's phase timings). */
+  reserved?: () => void;
 }
 
 /** Reads the next event of an upstream, failing the attempt when it is silent for `ms`. */
@@ -91,7 +93,8 @@ function nextWithin(it: AsyncIterator<UpstreamEvent>, ms: number, abort: AbortCo
 }
 
 /**
- * One inference call (DECISIONS 19): reserve the worst case against the key's monthly cap, try the
+ * One inference call (DECISIONS 19): reserve the worst case against the key's monthly cap (a key
+ * without a cap records its reservation with the settlement), try the
  * waterfall's upstreams in order while an attempt fails before its first content byte, record one
  * usage event per attempt that produced tokens (also when the client leaves mid-answer), and settle
  * the reservation to what was recorded.
@@ -105,11 +108,13 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
   const reservationId = call.requestId;
   const budget = gatewayBudgetStream(call.key.id, month);
   const base = { keyId: call.key.id, projectId: call.key.scope, month, reservationId };
-  await ledger.decide(
-    budget,
-    { type: 'ReserveSpend', ...base, amountMicros: worstCaseMicros(call.model.price, Buffer.byteLength(inputText, 'utf8'), call.maxTokens), capMicros: call.key.limits.monthlySpendCapMicros, now },
-    ctx,
-  );
+  const reserve = { type: 'ReserveSpend' as const, ...base, amountMicros: worstCaseMicros(call.model.price, Buffer.byteLength(inputText, 'utf8'), call.maxTokens), capMicros: call.key.limits.monthlySpendCapMicros, now };
+  // A cap is enforced before the call goes upstream. Without a cap nothing can refuse the reservation:
+  // it is appended with its settlement when the call ends (one append, off the path to the first token),
+  // so that the month's spend is whole should a cap be set later.
+  const capped = reserve.capMicros !== null;
+  if (capped) await ledger.decide(budget, reserve, ctx);
+  deps.reserved?.();
   let spent = 0;
   try {
     let lastError: UpstreamError | undefined;
@@ -192,6 +197,7 @@ export async function runInference(deps: InferenceDeps, call: InferenceCall, sin
     }
     throw lastError ?? new UpstreamError('status', 502, 'no upstream serves this model');
   } finally {
-    await ledger.decide(budget, { type: 'SettleSpend', ...base, actualMicros: spent, now: ports.now() }, ctx);
+    const settle = { type: 'SettleSpend' as const, ...base, actualMicros: spent, now: ports.now() };
+    await ledger.decide(budget, capped ? settle : [reserve, settle], ctx);
   }
 }

@@ -48,6 +48,12 @@ export interface GatewayOptions {
   upstreamTimeoutMs?: number;
   /** The web console's origins, allowed for CORS with credentials on /api/* only (console-cors.ts). */
   consoleOrigins?: readonly string[];
+  /**
+   * Answers streamed calls with a `server-timing` header: what stood between the request and the first
+   * content byte, phase by phase (the bench reads it; off by default, as it tells a client how the
+   * gateway spends its time).
+   */
+  serverTiming?: boolean;
 }
 
 interface KeyAuth {
@@ -84,6 +90,20 @@ const USAGE_SPEC = listOf('usage', GATEWAY_USAGE_LIST);
 const SPEND_SPEC = listOf('spend', GATEWAY_SPEND_LIST);
 const KEYS_SPEC = listOf('keys', GATEWAY_KEYS_LIST);
 
+/** Durations of consecutive phases of one request, from its arrival: the `server-timing` header's `<phase>;dur=<ms>` entries. */
+class PhaseClock {
+  private readonly entries: string[] = [];
+  constructor(private last: number) {}
+  mark(phase: string): void {
+    const now = performance.now();
+    this.entries.push(`${phase};dur=${(now - this.last).toFixed(2)}`);
+    this.last = now;
+  }
+  header(): string {
+    return this.entries.join(', ');
+  }
+}
+
 /** The inference gateway's HTTP surface (spec 4.18, 5.2; DECISIONS 19): a thin transport over usecases/gateway. */
 export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyInstance; url: string; close(): Promise<void> }> {
   const { ports } = o;
@@ -112,7 +132,10 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
       socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
     },
   });
+  /** When each request arrived (performance.now()), for `server-timing`. */
+  const arrived = new WeakMap<FastifyRequest, number>();
   app.addHook('onRequest', async (req, reply) => {
+    if (o.serverTiming) arrived.set(req, performance.now());
     reply.header('x-request-id', req.id).header('request-id', req.id);
   });
   const fail = (req: FastifyRequest, reply: FastifyReply, e: GatewayError) => reply.code(e.status).headers(e.headers).send(errorBody(vendorOf(req), e));
@@ -322,12 +345,17 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
 
   type Render = { plain(o: InferenceOutcome): unknown; stream(): wire.StreamRenderer };
   async function infer(req: FastifyRequest, reply: FastifyReply, doc: GatewayKeyDoc, call: ParsedCall, render: (model: string) => Render) {
+    const phases = o.serverTiming ? new PhaseClock(arrived.get(req) ?? performance.now()) : null;
+    phases?.mark('auth');
     const route = await resolveModel(ports, { scope: doc.projectId, mode: doc.mode }, call.model);
     if (!route) throw new GatewayError(404, 'invalid_request_error', 'model_not_found', `The model '${call.model}' does not exist or you do not have access to it`, {}, 'model');
+    phases?.mark('model');
     await rpmCheck(doc);
+    phases?.mark('rpm');
     const max = call.maxTokens ?? route.maxOutputTokens;
     if (max > route.maxOutputTokens) throw badRequest(`max_tokens: at most ${route.maxOutputTokens} for ${route.id}`, 'max_tokens');
     const upstreams = await upstreamsOf(doc, route);
+    phases?.mark('route');
     const gone = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) gone.abort();
@@ -349,7 +377,8 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
         if (!renderer || began) return;
         began = true;
         reply.hijack();
-        reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': req.id, 'request-id': req.id, 'x-accel-buffering': 'no' });
+        phases?.mark('upstream');
+        reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': req.id, 'request-id': req.id, 'x-accel-buffering': 'no', ...(phases ? { 'server-timing': phases.header() } : {}) });
         await write(renderer.start(estimateTokens(inputTextOf(call.messages, call.tools))));
       },
       text: async (delta: string) => {
@@ -364,7 +393,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
     };
     try {
       const outcome = await runInference(
-        { ports, ledger, upstreamTimeoutMs },
+        { ports, ledger, upstreamTimeoutMs, reserved: phases ? () => phases.mark('reserve') : undefined },
         { requestId: req.id, key: { id: doc.id, scope: doc.projectId, mode: doc.mode, limits: doc.limits }, model: { id: route.id, price: route.price }, upstreams, messages: call.messages, tools: call.tools, toolChoice: call.toolChoice, maxTokens: max, hints: hintsOf(req) },
         sink,
       );
