@@ -1,4 +1,4 @@
-import { escapeLiteral, Pool, PoolClient, types } from 'pg';
+import { Pool, PoolClient, types } from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 
 // int8 as JS number: positions stay far below 2^53.
@@ -18,13 +18,22 @@ export interface ScriptedTransaction {
   send(statements: string[], options?: { commit?: boolean }): Promise<Array<Record<string, unknown>[]>>;
 }
 
-/** A value inlined into a script: a string as an escaped literal, a number as itself. */
+/**
+ * A value inlined into a script: a number as itself; a string quoted as it is when it holds neither
+ * quote nor backslash, else dollar-quoted with a tag it does not contain (no per-character escaping:
+ * pg's escapeLiteral takes ~190 ms for a 350 kB batch of events on a loaded machine, the native
+ * `includes` a few microseconds).
+ */
 export function sqlLiteral(v: string | number): string {
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
     return String(v);
   }
-  return escapeLiteral(v);
+  if (!/['\\]/.test(v)) return `'${v}'`;
+  for (let n = 0; ; n++) {
+    const tag = `$l${n}$`;
+    if (!v.includes(tag) && !v.endsWith(tag.slice(0, -1))) return `${tag}${v}${tag}`;
+  }
 }
 
 /** The SQL the event store needs, over node-postgres or PGlite alike. */
