@@ -53,7 +53,7 @@ export async function benchCreate(opts: CreateBenchOptions): Promise<{ rows: Row
   let baseStore: SqlEventStore | null = null;
   let baseline: ReturnType<typeof Fastify> | null = null;
   const rows: Row[] = [];
-  const details: Record<string, unknown> = { runs: [] as unknown[] };
+  const details: Record<string, unknown> = { runs: [] as unknown[], perOperation: {} };
   try {
     server = await startServer(loadConfig({}, env), logger);
     const counters = instrument(server);
@@ -102,6 +102,28 @@ export async function benchCreate(opts: CreateBenchOptions): Promise<{ rows: Row
         ),
       );
     }
+    // Per instance action and per server create (sequential, each with an Idempotency-Key, until
+    // their jobs finished): the same counts, so a reader sees what each write costs beside a create.
+    const ops = Number(process.env.BENCH_CREATE_OPS ?? 20);
+    await settle(server);
+    const active = (await (await fetchJsonAs('GET', `${server.url}/v1/instances?limit=${ops}&status=active`, boot.apiKey)).data) as Array<{ id: string }>;
+    for (const [name, run] of [
+      ['instance action (stop)', (i: number) => fetchJsonAs('POST', `${server!.url}/v1/instances/${active[i].id}/actions`, boot.apiKey, { action: 'stop' }, 202)],
+      ['server create', (_: number) => fetchJsonAs('POST', `${server!.url}/v1/servers`, boot.apiKey, { name: 'db', hostname: 'db.example.com', site: 'NYC', plan: 'c3-medium-x86', operating_system: 'ubuntu_22_04_x64_lts', billing: 'hourly' }, 201)],
+    ] as const) {
+      const n = name === 'server create' ? ops : Math.min(ops, active.length);
+      const counted = counters.start();
+      for (let i = 0; i < n; i++) await run(i);
+      await settle(server);
+      const per = counted.perCreate(n);
+      log(`  per ${name} (${n}, one at a time, until their jobs finished): ${describeCounts(per)}`);
+      (details.perOperation as Record<string, unknown>)[name] = per;
+      rows.push(
+        ...(['appends', 'transactions', 'statements'] as const).map((k) =>
+          row({ item: 'e1', metric: `  per ${name}: ${COUNT_NAMES[k]}`, unit: 'n', value: per[k], baselineName: '', baseline: null, target: null, targetKind: null, lowerIsBetter: true }),
+        ),
+      );
+    }
   } finally {
     await baseline?.close().catch(() => undefined);
     await baseStore?.close().catch(() => undefined);
@@ -141,7 +163,7 @@ function instrument(server: RunningServer) {
     return appendMany(appends, options);
   };
   const sql = events.sqlClient;
-  const [query, transaction] = [sql.query.bind(sql), sql.transaction.bind(sql)];
+  const [query, transaction, scripted] = [sql.query.bind(sql), sql.transaction.bind(sql), sql.scripted.bind(sql)];
   sql.query = ((...a: Parameters<typeof query>) => (totals.statements++, query(...a))) as typeof sql.query;
   sql.transaction = ((fn: Parameters<typeof transaction>[0]) =>
     (totals.transactions++,
@@ -150,6 +172,14 @@ function instrument(server: RunningServer) {
       tx.query = ((...a: Parameters<typeof q>) => (totals.statements++, q(...a))) as typeof tx.query;
       return fn(tx);
     }))) as typeof sql.transaction;
+  // The event store's appends: a transaction of scripts (several statements per round trip).
+  sql.scripted = ((fn: Parameters<typeof scripted>[0]) =>
+    (totals.transactions++,
+    scripted((tx) => {
+      const send = tx.send.bind(tx);
+      tx.send = (statements, options) => ((totals.statements += statements.length), send(statements, options));
+      return fn(tx);
+    }))) as typeof sql.scripted;
   const reads: ReadStore = server.platform.reads;
   const collectionProto = Object.getPrototypeOf(reads.collection('bench-probe')) as { write: (ops: WriteOp<never>[]) => Promise<void> };
   const write = collectionProto.write;
@@ -173,8 +203,9 @@ function instrument(server: RunningServer) {
       loop.enable();
       return {
         loopP99Ms: () => (loop.disable(), loop.percentile(99) / 1e6),
-        perCreate: (): Counts & { creates: number } => {
-          const creates = totals.creates - from.creates;
+        /** Per create, or per `n` operations of another kind (`n` given). */
+        perCreate: (n?: number): Counts & { creates: number } => {
+          const creates = n ?? totals.creates - from.creates;
           const per = (k: keyof typeof from) => (creates > 0 ? (totals[k] - from[k]) / creates : 0);
           const used = process.cpuUsage(cpu);
           return { creates, appends: per('appends'), transactions: per('transactions'), statements: per('statements'), readModelWrites: per('readModelWrites'), readModelDocs: per('readModelDocs'), checkpointSaves: per('checkpointSaves'), wakeUps: per('wakeUps'), cpuMs: creates > 0 ? (used.user + used.system) / 1000 / creates : 0 };
@@ -196,17 +227,21 @@ async function settle(server: RunningServer): Promise<void> {
   }
 }
 
-async function fetchJson(url: string, apiKey: string, body: unknown): Promise<any> {
+/** A request (a POST with an Idempotency-Key of its own) answered `want`: its JSON body. */
+async function fetchJsonAs(method: 'GET' | 'POST', url: string, apiKey: string, body?: unknown, want = 200): Promise<any> {
   const https = await import('node:https');
-  const payload = JSON.stringify(body);
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  const key = method === 'POST' ? { 'idempotency-key': randomUUID() } : {};
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = https.request({ method: 'POST', hostname: u.hostname, port: u.port, path: u.pathname, rejectUnauthorized: false, headers: { 'x-service-api-key': apiKey, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) } }, (res) => {
+    const req = https.request({ method, hostname: u.hostname, port: u.port, path: u.pathname + u.search, rejectUnauthorized: false, headers: { 'x-service-api-key': apiKey, 'content-type': 'application/json', accept: 'application/json', 'content-length': String(Buffer.byteLength(payload)), ...key } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 201 ? resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))) : reject(new Error(`POST ${url}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`))));
+      res.on('end', () => (res.statusCode === want ? resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))) : reject(new Error(`${method} ${url}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`))));
     });
     req.on('error', reject);
     req.end(payload);
   });
 }
+
+const fetchJson = (url: string, apiKey: string, body: unknown) => fetchJsonAs('POST', url, apiKey, body, 201);

@@ -22,8 +22,8 @@ import type { ContextModule } from '../../libs/runtime/src/context-module';
 export const computeModule: ContextModule = {
   name: 'compute',
   projections: [sshKeysProjection, templatesProjection, instancesProjection, instanceEventsProjection, batchesProjection, serversProjection, backupsProjection],
-  processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt), servers: serverBatchRequester(rt.events) })],
+  processManagers: (rt) => [new BatchFanout(rt.events, { instances: instanceBatchRequester(rt, rt.jobResources), servers: serverBatchRequester(rt.events, rt.jobResources) })],
   jobResources: Object.values(JOB_BACKED_RESOURCES),
-  timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt), rt.logger, 5000, rt.clock)],
+  timers: (rt) => [new AutoStopper(() => rt.projections.collection(instancesProjection), stopIdleInstance(rt, rt.jobResources), rt.logger, 5000, rt.clock)],
   eventTypes: [...INSTANCE_EVENT_TYPES, ...SERVER_EVENT_TYPES, ...BACKUP_EVENT_TYPES, ...BatchEventTypes, ...simpleResourceEventTypes(sshKeys), ...simpleResourceEventTypes(instanceTemplates)],
 };

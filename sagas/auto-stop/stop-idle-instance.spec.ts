@@ -7,7 +7,10 @@ import type { PortsOf } from '../../libs/runtime/src/ports';
 import { foldDocument } from '../../libs/subscriptions/src/document-projection';
 import { instancesProjection, type InstanceDoc } from '../../projections/instances/instances.projection';
 import { instanceSpec } from '../../test/support/fixtures';
+import { JOB_BACKED_RESOURCES } from '../job-operations/job-backed-resources';
 import { stopIdleInstance } from './stop-idle-instance';
+
+const JOBS = Object.values(JOB_BACKED_RESOURCES);
 
 /** The auto-stop timer's stop, against a real (embedded) event store. */
 describe('stopIdleInstance', () => {
@@ -42,23 +45,26 @@ describe('stopIdleInstance', () => {
 
   it('requests an ordinary stop by the system, at the clock\'s time, under a job of its own', async () => {
     const doc = await instance();
-    await stopIdleInstance(ports)(doc);
+    await stopIdleInstance(ports, JOBS)(doc);
     const [stop] = await stops(doc.id);
     expect(stop.data).toMatchObject({ instanceId: doc.id, action: 'stop', jobType: 'instance.action', from: 'active', to: 'stopping', requestedBy: 'system:auto-stop', requestedAt: '2026-01-01T01:00:00.000Z', jobId: expect.any(String) });
     expect(stop.data.jobId).not.toBe('j-create');
     expect(stop.metadata).toMatchObject({ projectId: 'p1', actor: 'system:auto-stop' });
+    // The stop's job commits with it (one append), without waiting for the dispatcher.
+    const [enqueued] = await store.readStream(`job-${stop.data.jobId}`);
+    expect(enqueued).toMatchObject({ type: 'jobs.JobEnqueued.v1', position: stop.position + 1, data: { resourceId: doc.id, resourceType: 'instance', operation: 'stop' } });
   });
 
   it('leaves alone an instance that moved on since the poll read it (a stale read model)', async () => {
     const doc = await instance(true);
     const head = await store.headPosition();
-    await expect(stopIdleInstance(ports)(doc)).resolves.toBeUndefined();
+    await expect(stopIdleInstance(ports, JOBS)(doc)).resolves.toBeUndefined();
     expect(await store.headPosition()).toBe(head);
   });
 
   it('lets any other failure through, so that the timer retries on its next tick', async () => {
     const doc = await instance();
-    await expect(stopIdleInstance(ports)({ ...doc, projectId: 'p2' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(stopIdleInstance(ports, JOBS)({ ...doc, projectId: 'p2' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await stops(doc.id)).toEqual([]);
   });
 });

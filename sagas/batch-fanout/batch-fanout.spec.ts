@@ -8,7 +8,10 @@ import { MemoryReadStore } from '../../libs/readstore/src/memory-read-store';
 import { systemClock } from '../../libs/runtime/src/clock';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import { instanceSpec } from '../../test/support/fixtures';
+import { JOB_BACKED_RESOURCES } from '../job-operations/job-backed-resources';
 import { BatchFanout, batchItemJobId, instanceBatchRequester, serverBatchRequester, type BatchItemRequester } from './batch-fanout';
+
+const JOBS = Object.values(JOB_BACKED_RESOURCES);
 
 /** The fan-out against a real (embedded, in-memory) event store and the real resource requesters. */
 describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
@@ -58,7 +61,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
   it('requests each resource under a job id derived from the batch, and records what was refused', async () => {
     const [mine, theirs, stopped] = [await instance('p1'), await instance('p2'), await instance('p1', true)];
     const { batchId, batch } = await requestBatch('stop', 'instances', [mine, theirs, stopped, 'missing']);
-    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(ports) });
+    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(ports, JOBS) });
 
     expect(await fanout.handle(batch)).toBe(true);
 
@@ -72,13 +75,15 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
     const [stop] = await requested(mine);
     expect(stop.data).toMatchObject({ instanceId: mine, jobId, action: 'stop', from: 'active', requestedBy: `system:batch:${batchId}` });
     expect(stop.metadata).toMatchObject({ projectId: 'p1', actor: `system:batch:${batchId}`, correlationId: `corr-${batchId}`, causationId: batch[0].id });
+    // The item's job commits with its request (one append), without waiting for the dispatcher.
+    expect(await store.readStream(`job-${jobId}`)).toEqual([expect.objectContaining({ type: 'jobs.JobEnqueued.v1', position: stop.position + 1, data: expect.objectContaining({ resourceId: mine, operation: 'stop' }) })]);
     expect(await requested(theirs)).toEqual([]);
     expect(await requested(stopped)).toEqual([]);
   });
 
   it('maps batch actions to instance actions (reboot restarts, delete terminates through the delete job)', async () => {
     const [a, b] = [await instance('p1'), await instance('p1')];
-    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(ports) });
+    const fanout = new BatchFanout(store, { instances: instanceBatchRequester(ports, JOBS) });
     await fanout.handle((await requestBatch('reboot', 'instances', [a])).batch);
     await fanout.handle((await requestBatch('delete', 'instances', [b])).batch);
 
@@ -96,7 +101,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
     await append(s, 'compute.ServerRequested.v1', { ...spec, serverId, jobId: 'j-create', requestedAt: at, restoredFromBackup: null });
     await append(s, 'compute.ServerInstallStarted.v1', { serverId, jobId: 'j-create', at });
     await append(s, 'compute.ServerActivated.v1', { serverId, jobId: 'j-create', at, operation: 'create', externalId: 'x1', ipv4: '10.0.0.1' });
-    const fanout = new BatchFanout(store, { servers: serverBatchRequester(store) });
+    const fanout = new BatchFanout(store, { servers: serverBatchRequester(store, JOBS) });
 
     const { batchId, batch } = await requestBatch('delete', 'servers', [serverId]);
     await fanout.handle(batch);
@@ -104,13 +109,15 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
     const jobId = batchItemJobId(batchId, serverId);
     expect(await items(batchId)).toEqual([['compute.BatchItemDispatched.v1', serverId, jobId]]);
     const history = await store.readStream(s);
-    expect(history[history.length - 1]).toMatchObject({ type: 'compute.ServerDeletionRequested.v1', data: { serverId, jobId, from: 'active' } });
+    const last = history[history.length - 1];
+    expect(last).toMatchObject({ type: 'compute.ServerDeletionRequested.v1', data: { serverId, jobId, from: 'active' } });
+    expect(await store.readStream(`job-${jobId}`)).toEqual([expect.objectContaining({ type: 'jobs.JobEnqueued.v1', position: last.position + 1, data: expect.objectContaining({ resourceType: 'server', resourceId: serverId }) })]);
   });
 
   it('rejects every item of a resource type it has no requester for', async () => {
     const { batchId, batch } = await requestBatch('stop', 'servers', ['s1', 's2']);
 
-    await new BatchFanout(store, { instances: instanceBatchRequester(ports) }).handle(batch);
+    await new BatchFanout(store, { instances: instanceBatchRequester(ports, JOBS) }).handle(batch);
 
     expect(await items(batchId)).toEqual([
       ['compute.BatchItemRejected.v1', 's1', 'UNSUPPORTED_PROVIDER'],
@@ -121,7 +128,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
   it('neither loses nor repeats an item when the fan-out is handed the batch again', async () => {
     const [a, b] = [await instance('p1'), await instance('p1')];
     const { batchId, batch } = await requestBatch('stop', 'instances', [a, b]);
-    const real = instanceBatchRequester(ports);
+    const real = instanceBatchRequester(ports, JOBS);
     let storeDown = true;
     // The second request hits an infrastructure failure (not a refusal): the batch is left for a retry.
     const flaky: BatchItemRequester = async (item, ctx) => {
@@ -150,7 +157,7 @@ describe('BatchFanout (RequestItemsOnBatchRequested)', () => {
     const events = await store.readStream(`instance-${id}`);
     const head = await store.headPosition();
 
-    expect(await new BatchFanout(store, { instances: instanceBatchRequester(ports) }).handle(events)).toBe(false);
+    expect(await new BatchFanout(store, { instances: instanceBatchRequester(ports, JOBS) }).handle(events)).toBe(false);
 
     expect(await store.headPosition()).toBe(head);
   });

@@ -1,6 +1,8 @@
 import { v5 as uuidv5 } from 'uuid';
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import type { AnyJobBackedResource } from '../../libs/runtime/src/job-ports';
+import { appendWithItsJob } from '../../usecases/jobs/with-its-job';
 import { batchDecider } from '../../libs/domain/batches/batch.decider';
 import { batchStream, type BatchAction, type BatchRequested } from '../../libs/domain/batches/events';
 import type { InstanceAction } from '../../libs/domain/compute/instance.events';
@@ -21,28 +23,24 @@ export const batchItemJobId = (batchId: string, resourceId: string) => uuidv5(`$
 
 const INSTANCE_ACTIONS: Record<BatchAction, InstanceAction> = { start: 'start', stop: 'stop', reboot: 'restart', delete: 'terminate' };
 
-/** An instance's part of a batch: the one instance-action use case, under the batch item's job id. */
-export function instanceBatchRequester(ports: PortsOf<'events' | 'projections' | 'clock'>): BatchItemRequester {
+/** An instance's part of a batch: the one instance-action use case, under the batch item's job id (appended with its job). */
+export function instanceBatchRequester(ports: PortsOf<'events' | 'projections' | 'clock'>, jobResources: readonly AnyJobBackedResource[]): BatchItemRequester {
   return async ({ projectId, resourceId, action, jobId }, ctx) => {
-    await requestInstanceAction(ports, { projectId, instanceId: resourceId, action: INSTANCE_ACTIONS[action], viaDelete: action === 'delete', jobId }, ctx);
+    await requestInstanceAction(ports, { projectId, instanceId: resourceId, action: INSTANCE_ACTIONS[action], viaDelete: action === 'delete', jobId }, ctx, jobResources);
   };
 }
 
 const SERVER_ACTIONS: Record<Exclude<BatchAction, 'delete'>, ServerPowerAction> = { start: 'power_on', stop: 'power_off', reboot: 'reboot' };
 
-export function serverBatchRequester(events: EventStore): BatchItemRequester {
+/** A server's part of a batch, appended with its job. */
+export function serverBatchRequester(events: EventStore, jobResources: readonly AnyJobBackedResource[]): BatchItemRequester {
   return async ({ projectId, resourceId, action, jobId }, ctx) => {
     const history = await events.readStream(serverStream(resourceId), { maxCount: 1 });
     if (history.length === 0 || (history[0].data as { projectId?: string }).projectId !== projectId) throw new DomainError('NOT_FOUND', 'Server not found');
     const now = new Date().toISOString();
     const requestedBy = String(ctx.metadata.actor);
-    await handleCommand(
-      events,
-      serverStream(resourceId),
-      serverDecider,
-      action === 'delete' ? { type: 'RequestServerDeletion', jobId, now, requestedBy } : { type: 'RequestServerPowerAction', jobId, action: SERVER_ACTIONS[action], now, requestedBy },
-      ctx,
-    );
+    const command = action === 'delete' ? { type: 'RequestServerDeletion', jobId, now, requestedBy } : { type: 'RequestServerPowerAction', jobId, action: SERVER_ACTIONS[action], now, requestedBy };
+    await appendWithItsJob(events, jobResources, { streamId: serverStream(resourceId), decider: serverDecider, command }, ctx);
   };
 }
 

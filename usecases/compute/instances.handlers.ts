@@ -5,7 +5,7 @@ import { instanceDecider, type InstanceRequest } from '../../libs/domain/compute
 import { instanceStream, type InstanceAction } from '../../libs/domain/compute/instance.events';
 import type { ProviderKind } from '../../libs/domain/providers/events';
 import type { Tag } from '../../libs/domain/shared/tags';
-import { requestScopedId, handleCommand, handleCommands, type CommandContext } from '../../libs/eventstore/src/handle-command';
+import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../libs/application/src/errors';
 import type { ListQuery } from '../../libs/application/src/views';
 import type { LiveStatus, UtilizationSample } from '../../libs/providers/src/driver.port';
@@ -17,8 +17,7 @@ import { providersProjection } from '../../projections/providers/providers.proje
 import { sshKeysProjection } from '../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../providers/project-provider';
-import { ownDoc, settleJob, settleWithJob, written } from '../jobs/job-writes';
-import { withItsJob } from '../jobs/with-its-job';
+import { ownDoc, requestWithItsJob, settleWithJob, written } from '../jobs/job-writes';
 import { requestInstanceAction } from './request-instance-action';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 
@@ -117,7 +116,7 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
     const jobId = requestScopedId(ctx, 'job');
     const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.ports.now() };
     // The request, its job and its Idempotency-Key record commit together (one append).
-    const written = await handleCommands(this.ports.events, [{ streamId: instanceStream(instanceId), decider: instanceDecider, command, newStream: true }, withItsJob(Object.values(this.ports.registry.jobResources))], ctx);
+    const written = await requestWithItsJob(this.ports, { streamId: instanceStream(instanceId), decider: instanceDecider, command, newStream: true }, ctx);
     await settleWithJob(this.ports, written, jobId, INSTANCE_MODELS);
     return { doc: await writtenInstance(this.ports, projectId, instanceId, written[0].position), jobId };
   }
@@ -125,13 +124,14 @@ export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
 
 @CommandHandler(RequestInstanceAction)
 export class RequestInstanceActionHandler implements ICommandHandler<RequestInstanceAction> {
-  constructor(@InjectPorts() private readonly ports: PortsOf<'clock' | 'consistency' | 'events' | 'logger' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'clock' | 'consistency' | 'events' | 'logger' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, action, ctx, viaDelete }: RequestInstanceAction): Promise<Accepted> {
     const jobId = requestScopedId(ctx, 'job');
-    const r = await requestInstanceAction(this.ports, { projectId, instanceId: id, action, jobId, viaDelete }, ctx);
-    await settleJob(this.ports, r.position, jobId, INSTANCE_MODELS);
-    return { doc: await writtenInstance(this.ports, projectId, id, r.position), jobId };
+    // The request, its job and its Idempotency-Key record commit together (one append).
+    const written = await requestInstanceAction(this.ports, { projectId, instanceId: id, action, jobId, viaDelete }, ctx, Object.values(this.ports.registry.jobResources));
+    await settleWithJob(this.ports, written, jobId, INSTANCE_MODELS);
+    return { doc: await writtenInstance(this.ports, projectId, id, written[0].position), jobId };
   }
 
 }

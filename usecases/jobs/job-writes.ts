@@ -1,4 +1,5 @@
-import type { CommandContext } from '../../libs/eventstore/src/handle-command';
+import type { AnyStreamCommand, CommandContext, CommandResult } from '../../libs/eventstore/src/handle-command';
+import { appendWithItsJob } from './with-its-job';
 import { jobStream } from '../../libs/domain/jobs/events';
 import { notFound } from '../../libs/application/src/errors';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
@@ -30,6 +31,11 @@ export async function settleWithJob(
   const [own, job] = results;
   if (!job || job.position === null) return settleJob(ports, own?.position ?? null, jobId, readModels);
   if (!(await ports.waitForProjections(job.position, [...readModels, 'jobs']))) ports.logger.warn({ jobId, position: job.position }, 'read models did not catch up within the consistency wait');
+}
+
+/** A route's request and its job in one append (`appendWithItsJob`), with the resources the contexts registered. */
+export function requestWithItsJob(ports: PortsOf<'events' | 'registry'>, part: AnyStreamCommand, ctx: CommandContext): Promise<CommandResult<unknown>[]> {
+  return appendWithItsJob(ports.events, Object.values(ports.registry.jobResources), part, ctx);
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { NewEvent, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { causedBy, type AnyStreamCommand, type FollowingCommand } from '../../libs/eventstore/src/handle-command';
+import type { EventStore, NewEvent, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
+import { causedBy, handleCommands, type AnyStreamCommand, type CommandContext, type CommandResult, type FollowingCommand } from '../../libs/eventstore/src/handle-command';
 import { jobDecider, type EnqueueJob } from '../../libs/domain/jobs/job.decider';
 import { jobStream } from '../../libs/domain/jobs/events';
 import type { AnyJobBackedResource } from '../../libs/runtime/src/job-ports';
@@ -39,3 +39,12 @@ export const withItsJob =
     }
     return null;
   };
+
+/**
+ * A request's own part and the job its events call for, in one append (with the request's
+ * Idempotency-Key record, when it has one): the results of both, the request's first. Every caller
+ * that asks a job-backed resource to act goes through here (routes, batch fan-out, timers).
+ */
+export function appendWithItsJob(events: EventStore, resources: readonly AnyJobBackedResource[], part: AnyStreamCommand, ctx: CommandContext): Promise<CommandResult<unknown>[]> {
+  return handleCommands(events, [part, withItsJob(resources)], ctx);
+}

@@ -14,12 +14,15 @@ import { serversProjection, type ServerDoc } from '../../projections/servers/ser
 import { sshKeysProjection } from '../../projections/ssh-keys/ssh-keys.projection';
 import { CatalogValidation } from '../catalog/catalog-validation';
 import { requireProjectProvider } from '../providers/project-provider';
-import { ownDoc, requestedBy, settleJob, written } from '../jobs/job-writes';
+import { ownDoc, requestedBy, requestWithItsJob, settleWithJob, written } from '../jobs/job-writes';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 
 type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
 type Found<D> = { items: D[]; total: number };
 type Accepted = { doc: ServerDoc; jobId: string };
+
+/** What a GET after a server write reads. */
+const SERVER_MODELS = [serversProjection.name];
 
 export type CreateServerInput = ServerRequest & { site: string; plan: string; operatingSystem: string; provider?: string };
 
@@ -141,15 +144,17 @@ export async function serverLookups(ports: PortsOf<'events' | 'projections'>, pr
 /** Looks up the plan, the named provider, the site and the OS; the decider checks they fit together. */
 @CommandHandler(CreateServer)
 export class CreateServerHandler implements ICommandHandler<CreateServer> {
-  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
   async execute({ projectId, input, ctx, pointerPrefix }: CreateServer): Promise<Accepted> {
     const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, input, pointerPrefix);
     const [serverId, jobId] = [requestScopedId(ctx, 'server'), requestScopedId(ctx, 'job')];
     const catalog = { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os };
-    const r = await handleCommand(this.ports.events, serverStream(serverId), serverDecider, { type: 'RequestServer', serverId, jobId, projectId, request, catalog, now: this.ports.now() }, ctx, { newStream: true });
-    await settleJob(this.ports, r.position, jobId, 'servers');
-    return { doc: await writtenServer(this.ports, projectId, serverId, r.position), jobId };
+    // The request, its job and its Idempotency-Key record commit together (one append).
+    const command = { type: 'RequestServer' as const, serverId, jobId, projectId, request, catalog, now: this.ports.now() };
+    const written = await requestWithItsJob(this.ports, { streamId: serverStream(serverId), decider: serverDecider, command, newStream: true }, ctx);
+    await settleWithJob(this.ports, written, jobId, SERVER_MODELS);
+    return { doc: await writtenServer(this.ports, projectId, serverId, written[0].position), jobId };
   }
 }
 
@@ -167,43 +172,46 @@ async function requireSshKeys(ports: PortsOf<'projections'>, projectId: string, 
 
 @CommandHandler(RequestServerPowerAction)
 export class RequestServerPowerActionHandler implements ICommandHandler<RequestServerPowerAction> {
-  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, action, ctx }: RequestServerPowerAction): Promise<Accepted> {
     await ownServer(this.ports, projectId, id);
     const jobId = requestScopedId(ctx, 'job');
-    const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, { type: 'RequestServerPowerAction', jobId, action, now: this.ports.now(), requestedBy: requestedBy(ctx) }, ctx);
-    await settleJob(this.ports, r.position, jobId, 'servers');
-    return { doc: await writtenServer(this.ports, projectId, id, r.position), jobId };
+    const command = { type: 'RequestServerPowerAction' as const, jobId, action, now: this.ports.now(), requestedBy: requestedBy(ctx) };
+    const written = await requestWithItsJob(this.ports, { streamId: serverStream(id), decider: serverDecider, command }, ctx);
+    await settleWithJob(this.ports, written, jobId, SERVER_MODELS);
+    return { doc: await writtenServer(this.ports, projectId, id, written[0].position), jobId };
   }
 }
 
 @CommandHandler(UpdateServer)
 export class UpdateServerHandler implements ICommandHandler<UpdateServer> {
-  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, input, ctx }: UpdateServer) {
     await ownServer(this.ports, projectId, id);
     const plan = input.plan === undefined ? undefined : await new CatalogValidation(this.ports).resolvePlan(input.plan);
     const jobId = requestScopedId(ctx, 'job');
     const command = { type: 'UpdateServer' as const, jobId, label: input.label, locked: input.locked, tags: input.tags, plan, now: this.ports.now(), requestedBy: requestedBy(ctx) };
-    const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, command, ctx);
+    // A changed plan's migration job commits with the update (no job part otherwise).
+    const written = await requestWithItsJob(this.ports, { streamId: serverStream(id), decider: serverDecider, command }, ctx);
+    const [r] = written;
     const migrating = r.events.some((e) => e.type === 'compute.ServerMigrationRequested.v1');
-    if (migrating) await settleJob(this.ports, r.position, jobId, 'servers');
-    else await this.ports.waitForProjections(r.position, ['servers']);
+    if (migrating) await settleWithJob(this.ports, written, jobId, SERVER_MODELS);
+    else await this.ports.waitForProjections(r.position, SERVER_MODELS);
     return { doc: await writtenServer(this.ports, projectId, id, r.position), jobId: migrating ? jobId : null };
   }
 }
 
 @CommandHandler(DeleteServer)
 export class DeleteServerHandler implements ICommandHandler<DeleteServer> {
-  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'registry' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: DeleteServer): Promise<void> {
     await ownServer(this.ports, projectId, id);
     const jobId = requestScopedId(ctx, 'job');
-    const r = await handleCommand(this.ports.events, serverStream(id), serverDecider, { type: 'RequestServerDeletion', jobId, now: this.ports.now(), requestedBy: requestedBy(ctx) }, ctx);
-    await settleJob(this.ports, r.position, jobId, 'servers');
+    const command = { type: 'RequestServerDeletion' as const, jobId, now: this.ports.now(), requestedBy: requestedBy(ctx) };
+    await settleWithJob(this.ports, await requestWithItsJob(this.ports, { streamId: serverStream(id), decider: serverDecider, command }, ctx), jobId, SERVER_MODELS);
   }
 }
 
@@ -235,7 +243,7 @@ export class DeleteBackupHandler implements ICommandHandler<DeleteBackup> {
 
 @CommandHandler(RestoreBackup)
 export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
-  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>) {}
+  constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
   async execute({ projectId, id, ctx }: RestoreBackup): Promise<Accepted> {
     const backup = await ownBackup(this.ports, projectId, id, ctx);
@@ -243,9 +251,10 @@ export class RestoreBackupHandler implements ICommandHandler<RestoreBackup> {
     const { events } = this.ports;
     const archived = await handleCommand(events, backupStream(id), backupDecider, { type: 'ArchiveBackup', reason: 'restored', restoredServerId: serverId, now: this.ports.now() }, ctx);
     const spec = { ...backup.serverSpec, projectId };
-    const r = await handleCommand(events, serverStream(serverId), serverDecider, { type: 'RestoreServer', serverId, jobId, spec, backupId: id, now: this.ports.now() }, ctx, { newStream: true });
-    await settleJob(this.ports, r.position, jobId, 'servers');
-    const doc = await writtenServer(this.ports, projectId, serverId, r.position);
+    const command = { type: 'RestoreServer' as const, serverId, jobId, spec, backupId: id, now: this.ports.now() };
+    const written = await requestWithItsJob(this.ports, { streamId: serverStream(serverId), decider: serverDecider, command, newStream: true }, ctx);
+    await settleWithJob(this.ports, written, jobId, SERVER_MODELS);
+    const doc = await writtenServer(this.ports, projectId, serverId, written[0].position);
     await this.ports.waitForProjections(archived.position, ['backups']);
     return { doc, jobId };
   }

@@ -14,6 +14,7 @@ const pglite = async () => {
     kind: client.kind,
     query: client.query.bind(client),
     transaction: client.transaction.bind(client),
+    scripted: client.scripted.bind(client),
     listen: client.listen.bind(client),
     close: async () => {
       opened--;

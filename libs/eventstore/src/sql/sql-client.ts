@@ -8,10 +8,39 @@ export interface SqlExecutor {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
 }
 
+/**
+ * A transaction sent as scripts: each `send` is one round trip of statements whose values are
+ * inlined (`sqlLiteral`), BEGIN riding on the first and COMMIT on the one marked `commit`. A write
+ * that reads, decides and writes takes two round trips instead of one per statement plus BEGIN and
+ * COMMIT. Answers each statement's rows.
+ */
+export interface ScriptedTransaction {
+  send(statements: string[], options?: { commit?: boolean }): Promise<Array<Record<string, unknown>[]>>;
+}
+
+/**
+ * A value inlined into a script: a number as itself; a string quoted as it is when it holds neither
+ * quote nor backslash, else dollar-quoted with a tag it does not contain (no per-character escaping:
+ * pg's escapeLiteral takes ~190 ms for a 350 kB batch of events on a loaded machine, the native
+ * `includes` a few microseconds).
+ */
+export function sqlLiteral(v: string | number): string {
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new Error(`not a finite number: ${v}`);
+    return String(v);
+  }
+  if (!/['\\]/.test(v)) return `'${v}'`;
+  for (let n = 0; ; n++) {
+    const tag = `$l${n}$`;
+    if (!v.includes(tag) && !v.endsWith(tag.slice(0, -1))) return `${tag}${v}${tag}`;
+  }
+}
+
 /** The SQL the event store needs, over node-postgres or PGlite alike. */
 export interface SqlClient extends SqlExecutor {
   readonly kind: 'postgres' | 'pglite';
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  scripted<T>(fn: (tx: ScriptedTransaction) => Promise<T>): Promise<T>;
   /** Runs `onNotify` with the payload whenever a NOTIFY arrives on `channel`. Returns an unlisten function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -67,6 +96,37 @@ export class PgSqlClient implements SqlClient {
     } finally {
       client.off('error', onError);
       client.release(lost); // a lost connection is destroyed, not returned to the pool
+    }
+  }
+
+  async scripted<T>(fn: (tx: ScriptedTransaction) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let lost: Error | undefined;
+    const onError = (err: Error) => (lost = err);
+    client.on('error', onError);
+    let [begun, committed] = [false, false];
+    try {
+      const tx: ScriptedTransaction = {
+        send: async (statements, { commit = false } = {}) => {
+          if (committed) throw new Error('the transaction has committed');
+          const first = !begun;
+          begun = true;
+          // No parameters: the simple query protocol, which takes several statements in one message.
+          const res = (await client.query([...(first ? ['BEGIN'] : []), ...statements, ...(commit ? ['COMMIT'] : [])].join(';\n'))) as unknown as { rows: Record<string, unknown>[] } | Array<{ rows: Record<string, unknown>[] }>;
+          if (commit) committed = true;
+          const all = Array.isArray(res) ? res : [res];
+          return all.slice(first ? 1 : 0, (first ? 1 : 0) + statements.length).map((r) => r.rows);
+        },
+      };
+      const result = await fn(tx);
+      if (begun && !committed) await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      if (begun && !committed && !lost) await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.off('error', onError);
+      client.release(lost);
     }
   }
 
@@ -158,6 +218,19 @@ export class PgliteSqlClient implements SqlClient {
     await new Promise<void>((resolve) => setImmediate(resolve));
     return this.db.transaction(async (tx) =>
       fn({ query: async <R>(text: string, params: unknown[] = []) => (await tx.query<R>(text, params)).rows }),
+    );
+  }
+
+  /** In-process: no round trips to save; the statements run one by one in one transaction. */
+  scripted<T>(fn: (tx: ScriptedTransaction) => Promise<T>): Promise<T> {
+    return this.transaction((tx) =>
+      fn({
+        send: async (statements) => {
+          const out: Array<Record<string, unknown>[]> = [];
+          for (const text of statements) out.push(await tx.query(text));
+          return out;
+        },
+      }),
     );
   }
 

@@ -18,7 +18,7 @@ import type {
 import { IdempotencyKeyCommittedError, WrongExpectedRevisionError } from '../event-store.port';
 import { CatchUpSubscription } from '../catch-up-subscription';
 import type { SqlClient } from './sql-client';
-import { PgliteSqlClient, PgSqlClient } from './sql-client';
+import { PgliteSqlClient, PgSqlClient, sqlLiteral } from './sql-client';
 
 interface PendingPart {
   streamId: string;
@@ -313,31 +313,33 @@ export class SqlEventStore implements EventStore {
 
   private async commitBatchInner(batch: PendingAppend[]): Promise<void> {
     const started = performance.now();
-    const outcomes = await this.sql.transaction(async (tx) => {
+    // Two round trips (ScriptedTransaction): the reads with BEGIN, the writes with COMMIT. Values
+    // are inlined as JSON literals that PostgreSQL unpacks (one document per list, never N parameters).
+    const json = (v: unknown) => `${sqlLiteral(JSON.stringify(v))}::jsonb`;
+    const outcomes = await this.sql.scripted(async (tx) => {
       // Lock the head row first, in its own statement: commits are serialized in position order, and
-      // the revisions read next come from a snapshot taken after the previous commit became visible.
-      const [head] = await tx.query<{ position: number }>(`SELECT position FROM ${this.t('head')} WHERE id = 1 FOR UPDATE`);
-      let position = Number(head.position);
+      // the revisions read next come from a snapshot taken after the previous commit became visible
+      // (each statement of a script takes its own snapshot, after the one before it has finished).
       const streamIds = [...new Set(batch.flatMap((p) => p.parts.map((part) => part.streamId)))];
-      const current = new Map<string, number>();
-      const rows = await tx.query<{ stream_id: string; revision: number }>(
-        `SELECT stream_id, revision FROM ${this.t('streams')} WHERE stream_id = ANY($1::text[])`,
-        [streamIds],
-      );
-      for (const r of rows) current.set(r.stream_id, Number(r.revision));
       // Idempotency reservations carried by the batch, locked so that the check and the mark below
       // are one with the append (a key written by one request is never written by another).
       const reserved = batch.filter((p) => p.idempotency);
+      const [[head], rows, idem = []] = (await tx.send([
+        `SELECT position FROM ${this.t('head')} WHERE id = 1 FOR UPDATE`,
+        `SELECT stream_id, revision FROM ${this.t('streams')} WHERE stream_id = ANY(ARRAY(SELECT jsonb_array_elements_text(${json(streamIds)})))`,
+        ...(reserved.length > 0
+          ? [
+              `SELECT i.scope, i.key, i.state, i.request_id FROM ${this.t('idempotency')} i
+               JOIN jsonb_to_recordset(${json(reserved.map((p) => ({ scope: p.idempotency!.scope, key: p.idempotency!.key })))}) AS r(scope text, key text) ON i.scope = r.scope AND i.key = r.key
+               FOR UPDATE OF i`,
+            ]
+          : []),
+      ])) as [[{ position: number }], Array<{ stream_id: string; revision: number }>, Array<{ scope: string; key: string; state: string; request_id: string | null }>?];
+      let position = Number(head.position);
+      const current = new Map<string, number>();
+      for (const r of rows) current.set(r.stream_id, Number(r.revision));
       const reservations = new Map<string, { state: string; requestId: string | null }>();
-      if (reserved.length > 0) {
-        const idem = await tx.query<{ scope: string; key: string; state: string; request_id: string | null }>(
-          `SELECT i.scope, i.key, i.state, i.request_id FROM ${this.t('idempotency')} i
-           JOIN unnest($1::text[], $2::text[]) AS r(scope, key) ON i.scope = r.scope AND i.key = r.key
-           FOR UPDATE OF i`,
-          [reserved.map((p) => p.idempotency!.scope), reserved.map((p) => p.idempotency!.key)],
-        );
-        for (const r of idem) reservations.set(`${r.scope}\u0000${r.key}`, { state: r.state, requestId: r.request_id });
-      }
+      for (const r of idem) reservations.set(`${r.scope}\u0000${r.key}`, { state: r.state, requestId: r.request_id });
       const marks: Array<{ scope: string; key: string; requestId: string; streamId: string; position: number }> = [];
 
       const outcomes: Array<AppendResult[] | WrongExpectedRevisionError | IdempotencyKeyCommittedError> = [];
@@ -393,26 +395,25 @@ export class SqlEventStore implements EventStore {
         // The events travel as one JSON document that PostgreSQL unpacks: far cheaper than binding
         // thousands of parameters or escaping arrays of JSON strings on the client.
         const rows = JSON.stringify(inserts.map(([position, id, stream, revision, type, data, metadata]) => ({ p: position, i: id, s: stream, r: revision, t: type, d: data, m: metadata })));
-        const [stamp] = await tx.query<{ recorded_at: string }>(
+        const written = [
           `WITH ins AS (
              INSERT INTO ${this.t('events')} (position, event_id, stream_id, revision, type, data, metadata)
              SELECT (e->>'p')::bigint, (e->>'i')::uuid, e->>'s', (e->>'r')::bigint, e->>'t', e->'d', e->'m'
-             FROM jsonb_array_elements($1::jsonb) AS e
+             FROM jsonb_array_elements(${sqlLiteral(rows)}::jsonb) AS e
            ), st AS (
              INSERT INTO ${this.t('streams')} (stream_id, revision)
-             SELECT * FROM unnest($2::text[], $3::bigint[])
+             SELECT x->>0, (x->>1)::bigint FROM jsonb_array_elements(${json(ids.map((id) => [id, touched.get(id)!]))}) AS x
              ON CONFLICT (stream_id) DO UPDATE SET revision = EXCLUDED.revision
            ), hd AS (
-             UPDATE ${this.t('head')} SET position = $4 WHERE id = 1
+             UPDATE ${this.t('head')} SET position = ${sqlLiteral(position)} WHERE id = 1
            )
-           SELECT pg_notify($5, $6), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`,
-          [rows, ids, ids.map((id) => touched.get(id)!), position, this.channel, String(position)],
-        );
+           SELECT pg_notify(${sqlLiteral(this.channel)}, ${sqlLiteral(String(position))}), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`,
+        ];
         if (marks.length > 0) {
           // The reservation becomes `committed` with the write: after a crash, a retry with the key
           // finds what was written instead of writing again. The lease holder at this moment may
           // store the response (committed_token); the first stream and the last position are kept.
-          await tx.query(
+          written.push(
             `UPDATE ${this.t('idempotency')} i
              SET state = CASE WHEN i.state = 'in-progress' THEN 'committed' ELSE i.state END,
                  request_id = m.request_id,
@@ -421,12 +422,13 @@ export class SqlEventStore implements EventStore {
                  committed_token = COALESCE(i.committed_token, i.token),
                  lease_until = NULL,
                  expires_at = GREATEST(i.expires_at, now() + interval '24 hours')
-             FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[])
-                   AS u(scope, key, request_id, stream_id, position)) m
+             FROM jsonb_to_recordset(${json(marks.map((m) => ({ scope: m.scope, key: m.key, request_id: m.requestId, stream_id: m.streamId, position: m.position })))})
+                   AS m(scope text, key text, request_id text, stream_id text, position bigint)
              WHERE i.scope = m.scope AND i.key = m.key`,
-            [marks.map((m) => m.scope), marks.map((m) => m.key), marks.map((m) => m.requestId), marks.map((m) => m.streamId), marks.map((m) => m.position)],
           );
         }
+        // The writes and COMMIT in one round trip.
+        const [[stamp]] = (await tx.send(written, { commit: true })) as [[{ recorded_at: string }?]];
         return { outcomes, written: inserts.length, rows, recordedAt: stamp?.recorded_at ?? new Date().toISOString() };
       }
       return { outcomes, written: 0, rows: null, recordedAt: null };
