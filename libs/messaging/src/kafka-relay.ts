@@ -166,6 +166,7 @@ export class KafkaRelay implements SubscriptionHandler {
   async start(): Promise<void> {
     this.stopped = false;
     await this.ensureProducer();
+    await this.readTailsIfStale();
   }
 
   async stop(): Promise<void> {
@@ -209,11 +210,7 @@ export class KafkaRelay implements SubscriptionHandler {
 
   private async publish(events: RecordedEvent[]): Promise<void> {
     const producer = await this.ensureProducer();
-    if (this.tailsStale) {
-      this.tails = await TopicTails.read(this.kafka, this.topics, this.topicPrefix, this.name.replace(/[^\w.-]/g, '_'), 15_000);
-      this.tailsStale = false;
-      this.tailReads++;
-    }
+    await this.readTailsIfStale();
     if (this.tails) events = this.notYetWritten(events, this.tails);
     for (const chunk of this.chunks(events)) {
       await producer.sendBatch({
@@ -223,6 +220,14 @@ export class KafkaRelay implements SubscriptionHandler {
         compression: CompressionTypes.None,
       });
     }
+  }
+
+  /** Reads what the topics hold (TopicTails) when the relay starts or a send failed; nothing otherwise. */
+  private async readTailsIfStale(): Promise<void> {
+    if (!this.tailsStale) return;
+    this.tails = await TopicTails.read(this.kafka, this.topics, this.topicPrefix, this.name.replace(/[^\w.-]/g, '_'), 15_000);
+    this.tailsStale = false;
+    this.tailReads++;
   }
 
   /**
