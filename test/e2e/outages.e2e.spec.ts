@@ -8,6 +8,7 @@ import { eventually } from '../support/wait';
 import { startSmtpSink, type SmtpSink } from '../support/smtp';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import type { TestResponse } from '../support/http-client';
+import { readTopicUntil } from '../support/kafka';
 
 /**
  * The ordinary bad day (issue 26), on the server profile: each engine the API uses is cut in the
@@ -18,9 +19,18 @@ import type { TestResponse } from '../support/http-client';
  * cannot reach them still serves everything else, and taking it out of rotation would not help),
  * writes that need it answer 503 with Retry-After, the rest keeps working. After: the service
  * recovers by itself within RECOVERY_MS, every keyed request retried completes once, every answered
- * create is in the store once, mail that was due is delivered once, the read models equal a rebuild.
+ * create is in the store once, mail that was due is delivered once, the read models equal a rebuild,
+ * the compute and billing topics hold every event once in order per key.
  */
 const RECOVERY_MS = 30_000; // stated bound: readiness and writes back within it after an engine returns
+/**
+ * Stated bound: a write waiting in the event store's group commit while PostgreSQL is blackholed
+ * answers within it. The commit in flight fails at the client-side query timeout (10 s,
+ * QUERY_TIMEOUT_MS in libs/eventstore/src/sql/sql-client.ts) and fails its whole batch at once; a
+ * write queued behind it waits for that and for its own attempt (a checkout, 5 s, or one more query
+ * timeout): 2 × 10 s + 5 s = 25 s, and the rest is room for a loaded machine.
+ */
+const BLACKHOLE_WRITE_BOUND_MS = 60_000;
 
 type Engine = 'postgres' | 'redis' | 'readStore' | 'kafka' | 'smtp' | 'stripe';
 interface Sent {
@@ -68,7 +78,7 @@ async function readStream(): Promise<void> {
 }
 let reader: Promise<void>;
 
-const cut = (e: Engine) => proxies[e].cut();
+const cut = (e: Engine, how: 'refuse' | 'blackhole') => (e === 'kafka' ? proxies.kafka.cut() : proxies[e].cut(how));
 const restore = (e: Engine) => proxies[e].restore();
 const ready = () => srv.anonymous.get('/v1/health/ready').then((r) => ({ status: r.status, body: r.body }));
 
@@ -162,9 +172,9 @@ function expectNoServerErrors(from: number): void {
  * Cuts `engine`, runs `during` while it is down, restores it and waits (bounded) for readiness.
  * `check`: the readiness check that names it down; null: readiness does not check it, and stays ready.
  */
-async function outage(engine: Engine, check: string | null, during: () => Promise<void>): Promise<void> {
+async function outage(engine: Engine, check: string | null, during: () => Promise<void>, how: 'refuse' | 'blackhole' = 'refuse'): Promise<void> {
   const from = sent.length;
-  cut(engine);
+  cut(engine, how);
   try {
     if (check) {
       const down = await eventually(ready, (r) => r.body?.checks?.[check] === 'down', 30_000, 200);
@@ -221,6 +231,30 @@ describe('engine outages under a mixed load (server profile)', () => {
     });
     await retryRefused(from);
   }, 180_000);
+
+  it('PostgreSQL blackholed (connections accepted, nothing answered): writes waiting in the group commit answer 503 with Retry-After, not hang', async () => {
+    const from = sent.length;
+    await outage(
+      'postgres',
+      'database',
+      async () => {
+        // Several writes at once, so that they queue in the group commit behind one another; each is
+        // answered within the stated bound (a hang fails here, not at the suite's timeout).
+        const bounded = (w: Promise<Sent>) => {
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`a write was not answered within ${BLACKHOLE_WRITE_BOUND_MS} ms of a blackhole`)), BLACKHOLE_WRITE_BOUND_MS)));
+          return Promise.race([w, late]).finally(() => clearTimeout(timer));
+        };
+        const writes = await Promise.all([create(), create(), create(), credit(), credit(), create()].map(bounded));
+        for (const w of writes) {
+          expect({ kind: w.kind, status: w.status, code: w.body?.errors?.[0]?.code }).toEqual({ kind: w.kind, status: 503, code: 'UNAVAILABLE' });
+          expect(Number(w.headers['retry-after'])).toBeGreaterThan(0);
+        }
+      },
+      'blackhole',
+    );
+    await retryRefused(from);
+  }, 240_000);
 
   it('Redis cut: authenticated requests pass, anonymous ones get 503; back by itself', async () => {
     const from = sent.length;
@@ -346,6 +380,19 @@ describe('engine outages under a mixed load (server profile)', () => {
     const positions = seen.map(([p]) => p);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
     expect(new Set(positions).size).toBe(positions.length);
+
+    // Each topic holds every event of its context once, in store order per key (the stream): across
+    // every outage, the Kafka cut included (a send that failed after part of it landed is not repeated).
+    const stored = await srv.platform.events.readAll({ fromPosition: 0, maxCount: 1_000_000 });
+    for (const context of ['compute', 'billing']) {
+      const ofContext = stored.filter((e) => e.type.startsWith(`${context}.`));
+      const log = await readTopicUntil(requireEngine('KAFKA_BROKERS').split(','), srv.env.KAFKA_TOPIC_PREFIX, context, (l) => new Set(l.values.map((v) => (JSON.parse(v) as { id: string }).id)).size >= ofContext.length, RECOVERY_MS);
+      const messages = log.values.map((v) => JSON.parse(v) as { id: string; subject: string; position: number });
+      expect(messages.map((m) => m.id).sort()).toEqual(ofContext.map((e) => e.id).sort());
+      const bySubject = new Map<string, number[]>();
+      for (const m of messages) bySubject.set(m.subject, [...(bySubject.get(m.subject) ?? []), m.position]);
+      for (const [subject, positions] of bySubject) expect({ subject, positions }).toEqual({ subject, positions: ofContext.filter((e) => e.streamId === subject).map((e) => e.position) });
+    }
 
     // Webhook deliveries: every answered create's instance.created reached the receiver, and a
     // delivery sent again (its outcome not recorded while an engine was cut) kept its webhook-id.

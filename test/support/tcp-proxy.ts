@@ -3,15 +3,21 @@ import * as net from 'node:net';
 /**
  * A TCP proxy a test owns in front of one engine (PostgreSQL, Redis, the read store, SMTP, stripe-mock):
  * `cut()` resets every open connection and refuses new ones until `restore()`, so an outage is
- * simulated for one server under test without stopping an engine other suites share. `relay` says
+ * simulated for one server under test without stopping an engine other suites share. `cut('blackhole')`
+ * is the nastier network fault: every connection, open or new, stays open and accepts bytes but nothing
+ * ever answers (a peer gone silent, a dropped route), until `restore()` resets them. (Blackholing an
+ * open connection assumes the default piped relay.) `relay` says
  * how the upstream's bytes reach the client (piped as they are by default; Kafka's proxy rewrites the
  * advertised brokers in them: libs/messaging/test/kafka-proxy.ts).
  */
 export class TcpCutProxy {
   /** Connections accepted while open (a test can check the traffic went through here). */
   accepted = 0;
-  private isCut = false;
+  private mode: 'open' | 'refuse' | 'blackhole' = 'open';
   private readonly sockets = new Set<net.Socket>();
+  private readonly pairs = new Map<net.Socket, net.Socket>(); // client → upstream
+  /** Client connections held open with nothing behind them (blackhole). */
+  private readonly held = new Set<net.Socket>();
 
   private constructor(
     private readonly server: net.Server,
@@ -44,17 +50,38 @@ export class TcpCutProxy {
   }
 
   get cutNow(): boolean {
-    return this.isCut;
+    return this.mode !== 'open';
   }
 
-  cut(): void {
-    this.isCut = true;
+  cut(how: 'refuse' | 'blackhole' = 'refuse'): void {
+    this.mode = how;
+    if (how === 'blackhole') {
+      for (const [client, upstream] of this.pairs) this.hold(client, upstream);
+      return;
+    }
     for (const s of this.sockets) s.destroy();
     this.sockets.clear();
+    this.held.clear();
   }
 
   restore(): void {
-    this.isCut = false;
+    this.mode = 'open';
+    // A connection blackholed is dead to both ends: reset, as a peer that forgot it would.
+    for (const s of this.held) s.destroy();
+    this.held.clear();
+  }
+
+  /** Keeps `client` open and swallows what it sends; its upstream (if any) is closed. */
+  private hold(client: net.Socket, upstream?: net.Socket): void {
+    this.held.add(client);
+    this.sockets.add(client);
+    client.unpipe();
+    client.on('data', () => undefined);
+    client.resume();
+    if (upstream) {
+      this.pairs.delete(client);
+      upstream.destroy();
+    }
   }
 
   async close(): Promise<void> {
@@ -63,19 +90,29 @@ export class TcpCutProxy {
   }
 
   private accept(client: net.Socket, target: { host: string; port: number }): void {
-    if (this.isCut) {
+    if (this.mode === 'refuse') {
       client.destroy();
+      return;
+    }
+    if (this.mode === 'blackhole') {
+      client.on('error', () => undefined);
+      client.on('close', () => (this.sockets.delete(client), this.held.delete(client)));
+      this.hold(client);
       return;
     }
     this.accepted++;
     const upstream = net.connect(target.port, target.host);
     const pair = [client, upstream];
+    this.pairs.set(client, upstream);
     for (const s of pair) {
       this.sockets.add(s);
       s.on('error', () => undefined);
       s.on('close', () => {
         this.sockets.delete(s);
-        for (const other of pair) other.destroy();
+        this.held.delete(s);
+        this.pairs.delete(client);
+        // A held client outlives its upstream (blackhole): it is closed by restore().
+        for (const other of pair) if (!this.held.has(other)) other.destroy();
       });
     }
     client.pipe(upstream);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { SqlEventStore } from '../src/sql/sql-event-store';
-import { PgSqlClient } from '../src/sql/sql-client';
+import { isConnectionFailure, PgSqlClient } from '../src/sql/sql-client';
+import { TcpCutProxy } from '../../../test/support/tcp-proxy';
 import { testEventStore } from './event-store.contract';
 import { testAggregateStream } from './aggregate-stream.contract';
 import { testSnapshots } from './snapshots.contract';
@@ -134,4 +135,38 @@ describe('PostgreSQL tail reads', () => {
     const got = await eventually(async () => (await a.store.readAll({ fromPosition: head, maxCount: 100 })).map((e) => e.position), (p) => p.length > 0, 5000, 20);
     expect(got).toEqual([other.position]);
   });
+});
+
+describe('PostgreSQL blackholed (connections accepted, nothing ever answered)', () => {
+  it('fails the appends waiting in the group commit once the query timeout passes, instead of holding them forever; works again once restored', async () => {
+    const schema = `es_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+    const proxy = await TcpCutProxy.start(TcpCutProxy.targetOf(url, 5432));
+    const queryTimeoutMs = 1000;
+    const store = await SqlEventStore.open(PgSqlClient.fromUrl(TcpCutProxy.rewrite(url, proxy.port), 4, queryTimeoutMs), { schema });
+    const ev = () => ({ id: randomUUID(), type: 'test.Blackhole.v1', data: {}, metadata: { schemaVersion: 1, actor: 'test' } });
+    try {
+      // Every pooled connection open and idle first: the blackhole catches them mid-life, as a network fault does.
+      await Promise.all(Array.from({ length: 4 }, () => store.append(`b-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' })));
+      proxy.cut('blackhole');
+      // Queued behind one another in the group commit. Bound: the commit in flight fails at the query
+      // timeout and fails its batch at once; the next batch waits for a checkout (5 s) or one more
+      // query timeout: 2 × 1 s + 5 s, with room for a loaded machine.
+      const bound = 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`appends still waiting ${bound} ms into the blackhole`)), bound)));
+      const appends = Array.from({ length: 8 }, () => store.append(`b-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' }));
+      const outcomes = await Promise.race([Promise.allSettled(appends), late]).finally(() => clearTimeout(timer));
+      const failures = outcomes.map((o) => (o.status === 'rejected' ? { failed: true, connection: isConnectionFailure(o.reason), error: String(o.reason) } : { failed: false }));
+      expect(failures.filter((f) => !f.failed || !f.connection)).toEqual([]);
+      proxy.restore();
+      const stream = `b-${randomUUID()}`;
+      await eventually(() => store.append(stream, [ev()], { expectedRevision: 'no_stream' }).then(() => true, () => false), (ok) => ok, 30_000, 200);
+      expect(await store.readStream(stream)).toHaveLength(1);
+    } finally {
+      proxy.restore();
+      await store.dropSchema().catch(() => undefined);
+      await store.close();
+      await proxy.close();
+    }
+  }, 120_000);
 });

@@ -1,8 +1,9 @@
-import { CompressionTypes, Kafka, logLevel as KafkaLogLevel, Partitioners } from 'kafkajs';
-import type { Admin, ICustomPartitioner, LogEntry, Message, Producer, TopicMessages } from 'kafkajs';
+import { CompressionTypes, Kafka, logLevel as KafkaLogLevel } from 'kafkajs';
+import type { Admin, LogEntry, Message, Producer, TopicMessages } from 'kafkajs';
 import type { RecordedEvent } from '../../eventstore/src/event-store.port';
 import type { SubscriptionHandler } from '../../subscriptions/src/subscription-runner';
 import { allTopics, CLOUDEVENTS_CONTENT_TYPE, isInternal, serializeCloudEvent, topicOf } from './cloudevents';
+import { cachedKeyPartitioner, TopicTails } from './topic-tails';
 
 export interface RelayLogger {
   debug?(msg: string, extra?: Record<string, unknown>): void;
@@ -74,7 +75,10 @@ class PublishTimeoutError extends Error {
  * Run it under a SubscriptionRunner: `handle()` resolves only after the broker acknowledged every
  * message of the batch (acks = all, idempotent producer), so the runner's checkpoint never passes an
  * event the broker does not hold. When Kafka is unreachable `handle()` throws within a few seconds and
- * the runner retries the same batch (at-least-once: consumers de-duplicate by the CloudEvent id).
+ * the runner retries the same batch. Each event reaches its topic once: the checkpoint may lag what
+ * the broker holds (a crash between an acknowledged send and the checkpoint's save, a send that failed
+ * after part of it landed), so when the relay starts and after every failed send it reads the last
+ * message of each partition (TopicTails) and skips the events a partition already holds.
  * Messages are keyed by stream id, so each resource's events stay in order inside one partition (a
  * stream holds the events of one context only, so all of them are on one topic: test/e2e/log-vocabulary).
  */
@@ -84,7 +88,7 @@ export class KafkaRelay implements SubscriptionHandler {
   readonly topicPrefix: string;
   /**
    * Nothing waits on the relay's stored checkpoint, so it is saved at most every 250 ms rather than
-   * every 50: a crash re-publishes at most that much more (consumers de-duplicate by CloudEvent id).
+   * every 50: after a crash, what was sent past it is found on the topics and skipped (TopicTails).
    */
   readonly checkpointIntervalMs = 250;
   /**
@@ -110,6 +114,18 @@ export class KafkaRelay implements SubscriptionHandler {
   private topicsEnsured = false;
   private consecutiveFailures = 0;
   private stopped = false;
+  /**
+   * What the topics already held when the relay (re)started or after a failed send: events at or
+   * below their partition's tail are skipped instead of written twice. Null once a batch has passed
+   * every tail (the common case: one comparison per batch, nothing per event).
+   */
+  private tails: TopicTails | null = null;
+  /** The tails must be read before the next send: at start, and after a send whose outcome is unknown. */
+  private tailsStale = true;
+  /** Events skipped because their partition already held them (metrics, tests). */
+  skippedAlreadyWritten = 0;
+  /** Times the topics' tails were read. */
+  tailReads = 0;
 
   constructor(private readonly options: KafkaRelayOptions) {
     if (!options.brokers?.length) throw new Error('KafkaRelay needs at least one broker');
@@ -150,10 +166,12 @@ export class KafkaRelay implements SubscriptionHandler {
   async start(): Promise<void> {
     this.stopped = false;
     await this.ensureProducer();
+    await this.readTailsIfStale();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.tailsStale = true;
     await this.dropProducer();
   }
 
@@ -168,6 +186,9 @@ export class KafkaRelay implements SubscriptionHandler {
       this.failures++;
       this.consecutiveFailures++;
       this.lastError = err instanceof Error ? err.message : String(err);
+      // Part of the batch may be on the broker (a partition's request acknowledged, another's not; an
+      // ack lost with the connection): what the topics hold is read again before the next send.
+      this.tailsStale = true;
       const recreate =
         err instanceof PublishTimeoutError ||
         isFatalProducerError(err) ||
@@ -189,6 +210,8 @@ export class KafkaRelay implements SubscriptionHandler {
 
   private async publish(events: RecordedEvent[]): Promise<void> {
     const producer = await this.ensureProducer();
+    await this.readTailsIfStale();
+    if (this.tails) events = this.notYetWritten(events, this.tails);
     for (const chunk of this.chunks(events)) {
       await producer.sendBatch({
         topicMessages: chunk,
@@ -197,6 +220,29 @@ export class KafkaRelay implements SubscriptionHandler {
         compression: CompressionTypes.None,
       });
     }
+  }
+
+  /** Reads what the topics hold (TopicTails) when the relay starts or a send failed; nothing otherwise. */
+  private async readTailsIfStale(): Promise<void> {
+    if (!this.tailsStale) return;
+    this.tails = await TopicTails.read(this.kafka, this.topics, this.topicPrefix, this.name.replace(/[^\w.-]/g, '_'), 15_000);
+    this.tailsStale = false;
+    this.tailReads++;
+  }
+
+  /**
+   * The events of the batch their partition does not hold yet. Once the batch reaches past every
+   * partition's tail, the tails are dropped: later batches are all new.
+   */
+  private notYetWritten(events: RecordedEvent[], tails: TopicTails): RecordedEvent[] {
+    if (events[0].position > tails.max) {
+      this.tails = null;
+      return events;
+    }
+    const out = events.filter((e) => isInternal(e) || !tails.holds(topicOf(e, this.topicPrefix), e.streamId, e.position));
+    this.skippedAlreadyWritten += events.length - out.length;
+    if (events[events.length - 1].position >= tails.max) this.tails = null;
+    return out;
   }
 
   /** Groups the batch per topic (order kept) and splits it by size; usually one chunk = one sendBatch. */
@@ -308,28 +354,6 @@ export class KafkaRelay implements SubscriptionHandler {
     if (producer) await withTimeout(producer.disconnect(), 5000, () => new Error('disconnect timeout')).catch(() => undefined);
   }
 }
-
-/**
- * kafkajs' DefaultPartitioner (Java-compatible murmur2 of the key, so other clients agree on the
- * partition of a stream), memoized per (partition count, key): murmur2 in JS is a visible share of
- * the relay's CPU and stream ids repeat a lot.
- */
-export const cachedKeyPartitioner: ICustomPartitioner = () => {
-  const inner = Partitioners.DefaultPartitioner();
-  const cache = new Map<string, number>();
-  return (args) => {
-    const { message, partitionMetadata } = args;
-    if ((message.partition !== undefined && message.partition !== null) || typeof message.key !== 'string') return inner(args);
-    const k = `${partitionMetadata.length}:${message.key}`;
-    let partition = cache.get(k);
-    if (partition === undefined) {
-      partition = inner(args);
-      if (cache.size >= 50_000) cache.clear();
-      cache.set(k, partition);
-    }
-    return partition;
-  };
-};
 
 function toTopicMessages(map: Map<string, Message[]>): TopicMessages[] {
   return [...map.entries()].map(([topic, messages]) => ({ topic, messages }));

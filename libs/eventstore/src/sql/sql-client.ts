@@ -48,6 +48,40 @@ export interface SqlClient extends SqlExecutor {
 
 /** The longest a query waits for a pooled connection (then: 'timeout exceeded when trying to connect', a 503). */
 const CHECKOUT_TIMEOUT_MS = 5_000;
+/**
+ * The longest a query waits for its answer on a connection it holds (node-postgres' client-side
+ * `query_timeout`). A server that stopped answering without closing the connection (a network
+ * blackhole, a peer gone silent: TCP keepalive takes hours to notice) would otherwise hold the query,
+ * and with it the group commit and every append queued behind it, forever. Past it the query fails
+ * with ETIMEDOUT (a 503) and its connection is destroyed. The server's own statement_timeout cannot
+ * help here: it never hears of the wait. No query of the service takes near this long.
+ */
+export const QUERY_TIMEOUT_MS = 10_000;
+
+/** The error of a query that got no answer within QUERY_TIMEOUT_MS: a network failure (ETIMEDOUT), not a bug. */
+export class SqlQueryTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(ms: number, cause: unknown) {
+    super(`PostgreSQL did not answer within ${ms} ms`, { cause });
+    this.name = 'SqlQueryTimeoutError';
+  }
+}
+
+/** node-postgres' query_timeout error ('Query read timeout') as a SqlQueryTimeoutError; any other error as it is. */
+function timedOut(err: unknown, ms: number): unknown {
+  return err instanceof Error && err.message === 'Query read timeout' ? new SqlQueryTimeoutError(ms, err) : err;
+}
+
+/**
+ * Whether an append failed because the database could not be reached or did not answer (so its
+ * neighbours in a group commit would fail alike), rather than because of what it wrote.
+ */
+export function isConnectionFailure(err: unknown): boolean {
+  if (err instanceof SqlQueryTimeoutError) return true;
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (/^(08...|57P0[1-3])$/.test(code) || /^E[A-Z]+$/.test(code))) return true;
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed|not queryable/i.test(message);
+}
 
 export class PgSqlClient implements SqlClient {
   readonly kind = 'postgres' as const;
@@ -57,22 +91,30 @@ export class PgSqlClient implements SqlClient {
   private relisten: Promise<void> | null = null;
   private closed = false;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly queryTimeoutMs = QUERY_TIMEOUT_MS,
+  ) {}
 
-  static fromUrl(url: string, max = 10): PgSqlClient {
+  static fromUrl(url: string, max = 10, queryTimeoutMs = QUERY_TIMEOUT_MS): PgSqlClient {
     // A checkout (a wait for a free client, or a new connection) is bounded: node-postgres waits
     // forever by default, so a request that needs the database while it is unreachable would hang
     // (holding its Idempotency-Key, a retry gets 409 for as long) instead of failing with 503.
     // keepAlive: a connection whose peer vanished without a FIN is found dead, not waited on.
-    const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS, keepAlive: true });
+    // query_timeout: see QUERY_TIMEOUT_MS (pool.query destroys the connection of a failed query).
+    const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: CHECKOUT_TIMEOUT_MS, keepAlive: true, query_timeout: queryTimeoutMs });
     // Idle-client errors (server restart) must not crash the process; the next query reconnects.
     pool.on('error', () => undefined);
-    return new PgSqlClient(pool);
+    return new PgSqlClient(pool, queryTimeoutMs);
   }
 
   async query<R>(text: string, params: unknown[] = []): Promise<R[]> {
-    const res = await this.pool.query(text, params);
-    return res.rows as R[];
+    try {
+      const res = await this.pool.query(text, params);
+      return res.rows as R[];
+    } catch (err) {
+      throw timedOut(err, this.queryTimeoutMs);
+    }
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -91,8 +133,11 @@ export class PgSqlClient implements SqlClient {
       await client.query('COMMIT');
       return result;
     } catch (err) {
+      const e = timedOut(err, this.queryTimeoutMs);
+      // A connection whose query got no answer still has it in flight: it is destroyed, not rolled back.
+      if (e instanceof SqlQueryTimeoutError) lost ??= e;
       if (!lost) await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
+      throw e;
     } finally {
       client.off('error', onError);
       client.release(lost); // a lost connection is destroyed, not returned to the pool
@@ -122,8 +167,11 @@ export class PgSqlClient implements SqlClient {
       if (begun && !committed) await client.query('COMMIT');
       return result;
     } catch (err) {
+      const e = timedOut(err, this.queryTimeoutMs);
+      // As in transaction(): a connection whose script got no answer is destroyed, not rolled back.
+      if (e instanceof SqlQueryTimeoutError) lost ??= e;
       if (begun && !committed && !lost) await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
+      throw e;
     } finally {
       client.off('error', onError);
       client.release(lost);

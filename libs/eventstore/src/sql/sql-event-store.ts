@@ -18,7 +18,7 @@ import type {
 import { IdempotencyKeyCommittedError, WrongExpectedRevisionError } from '../event-store.port';
 import { CatchUpSubscription } from '../catch-up-subscription';
 import type { SqlClient } from './sql-client';
-import { PgliteSqlClient, PgSqlClient, sqlLiteral } from './sql-client';
+import { isConnectionFailure, PgliteSqlClient, PgSqlClient, sqlLiteral } from './sql-client';
 
 interface PendingPart {
   streamId: string;
@@ -277,8 +277,10 @@ export class SqlEventStore implements EventStore {
         try {
           await this.commitBatch(batch);
         } catch (err) {
-          if (batch.length === 1) {
-            batch[0].reject(err);
+          if (batch.length === 1 || isConnectionFailure(err)) {
+            // The database unreachable or silent: every append of the batch fails alike, at once
+            // (one by one, each would wait out its own timeout).
+            for (const p of batch) p.reject(err);
           } else {
             // One bad append (e.g. a duplicate event id) must not fail its neighbours: retry alone.
             for (const p of batch) {
