@@ -12,7 +12,7 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
 import type { PlatformSettingsDoc } from '../../../../projections/platform-settings/platform-settings.projection';
 import { loadProviderCatalog } from '../../../../usecases/catalog/catalog.service';
-import { matches, page } from '../catalog/catalog.views';
+import { matches, page } from '../../../../usecases/catalog/catalog-views';
 import { BusController } from '../common/bus-controller';
 import { pathId } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
