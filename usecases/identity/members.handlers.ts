@@ -11,7 +11,7 @@ import { customRolesProjection } from '../../projections/custom-roles/custom-rol
 import { membersProjection, type MemberDoc } from '../../projections/members/members.projection';
 import { registryOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
-import type { PortsOf, Ports } from '../../libs/runtime/src/ports';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
 export type MembershipChange =
@@ -111,7 +111,7 @@ async function liveMember(ports: PortsOf<'projections'>, registry: string, scope
 @CommandHandler(ChangeMembership)
 export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership> {
   constructor(
-    @InjectPorts() private readonly ports: Ports,
+    @InjectPorts() private readonly ports: PortsOf<'clock' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'waitForProjections'>,
     @InjectIdentity() private readonly identity: IdentityPort,
     @InjectPermissions() private readonly permissions: PermissionsPort,
   ) {}

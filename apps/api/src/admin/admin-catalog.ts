@@ -1,32 +1,22 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { priceOverrideSchema, type CatalogPrice } from '../../../../libs/domain/admin/settings';
+import { priceOverrideSchema } from '../../../../libs/domain/admin/settings';
 import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/providers/events';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
-import type { PlatformSettingsDoc } from '../../../../projections/platform-settings/platform-settings.projection';
-import { loadProviderCatalog } from '../../../../usecases/catalog/catalog.service';
-import { matches, page } from '../catalog/catalog.views';
+import { matches, page } from '../../../../usecases/catalog/catalog-views';
 import { BusController } from '../common/bus-controller';
 import { pathId } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
-import { PORTS } from '../tokens';
-import { loadSettings } from '../../../../usecases/admin/platform-settings';
-import { ChangeSetting } from './settings';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { ChangeSetting } from '../../../../usecases/admin/settings';
+import { AdminCatalogEntries, CATALOG_ENTRY_TYPE, ENTRY_TYPES, PRICED, type Entry } from '../../../../usecases/admin/catalog-entries';
 import { inMemoryList } from '../../../../libs/http/src/list-query';
 
-const TYPE = 'catalog-entries';
-const ENTRY_TYPES = ['plan', 'instance-type', 'region', 'image', 'operating-system'] as const;
-type EntryType = (typeof ENTRY_TYPES)[number];
-const PRICED: readonly EntryType[] = ['plan', 'instance-type'];
-
+const TYPE = CATALOG_ENTRY_TYPE;
 const priceShape = z.object({ hourlyCents: z.number().int(), monthlyCents: z.number().int().optional(), yearlyCents: z.number().int().optional() });
 const entryAttributes = z.object({
   resourceType: z.enum(ENTRY_TYPES),
@@ -39,47 +29,7 @@ const entryAttributes = z.object({
   editedAt: z.string().nullable(),
   createdAt: z.string(),
 });
-type EntryAttributes = z.infer<typeof entryAttributes>;
-type Entry = { id: string; type: string; attributes: EntryAttributes };
 
-/** Every catalog entry of every provider as reported (one per id), with the admin's edits. */
-function entriesOf(docs: CatalogDoc[], settings: PlatformSettingsDoc): Entry[] {
-  const edits = new Map(settings.catalog.map((e) => [e.entryId, e]));
-  const byId = new Map<string, Entry>();
-  const add = (d: CatalogDoc, resourceType: EntryType, collection: string, x: { id: string; slug: string; name: string }, providerPricing: EntryAttributes['providerPricing']) => {
-    const seen = byId.get(x.id);
-    if (seen) {
-      if (!seen.attributes.providerKinds.includes(d.kind)) seen.attributes.providerKinds.push(d.kind);
-      return;
-    }
-    const edit = edits.get(x.id);
-    const attributes: EntryAttributes = { resourceType, slug: x.slug, name: x.name, providerKinds: [d.kind], enabled: edit?.enabled ?? true, providerPricing, priceOverride: edit?.priceOverride ?? null, editedAt: edit?.updatedAt ?? null, createdAt: d.firstSeen[`${collection}:${x.slug}`] ?? d.createdAt };
-    byId.set(x.id, { id: x.id, type: TYPE, attributes });
-  };
-  for (const d of docs) {
-    const s = d.snapshot;
-    for (const p of s.plans) add(d, 'plan', 'plans', p, p.pricing as { USD: CatalogPrice; NGN: CatalogPrice });
-    for (const t of s.instanceTypes) add(d, 'instance-type', 'instanceTypes', t, { USD: { hourlyCents: t.hourlyCents } });
-    for (const r of s.regions) add(d, 'region', 'regions', r, null);
-    for (const i of s.images) add(d, 'image', 'images', i, null);
-    for (const o of s.operatingSystems) add(d, 'operating-system', 'operatingSystems', o, null);
-  }
-  return [...byId.values()];
-}
-
-export class AdminCatalogEntries extends Query<Entry[]> {}
-
-@QueryHandler(AdminCatalogEntries)
-export class AdminCatalogEntriesHandler implements IQueryHandler<AdminCatalogEntries> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
-
-  async execute(): Promise<Entry[]> {
-    const [docs, settings] = await Promise.all([loadProviderCatalog(this.ports), loadSettings(this.ports)]);
-    return entriesOf(docs, settings);
-  }
-}
-
-export const ADMIN_CATALOG_HANDLERS = [AdminCatalogEntriesHandler];
 
 const common = { tag: 'Admin', auth: 'admin' } as const;
 const idParams = z.object({ id: pathId });

@@ -1,27 +1,22 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { HOURS_PER_MONTH, PRICE_CURRENCY, PRICED_RESOURCE_TYPES, priceOf, type Priceable, type PricedResourceType, type ResourcePrice } from '../../../../libs/domain/catalog/pricing';
-import { serverSpec } from '../../../../libs/domain/servers/server.decider';
+import { HOURS_PER_MONTH, PRICE_CURRENCY, PRICED_RESOURCE_TYPES, type PricedResourceType } from '../../../../libs/domain/catalog/pricing';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { BODY_PARSE, zodBodyError } from '../../../../libs/http/src/validation';
-import type { Ports } from '../../../../libs/runtime/src/ports';
 import { BusController } from '../common/bus-controller';
-import { jobResourceCreateBody, jobResourceCreateLookups, type JobResourceRoutes } from '../common/job-resource.routes';
+import { jobResourceCreateBody, type JobResourceRoutes } from '../common/job-resource.routes';
+import { EstimateCost, type EstimateRequest } from '../../../../usecases/billing/cost-estimates';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { databaseRoutes } from '../databases/databases.routes';
 import { instanceCreateBody } from '../instances/instances.controller';
-import { instanceLookups } from '../../../../usecases/compute/instances.handlers';
 import { clusterRoutes } from '../kubernetes/clusters.routes';
 import { serverCreateBody, serverCreateInput } from '../servers/servers.controller';
-import { serverLookups } from '../../../../usecases/servers/servers.handlers';
 import { bucketRoutes } from '../storage/buckets.routes';
 import { volumeRoutes } from '../storage/volumes.routes';
-import { PORTS } from '../tokens';
 
 /**
  * Cost estimates (DECISIONS 22): each item's attributes are the body its create route takes, checked
@@ -64,17 +59,6 @@ const estimateRoute = route({
 });
 
 type Item = z.output<typeof itemSchema>;
-type PricedItem = z.output<typeof pricedItem>;
-
-export class EstimateCost extends Query<z.output<typeof estimateAttributes>> {
-  constructor(
-    readonly projectId: string,
-    readonly items: Item[],
-    readonly pointerPrefix: string,
-  ) {
-    super();
-  }
-}
 
 const JOB_BACKED: Record<Exclude<PricedResourceType, 'instance' | 'server'>, JobResourceRoutes> = {
   cluster: clusterRoutes as unknown as JobResourceRoutes,
@@ -92,47 +76,21 @@ function parsed<S extends z.ZodType>(schema: S, value: unknown, pointer: string)
   return r.data;
 }
 
-@QueryHandler(EstimateCost)
-export class EstimateCostHandler implements IQueryHandler<EstimateCost> {
-  constructor(@Inject(PORTS) private readonly ports: Ports) {}
-
-  async execute({ projectId, items, pointerPrefix }: EstimateCost) {
-    const priced: PricedItem[] = [];
-    for (const [i, item] of items.entries()) {
-      const pointer = `${pointerPrefix}/items/${i}/attributes`;
-      const { priceSource, unitPrice, quantity, hourlyCents, monthlyCents }: ResourcePrice = priceOf(await this.priceable(projectId, item, pointer), item.quantity ?? 1);
-      priced.push({ resourceType: item.resourceType, hourlyCents, monthlyCents, unitPrice, quantity, priceSource });
+/** An item's attributes checked by its create route's own body schema, as the input its create's use case takes. */
+function requestOf({ resourceType, attributes }: Item, pointer: string): EstimateRequest {
+  switch (resourceType) {
+    case 'instance': {
+      const body = parsed(instanceCreateBody, attributes, pointer);
+      return { resourceType, input: { ...body, tags: body.tags ?? [] } };
     }
-    return {
-      currency: PRICE_CURRENCY,
-      hourlyCents: priced.reduce((sum, x) => sum + x.hourlyCents, 0),
-      monthlyCents: priced.reduce((sum, x) => sum + x.monthlyCents, 0),
-      items: priced,
-    };
-  }
-
-  /** The item validated and looked up by its create's own code, in the form `priceOf` prices. */
-  private async priceable(projectId: string, { resourceType, attributes }: Item, pointer: string): Promise<Priceable> {
-    switch (resourceType) {
-      case 'instance': {
-        const body = parsed(instanceCreateBody, attributes, pointer);
-        const { catalog } = await instanceLookups(this.ports, projectId, { ...body, tags: body.tags ?? [] }, pointer);
-        return { resourceType, plan: catalog.plan };
-      }
-      case 'server': {
-        const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, serverCreateInput(parsed(serverCreateBody, attributes, pointer)), pointer);
-        // The decider's catalog rules (a plan of another role, provider or site: 422 INVALID_PLAN).
-        serverSpec({ type: 'RequestServer', serverId: '', jobId: '', projectId, request, catalog: { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os }, now: '' });
-        return { resourceType, plan };
-      }
-      default: {
-        const routes = JOB_BACKED[resourceType];
-        // A job-backed create names its provider in the query; an estimate item in its attributes.
-        const { providerId } = parsed(providerField, attributes, pointer);
-        const { providerId: _inBody, ...body } = parsed(jobResourceCreateBody(routes), attributes, pointer) as Record<string, unknown>;
-        const { price } = await jobResourceCreateLookups(this.ports, routes, projectId, providerId, body, pointer);
-        return price!;
-      }
+    case 'server':
+      return { resourceType, input: serverCreateInput(parsed(serverCreateBody, attributes, pointer)) };
+    default: {
+      const routes = JOB_BACKED[resourceType];
+      // A job-backed create names its provider in the query; an estimate item in its attributes.
+      const { providerId } = parsed(providerField, attributes, pointer);
+      const { providerId: _inBody, ...body } = parsed(jobResourceCreateBody(routes), attributes, pointer) as Record<string, unknown>;
+      return { resourceType, resource: routes, providerId, body };
     }
   }
 }
@@ -141,9 +99,13 @@ export class EstimateCostHandler implements IQueryHandler<EstimateCost> {
 export class CostEstimatesController extends BusController {
   @ApiRoute(estimateRoute)
   async estimate(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof estimateRoute>['body']) {
-    const attributes = await this.queries.execute(new EstimateCost(dataScopeOf(p), body.items, unwrapBody(req.body, TYPE).pointerPrefix));
+    const { pointerPrefix } = unwrapBody(req.body, TYPE);
+    const items = body.items.map((item, i) => {
+      const pointer = `${pointerPrefix}/items/${i}/attributes`;
+      return { request: requestOf(item, pointer), quantity: item.quantity ?? 1, pointer };
+    });
+    const attributes = await this.queries.execute(new EstimateCost(dataScopeOf(p), items));
     return { data: { type: TYPE, attributes } };
   }
 }
 
-export const COST_ESTIMATE_HANDLERS = [EstimateCostHandler];

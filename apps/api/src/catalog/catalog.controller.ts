@@ -7,8 +7,8 @@ import { resourceSchema, collectionSchema } from '../../../../libs/http/src/enve
 import { inMemoryList, type ListSpec } from '../../../../libs/http/src/list-query';
 import { PROVIDER_KINDS } from '../../../../libs/domain/providers/events';
 import { pathId } from '../common/resource-lifecycle';
-import { CatalogQuery } from './catalog.queries';
-import { CATEGORIES, TIERS } from './catalog.views';
+import { CatalogQuery } from '../../../../usecases/catalog/catalog-query';
+import { CATEGORIES, TIERS } from '../../../../usecases/catalog/catalog-views';
 
 const attrs = z.record(z.string(), z.unknown());
 const idParams = z.object({ id: pathId });

@@ -1,78 +1,45 @@
-import { Controller, Inject, Req, type Type } from '@nestjs/common';
-import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Controller, Req, type Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Capability } from '../../../../libs/domain/providers/capabilities';
-import { priceOf, type Priceable } from '../../../../libs/domain/catalog/pricing';
-import { jobResourceDecider, type JobResource } from '../../../../libs/domain/shared/job-resource';
-import { handleCommand, requestScopedId, type CommandContext } from '../../../../libs/eventstore/src/handle-command';
+import type { JobResource } from '../../../../libs/domain/shared/job-resource';
 import { badRequest } from '../../../../libs/application/src/errors';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
-import { collectionSchema, resourceSchema, toResource, type Resource } from '../../../../libs/http/src/envelope';
+import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { listResult, type ListResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';
-import type { ListShape } from '../../../../libs/readstore/src/list-shapes';
-import type { Filter } from '../../../../libs/readstore/src/read-store.port';
-import type { Ports, PortsOf } from '../../../../libs/runtime/src/ports';
-import type { DocumentProjection } from '../../../../libs/subscriptions/src/document-projection';
-import type { JobResourceDoc } from '../../../../libs/subscriptions/src/job-resource-projection';
-import type { ProviderDoc } from '../../../../projections/providers/providers.projection';
-import { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
+import { CreateJobResource, GetJobResource, ImportJobResource, ListJobResources, RequestResourceOperation, type JobResourceUseCase, type OperationLookups } from '../../../../usecases/resources/job-resources';
 import { commandContext } from '../identity/request-context';
-import { ownDoc, requestedBy, settleJob, written } from '../../../../usecases/jobs/job-writes';
-import { findProjectProvider } from '../../../../usecases/providers/find-provider';
-import { requireSameProvider, resolveProvider } from '../../../../usecases/providers/resolve-provider';
-import { PORTS } from '../tokens';
 import { pathId, dataScopeOf } from './resource-lifecycle';
 import { BusController } from './bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 
+export type { LookupInput } from '../../../../usecases/resources/job-resources';
+
 type AnyObject = z.ZodObject;
-type Doc = JobResourceDoc<AnyObject>;
 
-/** What a request's lookups see. */
-export interface LookupInput<B> {
-  platform: Ports;
-  projectId: string;
-  provider: ProviderDoc;
-  body: B;
-  pointerPrefix: string;
-}
-
-/** An operation route besides create and delete: `POST <path>/{id}/<name>`. */
-export interface ActionRoute {
+/** An operation route besides create and delete: `POST <path>/{id}/<name>`; its lookups are the use case's. */
+export interface ActionRoute extends OperationLookups {
   summary: string;
   /** The request body (none: `{}`). */
   body?: AnyObject;
-  /** The lookups the operation's rules need: the args the request records (by default the body). */
-  prepare?: (input: LookupInput<Record<string, unknown>> & { doc: Doc }) => Promise<Record<string, unknown>>;
 }
 
 /**
  * The HTTP side of a declared job-backed resource (DECISIONS 14): creates and operations answer
- * 202 with the resource and its `jobId`; reads come from its read model. Everything but the
- * lookups is derived from the declaration.
+ * 202 with the resource and its `jobId`; reads come from its read model. The use case's part (the
+ * resource, its lookups) is `JobResourceUseCase` (usecases/resources); this adds only the routes.
  */
-export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
-  resource: JobResource<S>;
-  projection: DocumentProjection<JobResourceDoc<S>> & { lists: ListShape[] };
-  /** JSON:API type, e.g. `volumes`. */
-  type: string;
+export interface JobResourceRoutes<S extends AnyObject = AnyObject> extends JobResourceUseCase<S> {
   /** Collection path, e.g. `/v1/storage/volumes`. */
   path: string;
   tag: string;
   /** Permission prefix: `<permission>:read` / `:write`. */
   permission: string;
-  /** What the provider must support (DECISIONS 14). */
-  capability: Capability;
   /** The routes it has, by their summaries: without `create` or `delete` (snapshots: registered or synced only, DECISIONS 14) there is no such route. */
   summaries: { list: string; get?: string; create?: string; delete?: string };
   /** The create body; by default the resource's schema. */
   body?: AnyObject;
-  /** The create's lookups: the fields to record (by default the body with its region resolved in the provider's catalog). */
-  prepare?: (input: LookupInput<Record<string, unknown>>) => Promise<z.output<S>>;
   actions?: Record<string, ActionRoute>;
   /**
    * `POST <path>/{id}/actions` whose body names the operation in `action` (AI models, spec 4.16:
@@ -83,31 +50,10 @@ export interface JobResourceRoutes<S extends AnyObject = AnyObject> {
   createStatus?: 201 | 202;
   /** `PATCH <path>/{id}`: the `update` operation, a job like the others (e.g. a firewall's rules). */
   update?: ActionRoute;
-  /**
-   * What a create costs (DECISIONS 22): its fields in the priced form of the domain's `priceOf`
-   * (the plans they name, a size), which the create records and a cost estimate quotes.
-   */
-  price?: (input: LookupInput<z.output<S>>) => Promise<Priceable>;
-  /** A content-derived id (a bucket: provider and name), so a duplicate lands on the same stream and is refused (409). */
-  idFor?: (projectId: string, providerId: string, fields: z.output<S>) => string;
-  /**
-   * Secrets a create makes (a database password, a cluster credential): they go to the credential
-   * vault here, the fields keep only references, and `reveal` is shown once, in the create's answer.
-   */
-  secrets?: (input: LookupInput<z.output<S>> & { id: string }) => Promise<{ fields?: Partial<z.output<S>>; reveal: Record<string, unknown> }>;
-  /**
-   * What a create reserves on a stream of its own before the resource's stream is written (a private
-   * network's range on its region's ledger), so that racing creates are ordered; it may refuse (409).
-   */
-  reserve?: (input: LookupInput<z.output<S>> & { id: string; context: CommandContext }) => Promise<void>;
   /** `GET/POST <path>/db`: the operator's records of what exists at the provider, an import registered like a create. */
   records?: { list: string; create: string };
-  /** The lookups a DELETE's rule needs (a cluster: the AI models it serves): the args the request records. */
-  prepareDelete?: ActionRoute['prepare'];
   /** DELETE's status: 202 with the job (default), or 204 where the spec shows it (clusters). */
   deleteStatus?: 202 | 204;
-  /** The field `?region=` filters on, for a resource without one `region` (an interconnection's two ends); default `region`. */
-  regionField?: string;
 }
 
 /** The response attributes: the fields, what the provider reported, and the lifecycle. */
@@ -123,194 +69,8 @@ export function jobResourceAttributes(r: JobResource) {
   });
 }
 
-function toResourceOf(routes: JobResourceRoutes, doc: Doc): Resource<Record<string, unknown>> {
-  const keys = Object.keys(jobResourceAttributes(routes.resource).shape);
-  const merged: Record<string, unknown> = { ...doc.provided, ...doc };
-  return toResource(routes.type, doc.id, Object.fromEntries(keys.map((k) => [k, merged[k] ?? null])));
-}
-
-// ---------------------------------------------------------------- commands and queries
-interface Call {
-  principal: Principal | null;
-  providerId?: string;
-}
-type Accepted = { data: Resource<Record<string, unknown>>; jobId: string };
-
-export class CreateJobResource extends Command<Accepted> {
-  constructor(
-    readonly routes: JobResourceRoutes,
-    readonly call: Call & { body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
-  ) {
-    super();
-  }
-}
-
-export class RequestResourceOperation extends Command<Accepted> {
-  constructor(
-    readonly routes: JobResourceRoutes,
-    readonly call: Call & { id: string; operation: string; body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
-  ) {
-    super();
-  }
-}
-
-export class ImportJobResource extends Command<Resource<Record<string, unknown>>> {
-  constructor(
-    readonly routes: JobResourceRoutes,
-    readonly call: Call & { body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
-  ) {
-    super();
-  }
-}
-
-export class GetJobResource extends Query<Resource<Record<string, unknown>>> {
-  constructor(
-    readonly routes: JobResourceRoutes,
-    readonly call: Call & { id: string },
-  ) {
-    super();
-  }
-}
-
-export class ListJobResources extends Query<ListResult<object>> {
-  constructor(
-    readonly routes: JobResourceRoutes,
-    /** `scope`: fields every listed resource has (a parent's id, e.g. a network's attachments). */
-    readonly call: Call & { list: ListQuery<{ status?: string; region?: string; providerId?: string }>; records?: boolean; scope?: Record<string, string> },
-  ) {
-    super();
-  }
-}
-
-const deciders = new WeakMap<JobResource, ReturnType<typeof jobResourceDecider>>();
-const deciderOf = (r: JobResource) => deciders.get(r) ?? deciders.set(r, jobResourceDecider(r)).get(r)!;
-
-@CommandHandler(CreateJobResource)
-export class CreateJobResourceHandler implements ICommandHandler<CreateJobResource> {
-  constructor(@Inject(PORTS) private readonly ports: Ports) {}
-
-  async execute({ routes, call }: CreateJobResource): Promise<Accepted> {
-    const { resource, projection } = routes;
-    const projectId = dataScopeOf(call.principal);
-    const { provider, input, fields: prepared, price } = await jobResourceCreateLookups(this.ports, routes, projectId, call.providerId, call.body, call.pointerPrefix);
-    let fields = prepared;
-    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : requestScopedId(call.context, 'resource');
-    if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
-    // A re-run after a crash (DECISIONS 5) finds the secret its first run kept and showed: it makes none, and shows none.
-    const secret = routes.secrets && !call.context.metadata.recovering ? await routes.secrets({ ...input, body: fields, id }) : null;
-    if (secret?.fields) fields = { ...fields, ...secret.fields };
-    const jobId = requestScopedId(call.context, 'job');
-    const command = { type: 'CreateResource' as const, id, jobId, projectId, providerId: provider.id, providerKind: provider.name, fields, price: price ? priceOf(price) : undefined, now: this.ports.now() };
-    const r = await handleCommand(this.ports.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
-    await settleJob(this.ports, r.position, jobId, projection.name);
-    const data = toResourceOf(routes, await written(this.ports, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
-    // Shown this once; afterwards only the vault holds it.
-    if (secret) data.attributes = { ...data.attributes, ...secret.reveal };
-    return { data, jobId };
-  }
-}
-
 /** The create body a declaration takes (its own, else the resource's schema). */
 export const jobResourceCreateBody = (routes: JobResourceRoutes): AnyObject => routes.body ?? routes.resource.schema;
-
-/**
- * A create's lookups, shared by the create and its cost estimate (DECISIONS 22): the provider (404,
- * 400 UNSUPPORTED_PROVIDER), the fields it records (the catalog's 422s) and what prices them.
- */
-export async function jobResourceCreateLookups(platform: Ports, routes: JobResourceRoutes, projectId: string, providerId: string | undefined, body: Record<string, unknown>, pointerPrefix: string) {
-  const provider = await resolveProvider(platform, projectId, providerId, routes.capability);
-  const input = { platform, projectId, provider, body, pointerPrefix };
-  const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
-  const price = routes.price ? await routes.price({ ...input, body: fields }) : null;
-  return { provider, input, fields, price };
-}
-
-/** The default create lookup: the region (when the resource has one) resolved in the provider's catalog. */
-async function withRegion({ platform, provider, body }: LookupInput<Record<string, unknown>>): Promise<Record<string, unknown>> {
-  if (typeof body.region !== 'string') return body;
-  const region = await new CatalogValidation(platform).resolveRegion(provider.name, body.region);
-  return { ...body, region: region.slug };
-}
-
-@CommandHandler(RequestResourceOperation)
-export class RequestResourceOperationHandler implements ICommandHandler<RequestResourceOperation> {
-  constructor(@Inject(PORTS) private readonly ports: Ports) {}
-
-  async execute({ routes, call }: RequestResourceOperation): Promise<Accepted> {
-    const { resource, projection } = routes;
-    const projectId = dataScopeOf(call.principal);
-    const doc = await ownDoc(this.ports, projection as DocumentProjection<Doc>, projectId, call.id, resource.label);
-    requireSameProvider(doc.providerId, call.providerId, resource.label);
-    // The resource's own provider, even if it has been disabled since (a delete must still run).
-    const provider = (await findProjectProvider(this.ports, projectId, doc.providerId)) ?? ({ id: doc.providerId, name: doc.providerKind } as ProviderDoc);
-    const prepare = call.operation === 'delete' ? routes.prepareDelete : (call.operation === 'update' ? routes.update : routes.actions?.[call.operation])?.prepare;
-    const input = { platform: this.ports, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
-    const args = prepare ? await prepare(input) : call.body;
-    const jobId = requestScopedId(call.context, 'job');
-    const command = { type: 'RequestOperation' as const, id: call.id, jobId, projectId, operation: call.operation, args, requestedBy: requestedBy(call.context), now: this.ports.now() };
-    const r = await handleCommand(this.ports.events, resource.stream(call.id), deciderOf(resource), command, call.context);
-    await settleJob(this.ports, r.position, jobId, projection.name);
-    return { data: toResourceOf(routes, await written(this.ports, projection as DocumentProjection<Doc>, resource.stream(call.id), call.id, projectId, r.position, resource.label)), jobId };
-  }
-}
-
-/** An import: validated like a create (provider, region, fields), recorded in the created state with the provider's id. */
-@CommandHandler(ImportJobResource)
-export class ImportJobResourceHandler implements ICommandHandler<ImportJobResource> {
-  constructor(@Inject(PORTS) private readonly ports: Ports) {}
-
-  async execute({ routes, call }: ImportJobResource): Promise<Resource<Record<string, unknown>>> {
-    const { resource, projection } = routes;
-    const projectId = dataScopeOf(call.principal);
-    const provider = await resolveProvider(this.ports, projectId, call.providerId, routes.capability);
-    const { externalId, ...body } = call.body as { externalId: string } & Record<string, unknown>;
-    const input = { platform: this.ports, projectId, provider, body, pointerPrefix: call.pointerPrefix };
-    const fields = routes.prepare ? await routes.prepare(input) : await withRegion(input);
-    const id = routes.idFor ? routes.idFor(projectId, provider.id, fields) : requestScopedId(call.context, 'resource');
-    if (routes.reserve) await routes.reserve({ ...input, body: fields, id, context: call.context });
-    const command = { type: 'ImportResource' as const, id, projectId, providerId: provider.id, providerKind: provider.name, fields, externalId, attributes: {}, now: this.ports.now() };
-    const r = await handleCommand(this.ports.events, resource.stream(id), deciderOf(resource), command, call.context, { newStream: !routes.idFor });
-    await this.ports.waitForProjections(r.position, [projection.name]);
-    return recordOf(routes, await written(this.ports, projection as DocumentProjection<Doc>, resource.stream(id), id, projectId, r.position, resource.label));
-  }
-}
-
-/** A record of the `/db` routes: the resource with the provider's id. */
-const recordOf = (routes: JobResourceRoutes, doc: Doc) => {
-  const r = toResourceOf(routes, doc);
-  return { ...r, attributes: { ...r.attributes, externalId: doc.externalId } };
-};
-
-@QueryHandler(GetJobResource)
-export class GetJobResourceHandler implements IQueryHandler<GetJobResource> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
-
-  async execute({ routes, call }: GetJobResource) {
-    const projectId = dataScopeOf(call.principal);
-    const doc = await ownDoc(this.ports, routes.projection as DocumentProjection<Doc>, projectId, call.id, routes.resource.label);
-    requireSameProvider(doc.providerId, call.providerId, routes.resource.label);
-    return toResourceOf(routes, doc);
-  }
-}
-
-@QueryHandler(ListJobResources)
-export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'projections'>) {}
-
-  async execute({ routes, call }: ListJobResources): Promise<ListResult<object>> {
-    const { status, region, providerId } = call.list.filters;
-    const filter: Filter = { ...call.scope, projectId: dataScopeOf(call.principal) };
-    if (status) filter.status = status;
-    if (region) filter[routes.regionField ?? 'region'] = { $in: await new CatalogValidation(this.ports).regionSlugs(region) };
-    const provider = providerId ?? call.providerId;
-    if (provider) filter.providerId = provider;
-    const { items, total } = await (await this.ports.projections.collection(routes.projection as DocumentProjection<Doc>)).find({ filter, sort: call.list.sort, skip: call.list.skip, limit: call.list.limit });
-    return listResult(items.map((d) => (call.records ? recordOf(routes, d) : toResourceOf(routes, d))), total);
-  }
-}
-
-/** The generic handlers every job-backed resource shares (registered once). */
-export const JOB_RESOURCE_HANDLERS = [CreateJobResourceHandler, ImportJobResourceHandler, RequestResourceOperationHandler, GetJobResourceHandler, ListJobResourcesHandler];
 
 // ---------------------------------------------------------------- the generated controller
 const providerQuery = z.object({ providerId: z.string().min(1).max(64).optional().describe('The provider (DECISIONS 14); by default the only one that supports this') });
@@ -344,39 +104,39 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
   @Controller()
   class JobResourceController extends BusController {
     list(principal: Principal, p: ParsedRequest) {
-      return this.queries.execute(new ListJobResources(routes, { principal, list: p.list as ListQuery<{ providerId?: string }> }));
+      return this.queries.execute(new ListJobResources(routes, { projectId: dataScopeOf(principal), list: p.list as ListQuery<{ providerId?: string }> }));
     }
 
     async get(principal: Principal, p: ParsedRequest) {
-      return { data: await this.queries.execute(new GetJobResource(routes, { principal, providerId: providerOf(p), id: (p.params as { id: string }).id })) };
+      return { data: await this.queries.execute(new GetJobResource(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), id: (p.params as { id: string }).id })) };
     }
 
     create(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
       const { pointerPrefix } = unwrapBody(req.body, decl.type);
       const { providerId, body } = createProviderOf(p, pointerPrefix);
-      return this.commands.execute(new CreateJobResource(routes, { principal, providerId, body, pointerPrefix, context: commandContext(req, principal) }));
+      return this.commands.execute(new CreateJobResource(routes, { projectId: dataScopeOf(principal), providerId, body, pointerPrefix, context: commandContext(req, principal) }));
     }
 
     async delete(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
       const id = (p.params as { id: string }).id;
-      const answer = await this.commands.execute(new RequestResourceOperation(routes, { principal, providerId: providerOf(p), id, operation: 'delete', body: {}, pointerPrefix: '', context: commandContext(req, principal) }));
+      const answer = await this.commands.execute(new RequestResourceOperation(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), id, operation: 'delete', body: {}, pointerPrefix: '', context: commandContext(req, principal) }));
       return decl.deleteStatus === 204 ? undefined : answer;
     }
 
     listRecords(principal: Principal, p: ParsedRequest) {
-      return this.queries.execute(new ListJobResources(routes, { principal, list: p.list as ListQuery<{ providerId?: string }>, records: true }));
+      return this.queries.execute(new ListJobResources(routes, { projectId: dataScopeOf(principal), list: p.list as ListQuery<{ providerId?: string }>, records: true }));
     }
 
     async importRecord(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
       const { pointerPrefix } = unwrapBody(req.body, decl.type);
-      return { data: await this.commands.execute(new ImportJobResource(routes, { principal, providerId: providerOf(p), body: p.body as Record<string, unknown>, pointerPrefix, context: commandContext(req, principal) })) };
+      return { data: await this.commands.execute(new ImportJobResource(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), body: p.body as Record<string, unknown>, pointerPrefix, context: commandContext(req, principal) })) };
     }
 
     action(operation: string) {
       return (req: FastifyRequest, principal: Principal, p: ParsedRequest) => {
         const { pointerPrefix } = unwrapBody(req.body ?? {}, decl.type);
         const id = (p.params as { id: string }).id;
-        return this.commands.execute(new RequestResourceOperation(routes, { principal, providerId: providerOf(p), id, operation, body: (p.body as Record<string, unknown>) ?? {}, pointerPrefix, context: commandContext(req, principal) }));
+        return this.commands.execute(new RequestResourceOperation(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), id, operation, body: (p.body as Record<string, unknown>) ?? {}, pointerPrefix, context: commandContext(req, principal) }));
       };
     }
   }

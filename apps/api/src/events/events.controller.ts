@@ -14,7 +14,7 @@ import { EVENT_LISTS } from '../../../../projections/event-index/event-index.pro
 import { BusController } from '../common/bus-controller';
 import { dataScopeOf } from '../common/resource-lifecycle';
 import { cloudEventAttributes, eventResource } from './event-view';
-import { ListEvents } from './events.handlers';
+import { ListEvents } from '../../../../usecases/events/list-events';
 import { EventTickets, TICKET_TTL_MS } from './event-tickets';
 import { socketRoute } from './event-socket';
 import { isoInstant, position, subjectFilter, typeFilter, typeFilterOf, typeList } from './event-filters';

@@ -25,9 +25,9 @@ export const ModelsController = jobResourceController({
   },
   actionsRoute: { summary: 'Stop, start or scale (with replicas) an AI model (202, a model.<action> job)', body: modelActionSchema },
   // The cluster: the project's (404) and active (409 INVALID_STATE).
-  async prepare({ platform, projectId, body }) {
+  async prepare({ ports, projectId, body }) {
     const fields = body as ModelFields;
-    const cluster = await (await platform.projections.collection(clustersProjection)).get(fields.clusterId);
+    const cluster = await (await ports.projections.collection(clustersProjection)).get(fields.clusterId);
     const refusal = modelClusterRefusal(fields.clusterId, cluster, projectId);
     if (refusal) throw refusal;
     return fields;

@@ -8,9 +8,9 @@ import { CatalogValidation } from '../../../../usecases/catalog/catalog-validati
  * the region, when there is one, resolved in the provider's catalog (422 INVALID_REGION).
  */
 export function createFields<S extends z.ZodObject>(schema: S) {
-  return async ({ platform, provider, body }: LookupInput<Record<string, unknown>>): Promise<z.output<S>> => {
+  return async ({ ports, provider, body }: LookupInput<Record<string, unknown>>): Promise<z.output<S>> => {
     const fields = schema.parse(body) as z.output<S> & { region?: string };
     if (typeof fields.region !== 'string') return fields;
-    return { ...fields, region: (await new CatalogValidation(platform).resolveRegion(provider.name, fields.region)).slug };
+    return { ...fields, region: (await new CatalogValidation(ports).resolveRegion(provider.name, fields.region)).slug };
   };
 }

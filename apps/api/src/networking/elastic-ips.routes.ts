@@ -20,7 +20,7 @@ export const ElasticIpsController = jobResourceController({
     move: {
       summary: 'Move the elastic IP to an instance or server of the project in its region (202, an elastic-ip.move job)',
       body: targetBody,
-      prepare: ({ platform, projectId, body, pointerPrefix }) => resolveTarget(platform, projectId, body as TargetRef, pointerPrefix),
+      prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
     },
   },
 });

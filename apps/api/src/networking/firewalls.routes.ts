@@ -30,7 +30,7 @@ export const FirewallsController = jobResourceController({
     assign: {
       summary: 'Assign the firewall to an instance or server of the project (202, a firewall.assign job)',
       body: targetBody,
-      prepare: ({ platform, projectId, body, pointerPrefix }) => resolveTarget(platform, projectId, body as TargetRef, pointerPrefix),
+      prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
     },
   },
 });

@@ -24,9 +24,9 @@ export const InterconnectionsController = jobResourceController({
   body,
   regionField: 'regions',
   // Both regions resolve in the provider's catalog (422), and must still differ once resolved (a slug and its site are one region).
-  async prepare({ platform, provider, body: raw, pointerPrefix }) {
+  async prepare({ ports, provider, body: raw, pointerPrefix }) {
     const b = body.parse(raw);
-    const catalog = new CatalogValidation(platform);
+    const catalog = new CatalogValidation(ports);
     const sourceRegion = (await catalog.resolveRegion(provider.name, b.sourceRegion)).slug;
     const targetRegion = (await catalog.resolveRegion(provider.name, b.targetRegion)).slug;
     if (sourceRegion === targetRegion) throw badRequest([{ detail: `targetRegion must differ from sourceRegion (both are ${targetRegion})`, source: { pointer: `${pointerPrefix}/targetRegion` } }]);

@@ -24,22 +24,22 @@ export const PrivateNetworksController = jobResourceController({
   body: privateNetworks.schema.omit({ targets: true }),
   // The region resolves in the provider's catalog (422); the range may not overlap another network of the project there (409).
   async prepare(input) {
-    const { platform, projectId, pointerPrefix } = input;
+    const { ports, projectId, pointerPrefix } = input;
     const fields = await createFields(privateNetworks.schema)(input);
     const { region } = fields;
-    const { items } = await (await platform.projections.collection(privateNetworksProjection)).find({ filter: { projectId, region }, limit: 1000, withTotal: false });
+    const { items } = await (await ports.projections.collection(privateNetworksProjection)).find({ filter: { projectId, region }, limit: 1000, withTotal: false });
     const taken = overlappingNetwork(fields.cidr, items);
     if (taken) throw new AppError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
     return fields;
   },
   // The read model above answers at its lag; the region's range ledger orders racing creates (409 for the later one).
-  async reserve({ platform, projectId, body, id, pointerPrefix, context }) {
+  async reserve({ ports, projectId, body, id, pointerPrefix, context }) {
     const stream = privateNetworkRangesStream(projectId, body.region);
     const reserve = (stale: string[]) =>
-      handleCommand(platform.events, stream, privateNetworkRangesDecider, { type: 'ReserveRange', projectId, region: body.region, networkId: id, cidr: body.cidr, stale, now: platform.now() }, withoutIdempotencyKey(context), { attempts: 16 });
+      handleCommand(ports.events, stream, privateNetworkRangesDecider, { type: 'ReserveRange', projectId, region: body.region, networkId: id, cidr: body.cidr, stale, now: ports.now() }, withoutIdempotencyKey(context), { attempts: 16 });
     try {
       // Refused: overlapping reservations whose network is gone (deleted, or never created) are released with this one.
-      await reserve([]).catch(async (err) => (isConflict(err) ? reserve(await freeOverlaps(platform, stream, body.cidr, id)) : Promise.reject(err)));
+      await reserve([]).catch(async (err) => (isConflict(err) ? reserve(await freeOverlaps(ports, stream, body.cidr, id)) : Promise.reject(err)));
     } catch (err) {
       throw isConflict(err) ? new AppError('CONFLICT', (err as Error).message, { source: { pointer: `${pointerPrefix}/cidr` } }) : err;
     }
@@ -48,7 +48,7 @@ export const PrivateNetworksController = jobResourceController({
     attach: {
       summary: 'Attach the private network to an instance or server of the project in its region (202, a private-network.attach job)',
       body: targetBody,
-      prepare: ({ platform, projectId, body, pointerPrefix }) => resolveTarget(platform, projectId, body as TargetRef, pointerPrefix),
+      prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
     },
   },
 });

@@ -20,16 +20,16 @@ export const VlansController = jobResourceController({
     assign: {
       summary: 'Assign the VLAN to an instance or server of the project in its region (202, a vlan.assign job)',
       body: targetBody,
-      prepare: ({ platform, projectId, body, pointerPrefix }) => resolveTarget(platform, projectId, body as TargetRef, pointerPrefix),
+      prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
     },
     detach: {
       summary: 'Detach the VLAN from one of its targets (202, a vlan.detach job)',
       body: targetBody,
       // A target the VLAN holds can be detached even if it is gone since; any other must exist (404) and is refused by the rule (409).
-      async prepare({ platform, projectId, body, pointerPrefix, doc }) {
+      async prepare({ ports, projectId, body, pointerPrefix, doc }) {
         const ref = body as TargetRef;
         const held = (doc.targets as TargetRef[]).some((t) => t.targetType === ref.targetType && t.targetId === ref.targetId);
-        return held ? { targetType: ref.targetType, targetId: ref.targetId } : resolveTarget(platform, projectId, ref, pointerPrefix);
+        return held ? { targetType: ref.targetType, targetId: ref.targetId } : resolveTarget(ports, projectId, ref, pointerPrefix);
       },
     },
   },

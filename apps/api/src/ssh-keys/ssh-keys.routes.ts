@@ -20,7 +20,7 @@ export const SshKeysController = simpleResourceController({
   },
   scope: {
     query: z.object({ providerId: z.string().min(1).max(64).describe('The provider the keys belong to (required)') }),
-    check: async (platform, projectId, { providerId }, op) => void (await requireProjectProvider(platform, projectId, providerId, { requireEnabled: op === 'create' })),
+    check: async (ports, projectId, { providerId }, op) => void (await requireProjectProvider(ports, projectId, providerId, { requireEnabled: op === 'create' })),
   },
   body: z.object({
     name: z.string().min(1).max(64),

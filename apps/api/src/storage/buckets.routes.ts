@@ -20,6 +20,6 @@ export const bucketRoutes: JobResourceRoutes<typeof buckets.schema> = {
   },
   idFor: (_projectId, providerId, fields) => bucketId(providerId, fields.name),
   // A bucket at the platform's flat storage rate (DECISIONS 22).
-  price: async ({ platform }) => ({ resourceType: 'bucket', marginPercent: (await loadSettings(platform)).marginPercent }),
+  price: async ({ ports }) => ({ resourceType: 'bucket', marginPercent: (await loadSettings(ports)).marginPercent }),
 };
 export const BucketsController = jobResourceController(bucketRoutes);

@@ -20,8 +20,8 @@ export const SnapshotsController = jobResourceController({
   body: snapshots.schema.omit({ region: true }),
   records: { list: "The snapshot records the service holds, with the provider's ids", create: 'Register a snapshot that exists at the provider (an import): of a volume of the project at that provider' },
   // The volume must be the project's at the snapshot's provider (404 on the field otherwise); the snapshot takes its region.
-  async prepare({ platform, projectId, provider, body, pointerPrefix }) {
-    const volume = await (await platform.projections.collection(volumesProjection)).get(String(body.volumeId));
+  async prepare({ ports, projectId, provider, body, pointerPrefix }) {
+    const volume = await (await ports.projections.collection(volumesProjection)).get(String(body.volumeId));
     if (!volume || volume.projectId !== projectId || volume.providerId !== provider.id) {
       throw new AppError('NOT_FOUND', `Volume ${String(body.volumeId)} not found at provider ${provider.id}`, { source: { pointer: `${pointerPrefix}/volumeId` } });
     }

@@ -23,8 +23,8 @@ export const volumeRoutes: JobResourceRoutes<typeof volumes.schema> = {
       summary: 'Attach the volume to an instance of the project in its region (202, a volume.attach job)',
       body: z.object({ instanceId: z.string().min(1).max(1024) }),
       // The instance must be the project's (404 otherwise, reported on the field) and not gone; its region goes to the rule.
-      async prepare({ platform, projectId, body, pointerPrefix }) {
-        const instance = await (await platform.projections.collection(instancesProjection)).get(String(body.instanceId));
+      async prepare({ ports, projectId, body, pointerPrefix }) {
+        const instance = await (await ports.projections.collection(instancesProjection)).get(String(body.instanceId));
         if (!instance || instance.projectId !== projectId || instance.status === 'terminated' || instance.status === 'terminating') {
           throw new AppError('NOT_FOUND', `Instance ${String(body.instanceId)} not found`, { source: { pointer: `${pointerPrefix}/instanceId` } });
         }
@@ -35,6 +35,6 @@ export const volumeRoutes: JobResourceRoutes<typeof volumes.schema> = {
     detach: { summary: 'Detach the volume from its instance (202, a volume.detach job)' },
   },
   // A volume is priced by its size at the platform's storage rate (DECISIONS 22).
-  price: async ({ platform, body }) => ({ resourceType: 'volume', sizeGb: body.sizeGb, marginPercent: (await loadSettings(platform)).marginPercent }),
+  price: async ({ ports, body }) => ({ resourceType: 'volume', sizeGb: body.sizeGb, marginPercent: (await loadSettings(ports)).marginPercent }),
 };
 export const VolumesController = jobResourceController(volumeRoutes);

@@ -1,8 +1,7 @@
-import { Inject } from '@nestjs/common';
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { PORTS } from '../tokens';
-import { CatalogViews } from './catalog.views';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { InjectPorts } from '../inject-ports';
+import { CatalogViews } from './catalog-views';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 type View = { [K in keyof CatalogViews]: CatalogViews[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof CatalogViews];
 
@@ -20,7 +19,7 @@ export class CatalogQuery<K extends View = View> extends Query<Awaited<ReturnTyp
 export class CatalogQueryHandler implements IQueryHandler<CatalogQuery> {
   private readonly views: CatalogViews;
 
-  constructor(@Inject(PORTS) ports: PortsOf<'events' | 'projections'>) {
+  constructor(@InjectPorts() ports: PortsOf<'events' | 'projections'>) {
     this.views = new CatalogViews(ports);
   }
 

@@ -1,23 +1,24 @@
-import { z } from 'zod';
-import { principalDataScope, type Principal } from '../../../../libs/http/src/auth';
-import { resource, type Resource } from '../../../../libs/http/src/envelope';
-import { listResult } from '../../../../libs/http/src/list-result';
-import { AppError, notFound } from '../../../../libs/application/src/errors';
-import type { ListQuery } from '../../../../libs/http/src/list-query';
-import { PROVIDER_KINDS, type ProviderKind } from '../../../../libs/domain/providers/events';
-import type { CatalogRegion, ServerCategory } from '../../../../libs/providers/src/catalog.types';
-import { providersProjection } from '../../../../projections/providers/providers.projection';
-import type { CatalogDoc } from '../../../../projections/catalog/catalog.projection';
-import { findProjectProvider } from '../../../../usecases/providers/find-provider';
-import { loadCatalog } from '../../../../usecases/catalog/catalog.service';
-import { pathId } from '../common/resource-lifecycle';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { principalDataScope, type Principal } from '../../libs/application/src/actor';
+import { toResource, type Resource } from '../../libs/application/src/views';
+import { listResult } from '../../libs/application/src/views';
+import { AppError, notFound } from '../../libs/application/src/errors';
+import type { ListQuery } from '../../libs/application/src/views';
+import { PROVIDER_KINDS, type ProviderKind } from '../../libs/domain/providers/events';
+import type { CatalogRegion, ServerCategory } from '../../libs/providers/src/catalog.types';
+import { providersProjection } from '../../projections/providers/providers.projection';
+import type { CatalogDoc } from '../../projections/catalog/catalog.projection';
+import { findProjectProvider } from '../providers/find-provider';
+import { loadCatalog } from './catalog.service';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 export const CATEGORIES: ServerCategory[] = ['bare-metal', 'bare-metal-gpu', 'virtual-machine', 'virtual-machine-gpu'];
 export const TIERS = ['all', 'core-optimized', 'memory-optimized', 'storage-optimized'] as const;
 const BILLING = ['hourly', 'monthly', 'yearly'] as const;
 
-const idParams = z.object({ id: pathId });
+/** A single view's path: the item's id or slug. */
+type IdParams = { id: string };
+/** A single item's answer: the item as the `data` of its document. */
+const resource = <A extends object>(type: string, id: string, attributes: A) => ({ data: toResource(type, id, attributes) });
 /** The earliest of some creation times: when a derived record (a city, a category) first existed. */
 const earliest = (times: string[]) => times.reduce((a, b) => (b < a ? b : a));
 
@@ -137,7 +138,7 @@ export class CatalogViews {
     return page(this.plans(docs).filter((p) => (!q.filters.category || p.attributes.category === q.filters.category) && (!regionSlugs || (p.attributes.regions as string[]).some((r) => regionSlugs.includes(r)))), q);
   }
 
-  async getPlan(p: z.infer<typeof idParams>) {
+  async getPlan(p: IdParams) {
     return one(this.plans(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id)), 'Plan');
   }
 
@@ -145,7 +146,7 @@ export class CatalogViews {
     return page(this.regions(await this.docs(q.filters.providerKind ? [q.filters.providerKind] : undefined)).filter((r) => !q.filters.macroregion || r.attributes.macroregion === q.filters.macroregion), q);
   }
 
-  async getRegion(p: z.infer<typeof idParams>) {
+  async getRegion(p: IdParams) {
     return one(this.regions(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id) || x.attributes.site === p.id), 'Region');
   }
 
@@ -153,7 +154,7 @@ export class CatalogViews {
     return page(this.operatingSystems(await this.docs()), q);
   }
 
-  async getOs(p: z.infer<typeof idParams>) {
+  async getOs(p: IdParams) {
     return one(this.operatingSystems(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id)), 'Operating system');
   }
 
@@ -161,7 +162,7 @@ export class CatalogViews {
     return this.listOs(q);
   }
 
-  async getOsAlias(p: z.infer<typeof idParams>) {
+  async getOsAlias(p: IdParams) {
     return this.getOs(p);
   }
 
@@ -216,7 +217,7 @@ export class CatalogViews {
     return page(items, q);
   }
 
-  async server(p: z.infer<typeof idParams>) {
+  async server(p: IdParams) {
     const plan = this.plans(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id));
     return one(plan && { ...plan, type: 'server-offers' }, 'Server offer');
   }
@@ -274,11 +275,11 @@ export class CatalogViews {
     return page(this.resources(await this.docs(await this.kindsFor(principal, q.filters.providerId))), q);
   }
 
-  async catalogResource(p: z.infer<typeof idParams>) {
+  async catalogResource(p: IdParams) {
     return one(this.resources(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id)), 'Catalog resource');
   }
 
-  async catalogRegion(principal: Principal, p: z.infer<typeof idParams>) {
+  async catalogRegion(principal: Principal, p: IdParams) {
     const region = this.regions(await this.docs()).find((x) => matches({ id: x.id, slug: String(x.attributes.slug) }, p.id) || x.attributes.site === p.id);
     if (!region) throw notFound('Region not found');
     const providers = await (await this.ports.projections.collection(providersProjection)).find({ filter: { projectId: projectOf(principal), deletedAt: null, name: String(region.attributes.providerKind) } });

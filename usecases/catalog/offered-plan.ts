@@ -1,8 +1,8 @@
-import type { ProviderKind } from '../../../../libs/domain/providers/events';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { AppError } from '../../../../libs/application/src/errors';
-import type { CatalogPlan } from '../../../../libs/providers/src/catalog.types';
-import type { CatalogValidation } from '../../../../usecases/catalog/catalog-validation';
+import type { ProviderKind } from '../../libs/domain/providers/events';
+import { DomainError } from '../../libs/domain/shared/domain-error';
+import { AppError } from '../../libs/application/src/errors';
+import type { CatalogPlan } from '../../libs/providers/src/catalog.types';
+import type { CatalogValidation } from './catalog-validation';
 
 /**
  * A plan (slug or id of `/v1/plans`) that the provider offers in the region, for a resource that
