@@ -411,6 +411,17 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await check('server-timeline');
   });
 
+  it("counts the overview's resources by status exactly beyond the list's first page of 100", async () => {
+    for (let i = 0; i < 101; i += 20)
+      await Promise.all(Array.from({ length: Math.min(20, 101 - i) }, (_, j) => api.post(`/v1/storage/volumes?providerId=${providerId}`, { name: `bulk-${i + j}`, sizeGb: 10, region: 'us-east-1' }).then((r) => expect([r.status, r.body.errors?.[0]?.detail]).toEqual([202, undefined]))));
+    await eventually(() => api.get('/v1/storage/volumes?limit=1&status=available'), (r) => r.body.meta.total === 101, 120_000, 500);
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const volumes = page.locator('[data-kind="Volumes"]');
+    await volumes.locator('.count').getByText('101', { exact: true }).waitFor();
+    await expect(volumes.locator('ul.statuses li').allTextContents()).resolves.toEqual(['available 101']);
+    await check('overview-counts');
+  });
+
   it('mints and revokes an organization key in a gateway session (the key shown once), and charts usage and spend per model', async () => {
     const origin = new URL(srv.url).origin;
     // CORS on the gateway: its management routes, for the console's origin only, never `*`, never inference.
