@@ -415,6 +415,9 @@ describe('web console (embedded profile, headless Chromium)', () => {
     for (let i = 0; i < 101; i += 20)
       await Promise.all(Array.from({ length: Math.min(20, 101 - i) }, (_, j) => api.post(`/v1/storage/volumes?providerId=${providerId}`, { name: `bulk-${i + j}`, sizeGb: 10, region: 'us-east-1' }).then((r) => expect([r.status, r.body.errors?.[0]?.detail]).toEqual([202, undefined]))));
     await eventually(() => api.get('/v1/storage/volumes?limit=1&status=available'), (r) => r.body.meta.total === 101, 120_000, 500);
+    // Away and back, so the overview loads anew whichever page the run was on.
+    await page.getByRole('link', { name: 'Servers', exact: true }).click();
+    await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
     await page.getByRole('link', { name: 'Overview' }).click();
     const volumes = page.locator('[data-kind="Volumes"]');
     await volumes.locator('.count').getByText('101', { exact: true }).waitFor();
