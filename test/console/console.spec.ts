@@ -194,13 +194,15 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.keyboard.press('Home');
     await page.locator('dl.asof .status-creating').waitFor();
     const asOf = (await page.locator('dl.asof').getAttribute('data-asof'))!;
-    const events = await api.get(`/v1/instances/${id}/events?limit=100`);
-    const first = events.body.data.find((e: { attributes: { revision: number } }) => e.attributes.revision === 0);
-    expect(asOf).toBe(first.attributes.createdAt);
+    // Its history is the event history's (GET /v1/events?subject=), oldest first.
+    const events = await api.get(`/v1/events?subject=instance-${id}&sort=time&limit=100`);
+    const first = events.body.data[0];
+    expect(first.attributes.streamrevision).toBe(0);
+    expect(asOf).toBe(first.attributes.time);
     // Times to the millisecond, so events a few ms apart read in order.
     const ms = `${new Date(asOf).toISOString().slice(0, 23).replace('T', ' ')} UTC`;
     await expect(page.locator('#asof-h').textContent()).resolves.toBe(`As of ${ms}`);
-    await expect(page.locator('ol.timeline li').first().textContent()).resolves.toContain(`${ms}: ${first.attributes.event}`);
+    await expect(page.locator('ol.timeline li').first().textContent()).resolves.toContain(`${ms}: ${first.attributes.eventType}`);
     expect((await api.get(`/v1/instances/${id}?asOf=${encodeURIComponent(asOf)}`)).body.data.attributes.status).toBe('creating');
     expect(await inPage('window.__mark')).toBe(27);
     await check('instance-timeline');
@@ -386,8 +388,41 @@ describe('web console (embedded profile, headless Chromium)', () => {
     await page.getByLabel('Status').selectOption('stopped');
     await page.getByText('Page 1 of 1 (1 servers)').waitFor();
     expect(await page.locator('table.servers tbody tr').count()).toBe(1);
+    // The API closed the console session when the server stopped: its link is gone from the page.
+    await page.getByText(`Console session of ${id} closed: it is stopped.`).waitFor();
+    expect(await page.getByRole('link', { name: 'Open the console' }).count()).toBe(0);
     await check('servers-stopped');
     expect(await inPage('window.__mark')).toBe(2);
+
+    // The server's timeline: at its first event it was not yet active, at its last it is stopped.
+    await row.getByRole('link', { name: 'metal-b' }).click();
+    await page.getByRole('heading', { name: 'Server timeline', level: 1 }).waitFor();
+    await page.locator('dl.asof .status-stopped').waitFor();
+    await page.getByRole('slider').focus();
+    await page.keyboard.press('Home');
+    const history = await api.get(`/v1/events?subject=server-${id}&sort=time&limit=100`);
+    const firstAt = history.body.data[0].attributes.time as string;
+    await page.locator(`dl.asof[data-asof="${firstAt}"]`).waitFor();
+    const earlier = (await api.get(`/v1/servers/${id}?asOf=${encodeURIComponent(firstAt)}`)).body.data.attributes.status as string;
+    expect(earlier).not.toBe('stopped');
+    await page.locator(`dl.asof .status-${earlier}`).waitFor();
+    expect(await page.getByRole('link', { name: 'Servers', exact: true }).getAttribute('aria-current')).toBe('page');
+    expect(await inPage('window.__mark')).toBe(2);
+    await check('server-timeline');
+  });
+
+  it("counts the overview's resources by status exactly beyond the list's first page of 100", async () => {
+    for (let i = 0; i < 101; i += 20)
+      await Promise.all(Array.from({ length: Math.min(20, 101 - i) }, (_, j) => api.post(`/v1/storage/volumes?providerId=${providerId}`, { name: `bulk-${i + j}`, sizeGb: 10, region: 'us-east-1' }).then((r) => expect([r.status, r.body.errors?.[0]?.detail]).toEqual([202, undefined]))));
+    await eventually(() => api.get('/v1/storage/volumes?limit=1&status=available'), (r) => r.body.meta.total === 101, 120_000, 500);
+    // Away and back, so the overview loads anew whichever page the run was on.
+    await page.getByRole('link', { name: 'Servers', exact: true }).click();
+    await page.getByRole('heading', { name: 'Servers', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Overview' }).click();
+    const volumes = page.locator('[data-kind="Volumes"]');
+    await volumes.locator('.count').getByText('101', { exact: true }).waitFor();
+    await expect(volumes.locator('ul.statuses li').allTextContents()).resolves.toEqual(['available 101']);
+    await check('overview-counts');
   });
 
   it('mints and revokes an organization key in a gateway session (the key shown once), and charts usage and spend per model', async () => {

@@ -23,8 +23,19 @@ export function useConsoleSession(collection: 'instances' | 'servers', run: (cal
   return { opened, open };
 }
 
-export function ConsoleLink({ opened }: { opened: Opened | undefined }) {
+/**
+ * The opened session's link while its resource is active in the live list (`rows`): once the list
+ * shows it otherwise (stopped, powered off), the API has closed the session, and the link goes.
+ */
+export function ConsoleLink({ opened, rows }: { opened: Opened | undefined; rows: Array<Resource<{ status: string }>> }) {
   if (!opened) return null;
+  const status = rows.find((r) => r.id === opened.id)?.attributes.status;
+  if (status !== undefined && status !== 'active')
+    return (
+      <p class="notice" role="status">
+        Console session of <code>{opened.id}</code> closed: it is {status}.
+      </p>
+    );
   return (
     <div class="notice" role="status">
       <p>

@@ -6,7 +6,7 @@ import { gateway, session, settings } from './api';
 import { SignIn } from './pages/signin';
 import { Overview } from './pages/overview';
 import { Instances } from './pages/instances';
-import { InstanceTimeline } from './pages/timeline';
+import { Timeline, timelineOf } from './pages/timeline';
 import { ApiKeys } from './pages/keys';
 import { Events } from './pages/events';
 import { Webhooks } from './pages/webhooks';
@@ -37,8 +37,8 @@ const NAV: Array<[string, string]> = [
 ];
 
 function Page({ route }: { route: string }) {
-  const timeline = /^\/instances\/([^/]+)$/.exec(route);
-  if (timeline) return <InstanceTimeline id={decodeURIComponent(timeline[1]!)} />;
+  const timeline = /^\/(\w+)\/([^/]+)$/.exec(route);
+  if (timeline && timelineOf(timeline[1]!)) return <Timeline collection={timeline[1]!} id={decodeURIComponent(timeline[2]!)} />;
   switch (route) {
     case '/instances':
       return <Instances />;
@@ -62,7 +62,9 @@ function Page({ route }: { route: string }) {
 function App() {
   const route = useRoute();
   const [signedIn, setSignedIn] = useState(session.credential() !== null);
-  const title = NAV.find(([r]) => r === route)?.[1] ?? (route.startsWith('/instances/') ? 'Instance timeline' : 'Overview');
+  const section = `/${route.split('/')[1]}`;
+  const kind = route !== section ? timelineOf(section.slice(1)) : undefined;
+  const title = NAV.find(([r]) => r === route)?.[1] ?? (kind ? `${kind.title} timeline` : 'Overview');
   useEffect(() => {
     document.title = signedIn ? `${title} · Cloud console` : 'Sign in · Cloud console';
   }, [title, signedIn]);
@@ -86,7 +88,7 @@ function App() {
           <ul>
             {NAV.map(([r, label]) => (
               <li key={r}>
-                <a href={`#${r}`} aria-current={r === route || (r === '/instances' && route.startsWith('/instances/')) ? 'page' : undefined}>
+                <a href={`#${r}`} aria-current={r === route || (kind && r === section) ? 'page' : undefined}>
                   {label}
                 </a>
               </li>

@@ -48,7 +48,7 @@ function InstanceTable({ rows }: { rows: Resource<Instance>[] }) {
   return (
     <>
       <FormErrors error={error} />
-      <ConsoleLink opened={consoleSession.opened} />
+      <ConsoleLink opened={consoleSession.opened} rows={rows} />
       <table class="instances">
         <THead cols={['Name', 'Status', 'Region', 'Type', 'Address', 'Created', 'Actions']} />
         <tbody>

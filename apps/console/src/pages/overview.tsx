@@ -1,14 +1,29 @@
 import { useState } from 'preact/hooks';
+import type { operations } from '../../../../clients/typescript/src/generated/api';
 import { api, ApiError, type List } from '../api';
 import { DailyBars } from '../chart';
 import { cents, FormErrors, Status, useAction, useLoad, when } from '../ui';
 
-const KINDS: Array<[string, string]> = [
-  ['Instances', '/v1/instances?limit=100'],
-  ['Servers', '/v1/servers?limit=100'],
-  ['Volumes', '/v1/storage/volumes?limit=100'],
-  ['Databases', '/v1/databases?limit=100'],
+type StatusOf<Op extends keyof operations> = NonNullable<operations[Op]['parameters']['query']> extends { status?: infer S } ? NonNullable<S> : never;
+/** Every status of a list's `status` filter, checked against the typed client (a type only: nothing of it is bundled). */
+const every =
+  <S extends string>() =>
+  <L extends readonly S[]>(list: L & ([S] extends [L[number]] ? unknown : never)) =>
+    list;
+
+// Each kind's list and the statuses its `status` filter takes; `hidden`: those its unfiltered list leaves out.
+const KINDS: Array<{ kind: string; path: string; statuses: readonly string[]; hidden?: string[] }> = [
+  { kind: 'Instances', path: '/v1/instances', statuses: every<StatusOf<'InstancesController.list'>>()(['creating', 'active', 'stopping', 'stopped', 'error', 'terminated', 'terminating', 'starting', 'provisioning']) },
+  {
+    kind: 'Servers',
+    path: '/v1/servers',
+    statuses: every<StatusOf<'ServersController.list'>>()(['active', 'creating', 'deleting', 'error', 'inactive', 'installing', 'maintenance', 'pending', 'rescued', 'rescuing', 'restarted', 'scheduled', 'starting', 'stopped', 'stopping', 'suspended', 'terminated', 'updating', 'waiting', 'migrating']),
+    hidden: ['terminated'],
+  },
+  { kind: 'Volumes', path: '/v1/storage/volumes', statuses: every<StatusOf<'VolumeController.list'>>()(['creating', 'available', 'attaching', 'attached', 'detaching', 'deleting', 'deleted', 'error']) },
+  { kind: 'Databases', path: '/v1/databases', statuses: every<StatusOf<'DatabaseController.list'>>()(['creating', 'active', 'deleting', 'deleted', 'error']) },
 ];
+const PAGE = 100;
 
 interface Usage {
   days: Array<{ date: string; costCents: number }>;
@@ -21,13 +36,22 @@ function daysBetween(start: string, end: string): string[] {
   return out;
 }
 
+/**
+ * Each kind's count by status, exact: one page of up to 100 counted when it holds the whole list (one
+ * request), else the list envelope's total of one `limit=1` request per status (the rate limit counts requests).
+ */
 async function resourceCounts() {
   return Promise.all(
-    KINDS.map(async ([kind, path]) => {
+    KINDS.map(async ({ kind, path, statuses, hidden = [] }) => {
       try {
-        const list = await api.get<List<{ status?: string }>>(path);
+        const list = await api.get<List<{ status?: string }>>(`${path}?limit=${PAGE}`);
         const byStatus: Record<string, number> = {};
-        for (const r of list.data) byStatus[r.attributes.status ?? 'unknown'] = (byStatus[r.attributes.status ?? 'unknown'] ?? 0) + 1;
+        if (list.meta.total <= list.data.length) {
+          for (const r of list.data) byStatus[r.attributes.status ?? 'unknown'] = (byStatus[r.attributes.status ?? 'unknown'] ?? 0) + 1;
+        } else {
+          const totals = await Promise.all(statuses.filter((s) => !hidden.includes(s)).map(async (s) => [s, (await api.get<List>(`${path}?limit=1&status=${s}`)).meta.total] as const));
+          for (const [s, n] of totals) if (n > 0) byStatus[s] = n;
+        }
         return { kind, total: list.meta.total, byStatus, error: undefined as string | undefined };
       } catch (err) {
         return { kind, total: 0, byStatus: {}, error: err instanceof ApiError ? err.message : 'unavailable' };

@@ -44,13 +44,15 @@ export function Servers() {
   const consoleSession = useConsoleSession('servers', run);
   return (
     <LiveListPage title="Servers" noun="servers" create={<CreateServer onCreated={() => view.list.reload()} />} view={view} controls={controls} error={error}>
-      <ConsoleLink opened={consoleSession.opened} />
+      <ConsoleLink opened={consoleSession.opened} rows={view.rows} />
       <table class="servers">
         <THead cols={['Name', 'Hostname', 'Status', 'Kind', 'Site', 'Plan', 'Address', 'Created', 'Actions']} />
         <tbody>
           {view.rows.map((s) => (
             <tr key={s.id} data-id={s.id}>
-              <td>{s.attributes.name}</td>
+              <td>
+                <a href={`#/servers/${s.id}`}>{s.attributes.name}</a>
+              </td>
               <td>{s.attributes.hostname}</td>
               <td>
                 <Status value={s.attributes.status} />
