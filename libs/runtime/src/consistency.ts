@@ -4,12 +4,15 @@ import { ReadStoreCheckpointStore } from '../../subscriptions/src/checkpoint-sto
 import { DocumentProjector, foldDocument, projectorName, type DocumentProjection } from '../../subscriptions/src/document-projection';
 import type { ProjectionEngine } from '../../subscriptions/src/projection-engine';
 import type { SubscriptionRunner } from '../../subscriptions/src/subscription-runner';
+import type { CheckpointWatch } from './checkpoint-signals';
 
 export interface ConsistencyOptions {
   /** The bounded wait of read-your-writes (DECISIONS 12). */
   waitMs: number;
   /** An API node of a split deployment: the runners live in the worker, so checkpoints are polled. */
   remote: boolean;
+  /** On PostgreSQL, the remote checkpoints are heard of as the worker saves them (no polling). */
+  watch?: CheckpointWatch | null;
   projections: DocumentProjection[];
   /** This process's saga runner of that name, if it runs one. */
   saga: (name: string) => SubscriptionRunner | undefined;
@@ -79,6 +82,8 @@ export class Consistency {
 
   /** Split deployment: the worker owns the runners; their checkpoints are in the shared read store. */
   private async pollCheckpoints(subscriptions: string[], position: number, deadline: number): Promise<boolean> {
+    if (this.options.watch) return this.options.watch.waitFor(subscriptions, position, Math.max(0, deadline - Date.now()));
+    // EventStoreDB has no signal between processes: the checkpoints are read on a short timer.
     for (;;) {
       const positions = await Promise.all(subscriptions.map((s) => this.checkpoints.load(s)));
       if (positions.every((p) => p >= position)) return true;

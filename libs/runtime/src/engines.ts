@@ -9,6 +9,7 @@ import type { ReadStore } from '../../readstore/src/read-store.port';
 import { MemoryReadStore } from '../../readstore/src/memory-read-store';
 import { MongoReadStore } from '../../readstore/src/mongo-read-store';
 import { metricsRegistry } from '../../http/src/metrics';
+import { sqlSignals, type Signals } from './checkpoint-signals';
 
 const appendLatency = new Histogram({
   name: 'eventstore_append_duration_seconds',
@@ -26,6 +27,11 @@ export interface Engines {
 export async function openEngines(config: AppConfig): Promise<Engines> {
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   return { events: await openEventStore(config), reads: await openReadStore(config) };
+}
+
+/** Signals between the processes of a deployment: PostgreSQL's NOTIFY where the event store is on it, else none. */
+export function signalsOf(events: EventStore): Signals | null {
+  return events instanceof SqlEventStore && events.sqlClient.kind === 'postgres' ? sqlSignals(events.sqlClient) : null;
 }
 
 async function openEventStore(config: AppConfig): Promise<EventStore> {

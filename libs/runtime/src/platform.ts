@@ -4,6 +4,7 @@ import type { AppConfig } from '../../config/src/config';
 import type { EventStore } from '../../eventstore/src/event-store.port';
 import type { ReadDoc, ReadStore } from '../../readstore/src/read-store.port';
 import { ReadStoreCheckpointStore } from '../../subscriptions/src/checkpoint-store';
+import { CheckpointWatch, checkpointChannel, SignallingCheckpointStore, type Signals } from './checkpoint-signals';
 import { ProjectionEngine } from '../../subscriptions/src/projection-engine';
 import type { SubscriptionRunner } from '../../subscriptions/src/subscription-runner';
 import type { DocumentProjection } from '../../subscriptions/src/document-projection';
@@ -14,7 +15,7 @@ import { openCredentialVault } from './credential-vault';
 import type { CredentialVault } from '../../providers/src/credential-vault';
 import { DriverRegistry } from './driver-registry';
 import { openMailer, type Mailer } from './mailer';
-import { openEngines } from './engines';
+import { openEngines, signalsOf } from './engines';
 import { ProcessManagers } from './process-managers';
 import { registryOf, type Registry } from './registry';
 import type { ContextModule } from './context-module';
@@ -70,6 +71,8 @@ export class Platform implements Ports {
   /** The modules it runs, and what it read off them. */
   readonly registry: Registry;
   private started = false;
+  /** An API node's view of the worker's checkpoints (split deployment on PostgreSQL). */
+  private readonly checkpointWatch: CheckpointWatch | null;
 
   private constructor(
     readonly config: AppConfig,
@@ -78,11 +81,15 @@ export class Platform implements Ports {
     readonly reads: ReadStore,
     modules: readonly ContextModule[],
     options: PlatformOptions,
+    signalled: { signals: Signals; channel: string; watch: CheckpointWatch | null } | null,
   ) {
     this.registry = registryOf(modules);
     const { projections, jobResources, eventNames } = this.registry;
     this.clock = options.clock ?? systemClock;
-    const checkpoints = new ReadStoreCheckpointStore(reads);
+    this.checkpointWatch = signalled?.watch ?? null;
+    const stored = new ReadStoreCheckpointStore(reads);
+    // A worker of a split deployment signals each checkpoint to the API nodes that wait on them.
+    const checkpoints = signalled && config.role === 'worker' ? new SignallingCheckpointStore(stored, signalled.signals, signalled.channel) : stored;
     this.projections = new ProjectionEngine(events, reads, checkpoints, projections, (name, err) => logger.error({ err, subscription: name }, 'subscription batch failed; retrying'));
     this.drivers = new DriverRegistry(config.simulatorLatency);
     this.vault = openCredentialVault(config, events);
@@ -90,6 +97,7 @@ export class Platform implements Ports {
     this.consistency = new Consistency(events, reads, this.projections, {
       waitMs: config.consistencyWaitMs,
       remote: config.role === 'api',
+      watch: this.checkpointWatch,
       projections,
       saga: (name) => this.processes.saga(name),
     });
@@ -102,7 +110,10 @@ export class Platform implements Ports {
 
   static async open(config: AppConfig, logger: pino.Logger, modules: readonly ContextModule[], options: PlatformOptions = {}): Promise<Platform> {
     const { events, reads } = await openEngines(config);
-    return new Platform(config, logger, events, reads, modules, options);
+    const signals = signalsOf(events);
+    const channel = checkpointChannel(config.eventStore.pgSchema);
+    const watch = signals && config.role === 'api' ? await CheckpointWatch.open(signals, channel, new ReadStoreCheckpointStore(reads)) : null;
+    return new Platform(config, logger, events, reads, modules, options, signals && { signals, channel, watch });
   }
 
   /** Starts projections, relays, process managers and timers (unless this process is an API-only node of a split deployment). */
@@ -125,6 +136,7 @@ export class Platform implements Ports {
     await this.processes.stop();
     await this.projections.stop();
     await this.relays.stop();
+    await this.checkpointWatch?.close();
     await this.events.close();
     await this.reads.close();
     this.mailer.close();
