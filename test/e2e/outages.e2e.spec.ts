@@ -23,14 +23,14 @@ import { readTopicUntil } from '../support/kafka';
  * the compute and billing topics hold every event once in order per key.
  */
 const RECOVERY_MS = 30_000; // stated bound: readiness and writes back within it after an engine returns
-/**
- * Stated bound: a write waiting in the event store's group commit while PostgreSQL is blackholed
- * answers within it. The commit in flight fails at the client-side query timeout (10 s,
+/*
+ * The bound stated for the blackhole step (not timed by the test, which asserts how writes end): a
+ * write waiting in the event store's group commit while PostgreSQL is blackholed answers within
+ * 25 s. The commit in flight fails at the client-side query timeout (10 s,
  * QUERY_TIMEOUT_MS in libs/eventstore/src/sql/sql-client.ts) and fails its whole batch at once; a
  * write queued behind it waits for that and for its own attempt (a checkout, 5 s, or one more query
  * timeout): 2 × 10 s + 5 s = 25 s, and the rest is room for a loaded machine.
  */
-const BLACKHOLE_WRITE_BOUND_MS = 60_000;
 
 type Engine = 'postgres' | 'redis' | 'readStore' | 'kafka' | 'smtp' | 'stripe';
 interface Sent {
@@ -238,14 +238,10 @@ describe('engine outages under a mixed load (server profile)', () => {
       'postgres',
       'database',
       async () => {
-        // Several writes at once, so that they queue in the group commit behind one another; each is
-        // answered within the stated bound (a hang fails here, not at the suite's timeout).
-        const bounded = (w: Promise<Sent>) => {
-          let timer: NodeJS.Timeout | undefined;
-          const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`a write was not answered within ${BLACKHOLE_WRITE_BOUND_MS} ms of a blackhole`)), BLACKHOLE_WRITE_BOUND_MS)));
-          return Promise.race([w, late]).finally(() => clearTimeout(timer));
-        };
-        const writes = await Promise.all([create(), create(), create(), credit(), credit(), create()].map(bounded));
+        // Several writes at once, so that they queue in the group commit behind one another. No timer:
+        // a write that hangs (as before the query timeout) fails the test at its own timeout; what is
+        // asserted is how each ends (503 UNAVAILABLE with Retry-After), never how long it took.
+        const writes = await Promise.all([create(), create(), create(), credit(), credit(), create()]);
         for (const w of writes) {
           expect({ kind: w.kind, status: w.status, code: w.body?.errors?.[0]?.code }).toEqual({ kind: w.kind, status: 503, code: 'UNAVAILABLE' });
           expect(Number(w.headers['retry-after'])).toBeGreaterThan(0);

@@ -148,14 +148,12 @@ describe('PostgreSQL blackholed (connections accepted, nothing ever answered)', 
       // Every pooled connection open and idle first: the blackhole catches them mid-life, as a network fault does.
       await Promise.all(Array.from({ length: 4 }, () => store.append(`b-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' })));
       proxy.cut('blackhole');
-      // Queued behind one another in the group commit. Bound: the commit in flight fails at the query
+      // Queued behind one another in the group commit: the commit in flight fails at the query
       // timeout and fails its batch at once; the next batch waits for a checkout (5 s) or one more
-      // query timeout: 2 × 1 s + 5 s, with room for a loaded machine.
-      const bound = 30_000;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`appends still waiting ${bound} ms into the blackhole`)), bound)));
+      // query timeout. No timer here: appends that hang (as before the query timeout) fail the test
+      // at its own timeout, and what is asserted is how they end, never how long they took.
       const appends = Array.from({ length: 8 }, () => store.append(`b-${randomUUID()}`, [ev()], { expectedRevision: 'no_stream' }));
-      const outcomes = await Promise.race([Promise.allSettled(appends), late]).finally(() => clearTimeout(timer));
+      const outcomes = await Promise.allSettled(appends);
       const failures = outcomes.map((o) => (o.status === 'rejected' ? { failed: true, connection: isConnectionFailure(o.reason), error: String(o.reason) } : { failed: false }));
       expect(failures.filter((f) => !f.failed || !f.connection)).toEqual([]);
       proxy.restore();
