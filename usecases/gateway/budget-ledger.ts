@@ -1,12 +1,12 @@
 import { budgetDecider, type BudgetCommand, type BudgetState } from '../../libs/domain/gateway/budget.decider';
 import { DomainError } from '../../libs/domain/shared/domain-error';
+import { aggregateStream, type AggregatedStream } from '../../libs/eventstore/src/aggregate-stream';
 import { toNewEvent, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { WrongExpectedRevisionError, type EventStore, type NewEvent } from '../../libs/eventstore/src/event-store.port';
 
-interface Known {
-  state: BudgetState;
-  revision: number | 'no_stream';
-}
+/** What this process last saw of a stream (position unknown after its own append). */
+type Known = AggregatedStream<BudgetState>;
+const NONE = (): Known => ({ state: budgetDecider.initialState(), revision: 'no_stream', position: null });
 
 /** Commands of one caller, decided in order as one unit; answered with the state after them (or their refusal). */
 interface Pending {
@@ -63,13 +63,13 @@ export class BudgetLedger {
         // The first attempt decides on what this process last saw of the stream (or on no stream): the
         // append's expected revision checks that guess. A refusal or a no-op is answered from the stream, never from a guess.
         const guess = attempt === 0;
-        const known = guess ? this.known.get(stream) ?? { state: budgetDecider.initialState(), revision: 'no_stream' as const } : await this.catchUp(stream);
+        const known = guess ? this.known.get(stream) ?? NONE() : await this.catchUp(stream);
         const decided = this.decideBatch(batch, known.state, guess);
         if (!decided) continue;
         if (decided.events.length > 0) {
           try {
             const { nextRevision } = await this.events.append(stream, decided.events, { expectedRevision: known.revision });
-            this.remember(stream, { state: decided.state, revision: nextRevision });
+            this.remember(stream, { state: decided.state, revision: nextRevision, position: null });
           } catch (err) {
             if (err instanceof WrongExpectedRevisionError) continue;
             throw err;
@@ -112,9 +112,7 @@ export class BudgetLedger {
   }
 
   private async catchUp(stream: string): Promise<Known> {
-    let known = this.known.get(stream) ?? { state: budgetDecider.initialState(), revision: 'no_stream' as const };
-    const newer = await this.events.readStream(stream, { fromRevision: known.revision === 'no_stream' ? 0 : known.revision + 1 });
-    for (const e of newer) known = { state: budgetDecider.evolve(known.state, { type: e.type, data: e.data } as never), revision: e.revision };
+    const known = await aggregateStream(this.events, stream, budgetDecider, { from: this.known.get(stream) ?? NONE() });
     this.remember(stream, known);
     return known;
   }

@@ -24,6 +24,8 @@ export interface AggregateStreamOptions {
   upToPosition?: number;
   /** Fold only the events recorded at or before this instant (ISO 8601 in any offset, or a Date). */
   until?: string | Date;
+  /** Continue from a state already folded (a cache's): only the events after its revision are read, no snapshot. */
+  from?: AggregatedStream<unknown>;
 }
 
 /** A stream's state, with the revision it is the fold of (usable as handleCommand's `known`). */
@@ -49,15 +51,16 @@ export async function aggregateStream<E extends DomainEvent, S>(
   const until = options.until === undefined ? undefined : instant(options.until);
   const { upToPosition } = options;
   // A snapshot's commit time is not kept, so a fold bounded by an instant starts from the first event.
-  const policy = until === undefined && store.readSnapshot ? fold.snapshot : undefined;
+  const policy = until === undefined && !options.from && store.readSnapshot ? fold.snapshot : undefined;
   const name = policy && `${policy.name}@${policy.version}`;
   const kept = name ? await store.readSnapshot!(streamId, name) : undefined;
   const start = kept && (upToPosition === undefined || kept.position <= upToPosition) ? kept : undefined;
-  let state = start ? (decodeState(start.state) as S) : fold.initialState();
-  let revision: number | 'no_stream' = start ? start.revision : 'no_stream';
-  let position: number | null = start ? start.position : null;
+  const from = options.from as AggregatedStream<S> | undefined;
+  let state = from ? from.state : start ? (decodeState(start.state) as S) : fold.initialState();
+  let revision: number | 'no_stream' = from ? from.revision : start ? start.revision : 'no_stream';
+  let position: number | null = from ? from.position : start ? start.position : null;
   let folded = 0;
-  for (const e of await store.readStream(streamId, start ? { fromRevision: start.revision + 1 } : {})) {
+  for (const e of await store.readStream(streamId, typeof revision === 'number' ? { fromRevision: revision + 1 } : {})) {
     if (upToPosition !== undefined && e.position > upToPosition) break;
     if (until !== undefined && new Date(e.recordedAt).getTime() > until) break;
     // The one narrowing of a recorded event to its stream's events: a stream holds its decider's events only.

@@ -55,6 +55,19 @@ export function testAggregateStream(name: string, makeFixture: () => Promise<Eve
 
     const added = (n: number) => ev('test.Added.v1', { n });
 
+    it('continues from a state already folded: reads only the events after its revision', async () => {
+      const id = `agg-${randomUUID()}`;
+      await store.append(id, [added(1), added(2)], { expectedRevision: 'no_stream' });
+      const first = await aggregateStream(store, id, tally);
+      await store.append(id, [added(3)], { expectedRevision: 1 });
+      const asked: Array<number | undefined> = [];
+      const counting = { ...store, readStream: (s: string, o?: { fromRevision?: number }) => (asked.push(o?.fromRevision), store.readStream(s, o)) } as EventStore;
+      // A state that is not the stream's fold shows that only the newer events are folded onto it.
+      const next = await aggregateStream(counting, id, tally, { from: { ...first, state: { ns: [9] } } });
+      expect(asked).toEqual([2]);
+      expect(next).toMatchObject({ state: { ns: [9, 3] }, revision: 2 });
+    });
+
     it('folds an empty stream to the initial state, at no_stream', async () => {
       expect(await aggregateStream(store, `agg-${randomUUID()}`, tally)).toEqual({ state: { ns: [] }, revision: 'no_stream', position: null });
     });
