@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { AppError } from '../../../../libs/application/src/errors';
-import { instancesProjection } from '../../../../projections/instances/instances.projection';
-import { serversProjection } from '../../../../projections/servers/servers.projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { AppError } from '../../libs/application/src/errors';
+import { instancesProjection } from '../../projections/instances/instances.projection';
+import { serversProjection } from '../../projections/servers/servers.projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** DECISIONS 14: assign, attach, detach and move name their target this way. */
 export const targetBody = z.object({
