@@ -2,7 +2,7 @@ import { vlans } from '../../libs/domain/networking/vlan.resource';
 import { vlansProjection } from '../../projections/vlans/vlans.projection';
 import type { JobResourceUseCase } from '../resources/job-resources';
 import { createFields } from './create-fields';
-import { resolveTarget, type TargetRef } from './targets';
+import { resolveTarget, targetLookups, type TargetRef } from './targets';
 
 /** VLANs (spec 4.8, DECISIONS 14): a private range of a region, assigned to and detached from its servers and instances; each a job. */
 export const vlanResource = {
@@ -13,7 +13,7 @@ export const vlanResource = {
   prepare: createFields(vlans.schema),
   actions: {
     // The target: an instance or server of the project that still exists (404 on the field); its region goes to the rule.
-    assign: { prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix) },
+    assign: targetLookups,
     detach: {
       // A target the VLAN holds can be detached even if it is gone since; any other must exist (404) and is refused by the rule (409).
       async prepare({ ports, projectId, body, pointerPrefix, doc }) {
