@@ -81,7 +81,7 @@ import { EVENT_HANDLERS } from './events/events.handlers';
 /** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
 export interface HttpModule {
   controllers: Type<unknown>[];
-  /** The use cases' @CommandHandler / @QueryHandler classes it calls (Nest providers, injected with their ports). */
+  /** The use cases' command and query handler classes it calls (Nest providers, injected with their ports). */
   handlers?: Type<unknown>[];
 }
 
