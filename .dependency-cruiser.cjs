@@ -87,7 +87,15 @@ module.exports = {
       severity: 'error',
       comment: 'A use case is called by HTTP, the gateway, the event streams, timers and the CLI alike: it knows no HTTP (libs/http, Fastify, the Nest HTTP platform) and no app.',
       from: { path: '^usecases/', pathNot: `${tests}|^usecases/inject-ports\\.ts$` },
-      to: { path: '^(apps|libs/http)/|(^|/)node_modules/(fastify|@fastify|@nestjs/platform-fastify|@nestjs/common)/' },
+      to: { path: '^(apps|libs/http)/|(^|/)node_modules/(fastify|@fastify|@nestjs/(common|core|platform-[^/]+))/' },
+    },
+    {
+      name: 'no-handlers-in-apps',
+      severity: 'error',
+      comment:
+        'Command and query handlers are use cases (usecases/<context>); an app calls them through the buses and declares none. @nestjs/cqrs, whose @CommandHandler/@QueryHandler make a handler, is reached by an app only in its root module (CqrsModule) and common/bus-controller.ts (the buses, re-exported for controllers that inject them).',
+      from: { path: '^apps/', pathNot: `${tests}|^apps/api/src/(app\\.module|common/bus-controller)\\.ts$` },
+      to: { path: '(^|/)node_modules/@nestjs/cqrs/' },
     },
     {
       name: 'application-is-transport-free',

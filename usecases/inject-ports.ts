@@ -1,5 +1,5 @@
 import { Inject } from '@nestjs/common';
-import { IDENTITY, PERMISSIONS, PORTS } from '../libs/runtime/src/ports-token';
+import { IDENTITY, OPERATOR, PERMISSIONS, PORTS } from '../libs/runtime/src/ports-token';
 import type { CataloguedPermission } from '../libs/application/src/permissions';
 import type { KeyHasher } from '../libs/runtime/src/key-hasher';
 
@@ -15,3 +15,5 @@ export interface IdentityPort { hasher: KeyHasher }
 /** The permissions the transport's routes declare (custom roles and grants are checked against them). */
 export const InjectPermissions = (): PropertyDecorator & ParameterDecorator => Inject(PERMISSIONS);
 export type PermissionsPort = () => CataloguedPermission[];
+/** The operator's port over the runtime's subscriptions (usecases/admin/projections.ts declares it). */
+export const InjectOperator = (): PropertyDecorator & ParameterDecorator => Inject(OPERATOR);

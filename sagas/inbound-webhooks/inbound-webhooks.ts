@@ -3,8 +3,7 @@ import { inboundWebhookDecider, inboundWebhookStream, type InboundWebhookReceive
 import type { EventStore, RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { causedBy, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import type { SubscriptionHandler } from '../../libs/subscriptions/src/subscription-runner';
-
-export const INBOUND_WEBHOOKS = 'saga:inbound-webhooks';
+import { INBOUND_WEBHOOKS } from '../../usecases/webhooks/receive-inbound-webhook';
 
 /** What a verified payment-provider delivery asks: settle or fail one of our payments (by our reference). */
 type PaymentSignal = { reference: string; outcome: 'settle' | 'fail'; amountCents: number | null; currency: string | null; eventId: string; reason: string };

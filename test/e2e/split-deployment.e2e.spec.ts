@@ -67,4 +67,10 @@ describe('split deployment: ROLE=api node plus a worker (server profile)', () =>
     // The worker runs the compute context's auto-stop timer (the API node starts no timers).
     expect(worker.processes.timers.some((t) => t instanceof AutoStopper)).toBe(true);
   });
+
+  it('refuses a projection rebuild on the API node (409: the worker runs the projections), whose operator port says so', async () => {
+    const admin = srv.as(srv.bootstrap.adminKey);
+    const res = await admin.post('/v1/admin/projections/api_keys/rebuild');
+    expect([res.status, res.body.errors?.[0]?.code]).toEqual([409, 'CONFLICT']);
+  });
 });

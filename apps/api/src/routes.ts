@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { CONTEXT_MODULES } from '../../../contexts/registrations';
-import { ADMIN_HANDLERS, AdminProjectionsController } from './admin/admin-projections.controller';
+import { AdminProjectionsController } from './admin/admin-projections.controller';
+import { PROJECTION_OPERATOR_HANDLERS } from '../../../usecases/admin/projections';
 import { BatchesController } from './batches/batches.controller';
 import { CatalogSyncController } from './catalog/catalog-sync';
 import { SyncCatalogHandler } from '../../../usecases/catalog/sync-catalog';
@@ -63,8 +64,10 @@ import { AdminCatalogController } from './admin/admin-catalog';
 import { ADMIN_CATALOG_HANDLERS } from '../../../usecases/admin/catalog-entries';
 import { PAYMENT_HANDLERS } from '../../../usecases/billing/payments.handlers';
 import { PaymentsController } from './billing/payments.controller';
-import { InboundWebhooksController, WEBHOOK_HANDLERS } from './webhooks/webhooks.controller';
-import { ANALYTICS_HANDLERS, AdminAnalyticsController } from './admin/analytics';
+import { InboundWebhooksController } from './webhooks/webhooks.controller';
+import { WEBHOOK_HANDLERS } from '../../../usecases/webhooks/receive-inbound-webhook';
+import { AdminAnalyticsController } from './admin/analytics';
+import { ANALYTICS_HANDLERS } from '../../../usecases/admin/analytics';
 import { InvoicesController } from './invoicing/invoices.controller';
 import { INVOICING_HANDLERS } from '../../../usecases/invoicing/invoices.handlers';
 import { UsageController } from './invoicing/usage.controller';
@@ -78,12 +81,12 @@ import { EVENT_HANDLERS } from './events/events.handlers';
 /** A context's HTTP surface: controllers that map HTTP to commands and queries, and their handlers. */
 export interface HttpModule {
   controllers: Type<unknown>[];
-  /** @CommandHandler / @QueryHandler classes (Nest providers, injected with PLATFORM). */
+  /** The use cases' command and query handler classes it calls (Nest providers, injected with their ports). */
   handlers?: Type<unknown>[];
 }
 
 /** The platform's own routes and shared handlers, no context's. */
-export const PLATFORM_ROUTES: HttpModule = { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...ADMIN_HANDLERS] };
+export const PLATFORM_ROUTES: HttpModule = { controllers: [HealthController, AdminProjectionsController], handlers: [...SIMPLE_RESOURCE_HANDLERS, ...JOB_RESOURCE_HANDLERS, ...PROJECTION_OPERATOR_HANDLERS] };
 
 /**
  * The HTTP side of each registered context, keyed by its module's name (the runtime's modules hold

@@ -4,3 +4,5 @@ export const PORTS = Symbol('PORTS');
 export const IDENTITY = Symbol('IDENTITY');
 /** The permission catalogue the routes declare (`() => CataloguedPermission[]`), provided by the API that registered them. */
 export const PERMISSIONS = Symbol('PERMISSIONS');
+/** The operator's port over this process's subscription runners (./operator.ts), provided by the API. */
+export const OPERATOR = Symbol('OPERATOR');

@@ -1,47 +1,8 @@
-import { Controller, Inject } from '@nestjs/common';
-import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, type IQueryHandler } from '@nestjs/cqrs';
+import { Controller } from '@nestjs/common';
 import { z } from 'zod';
 import { ApiRoute, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { AppError, notFound } from '../../../../libs/application/src/errors';
-import type { Platform } from '../../../../libs/runtime/src/platform';
-import type { SubscriptionStatus } from '../../../../libs/subscriptions/src/subscription-runner';
-import { PLATFORM } from '../tokens';
+import { ListSubscriptions, RebuildProjection } from '../../../../usecases/admin/projections';
 import { BusController } from '../common/bus-controller';
-
-type RebuildReport = Awaited<ReturnType<Platform['projections']['rebuild']>>;
-
-export class ListSubscriptions extends Query<SubscriptionStatus[]> {}
-
-/** Replays the whole log into a fresh collection of one read model, then switches reads to it. */
-export class RebuildProjection extends Command<RebuildReport> {
-  constructor(readonly name: string) {
-    super();
-  }
-}
-
-@QueryHandler(ListSubscriptions)
-export class ListSubscriptionsHandler implements IQueryHandler<ListSubscriptions> {
-  // An operator's use case over the runtime itself: its runners, nothing else.
-  constructor(@Inject(PLATFORM) private readonly platform: Pick<Platform, 'allRunners'>) {}
-
-  execute(): Promise<SubscriptionStatus[]> {
-    return Promise.all(this.platform.allRunners().map((r) => r.status()));
-  }
-}
-
-@CommandHandler(RebuildProjection)
-export class RebuildProjectionHandler implements ICommandHandler<RebuildProjection> {
-  // An operator's use case over the runtime itself: its role and its projection engine.
-  constructor(@Inject(PLATFORM) private readonly platform: Pick<Platform, 'config' | 'projections'>) {}
-
-  execute({ name }: RebuildProjection): Promise<RebuildReport> {
-    if (this.platform.config.role === 'api') throw new AppError('CONFLICT', 'Projections run on the worker in this deployment; rebuild there');
-    if (!this.platform.projections.projections.some((p) => p.name === name)) throw notFound(`Unknown projection ${name}`);
-    return this.platform.projections.rebuild(name);
-  }
-}
-
-export const ADMIN_HANDLERS = [ListSubscriptionsHandler, RebuildProjectionHandler];
 
 const statusSchema = z.object({
   name: z.string(),

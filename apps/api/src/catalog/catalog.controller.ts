@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { QueryBus } from '../common/bus-controller';
 import { z } from 'zod';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import type { Principal } from '../../../../libs/http/src/auth';

@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { QueryBus } from '../common/bus-controller';
 import { z } from 'zod';
 import { DATABASE_ENGINES, databases } from '../../../../libs/domain/databases/database.resource';
 import type { Principal } from '../../../../libs/http/src/auth';

@@ -1,5 +1,5 @@
 import { Controller, Inject, Req, Res } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '../common/bus-controller';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../../libs/application/src/errors';
 import { asyncApiDocument } from './asyncapi';

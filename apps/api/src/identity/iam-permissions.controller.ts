@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { QueryBus } from '../common/bus-controller';
 import { z } from 'zod';
 import { PROJECT_ROLES } from '../../../../libs/domain/identity/roles';
 import { collectionSchema } from '../../../../libs/http/src/envelope';

@@ -1,5 +1,5 @@
 import { Controller, Inject, Res } from '@nestjs/common';
-import { QueryBus } from '@nestjs/cqrs';
+import { QueryBus } from '../common/bus-controller';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { kubernetesVersionSchema } from '../../../../libs/domain/kubernetes/kubernetes-versions';

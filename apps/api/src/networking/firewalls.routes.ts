@@ -1,20 +1,16 @@
 import { z } from 'zod';
 import { firewalls } from '../../../../libs/domain/networking/firewall.resource';
 import { firewallRulesSchema } from '../../../../libs/domain/networking/firewall-rules';
-import { firewallsProjection } from '../../../../projections/firewalls/firewalls.projection';
+import { firewallResource } from '../../../../usecases/networking/firewalls';
+import { targetBody } from '../../../../usecases/networking/targets';
 import { jobResourceController } from '../common/job-resource.routes';
-import { createFields } from './create-fields';
-import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
 
-/** Firewalls (spec 4.8, DECISIONS 14): rules without a region, renamed and replaced by PATCH, assigned to instances and servers; each a job. */
+/** Firewalls (spec 4.8, DECISIONS 14): rules without a region, renamed and replaced by PATCH, assigned to instances and servers; each a job. The lookups are the use case's (usecases/networking). */
 export const FirewallsController = jobResourceController({
-  resource: firewalls,
-  projection: firewallsProjection,
-  type: 'firewalls',
+  ...firewallResource,
   path: '/v1/networking/firewalls',
   tag: 'Networking',
   permission: 'networking',
-  capability: 'firewalls',
   summaries: { list: 'List the firewalls of the project', get: 'Get a firewall', create: 'Create a firewall (202, a firewall.create job)', delete: 'Delete a firewall (202, a firewall.delete job)' },
   body: firewalls.schema.omit({ targets: true }),
   update: {
@@ -25,12 +21,7 @@ export const FirewallsController = jobResourceController({
       .refine((b) => b.name !== undefined || b.rules !== undefined, { message: 'Give name, rules or both' })
       .meta({ minProperties: 1 }),
   },
-  prepare: createFields(firewalls.schema),
   actions: {
-    assign: {
-      summary: 'Assign the firewall to an instance or server of the project (202, a firewall.assign job)',
-      body: targetBody,
-      prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
-    },
+    assign: { ...firewallResource.actions.assign, summary: 'Assign the firewall to an instance or server of the project (202, a firewall.assign job)', body: targetBody },
   },
 });

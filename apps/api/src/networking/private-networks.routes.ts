@@ -7,7 +7,7 @@ import { AppError } from '../../../../libs/application/src/errors';
 import { foldDocument } from '../../../../libs/subscriptions/src/document-projection';
 import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
 import { jobResourceController } from '../common/job-resource.routes';
-import { resolveTarget, targetBody, type TargetRef } from '../common/targets';
+import { resolveTarget, targetBody, type TargetRef } from '../../../../usecases/networking/targets';
 import { createFields } from './create-fields';
 import type { PortsOf } from '../../../../libs/runtime/src/ports';
 

@@ -1,16 +1,12 @@
-import { fileSystems } from '../../../../libs/domain/storage/file-system.resource';
-import { fileSystemsProjection } from '../../../../projections/file-systems/file-systems.projection';
+import { fileSystemResource } from '../../../../usecases/storage/file-systems';
 import { jobResourceController } from '../common/job-resource.routes';
 
 /** Shared file systems (spec 4.9, DECISIONS 14): created and deleted by jobs, mounted at the provider's mount target. */
 export const FileSystemsController = jobResourceController({
-  resource: fileSystems,
-  projection: fileSystemsProjection,
-  type: 'file-systems',
+  ...fileSystemResource,
   path: '/v1/storage/file-systems',
   tag: 'Storage',
   permission: 'storage',
-  capability: 'file-systems',
   summaries: {
     list: 'List the file systems of the project',
     get: 'Get a file system',

@@ -1,59 +1,13 @@
-import { Controller, Inject, Req } from '@nestjs/common';
-import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { INBOUND_WEBHOOK_SOURCES, inboundWebhookDecider, inboundWebhookStream, type InboundWebhookSource } from '../../../../libs/domain/webhooks/inbound';
-import { handleCommand } from '../../../../libs/eventstore/src/handle-command';
-import { AppError, notFound } from '../../../../libs/application/src/errors';
+import { INBOUND_WEBHOOK_SOURCES } from '../../../../libs/domain/webhooks/inbound';
+import { notFound } from '../../../../libs/application/src/errors';
 import { SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { rawBodyOf } from '../../../../libs/http/src/json-body';
 import { ApiRoute, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import { INBOUND_WEBHOOKS } from '../../../../sagas/inbound-webhooks/inbound-webhooks';
+import { ReceiveInboundWebhook, type WebhookReceipt } from '../../../../usecases/webhooks/receive-inbound-webhook';
 import { BusController } from '../common/bus-controller';
-import { PORTS } from '../tokens';
-import { storedHeaders, verifyDelivery } from './webhook-signatures';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
-
-export interface WebhookReceipt {
-  received: boolean;
-  processed: boolean;
-}
-
-export class ReceiveInboundWebhook extends Command<WebhookReceipt> {
-  constructor(
-    readonly source: InboundWebhookSource,
-    readonly rawBody: string,
-    readonly headers: Record<string, string | string[] | undefined>,
-    readonly requestId: string,
-  ) {
-    super();
-  }
-}
-
-/**
- * Verifies the signature over the raw body, records the delivery as received (a replayed delivery id
- * finds its stream and records nothing), then waits, bounded, for the checkpointed processor and
- * answers whether the delivery has been processed.
- */
-@CommandHandler(ReceiveInboundWebhook)
-export class ReceiveInboundWebhookHandler implements ICommandHandler<ReceiveInboundWebhook> {
-  constructor(@Inject(PORTS) private readonly ports: PortsOf<'clock' | 'config' | 'consistency' | 'events' | 'logger' | 'now'>) {}
-
-  async execute({ source, rawBody, headers, requestId }: ReceiveInboundWebhook): Promise<WebhookReceipt> {
-    const verified = verifyDelivery(source, rawBody, headers, this.ports.config, this.ports.clock.now());
-    if (!verified.ok) {
-      this.ports.logger.info({ source, reason: verified.reason }, 'inbound webhook refused');
-      throw new AppError('UNAUTHORIZED', 'Invalid webhook signature');
-    }
-    const stream = inboundWebhookStream(source, verified.deliveryId);
-    const command = { type: 'ReceiveWebhook' as const, source, deliveryId: verified.deliveryId, headers: storedHeaders(headers), body: rawBody, receivedAt: this.ports.now() };
-    const { position } = await handleCommand(this.ports.events, stream, inboundWebhookDecider, command, { metadata: { actor: `webhook:${source}`, requestId, correlationId: requestId } });
-    const last = (await this.ports.events.readStream(stream)).at(-1)!;
-    if (position !== null || last.type !== 'webhooks.InboundWebhookProcessed.v1') await this.ports.consistency.waitForSaga(INBOUND_WEBHOOKS, position ?? last.position, stream, []);
-    const processed = (await this.ports.events.readStream(stream)).some((e) => e.type === 'webhooks.InboundWebhookProcessed.v1');
-    return { received: true, processed };
-  }
-}
 
 // Named (WebhookReceipt) so generated clients get a type; it has no id of its own to make it a resource.
 const receiptSchema = z.object({
@@ -81,5 +35,3 @@ export class InboundWebhooksController extends BusController {
     return { data: { type: 'webhook-receipt', attributes: receipt } };
   }
 }
-
-export const WEBHOOK_HANDLERS = [ReceiveInboundWebhookHandler];

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { AppError } from '../../../../libs/application/src/errors';
-import { instancesProjection } from '../../../../projections/instances/instances.projection';
-import { serversProjection } from '../../../../projections/servers/servers.projection';
-import type { PortsOf } from '../../../../libs/runtime/src/ports';
+import { AppError } from '../../libs/application/src/errors';
+import { instancesProjection } from '../../projections/instances/instances.projection';
+import { serversProjection } from '../../projections/servers/servers.projection';
+import type { PortsOf } from '../../libs/runtime/src/ports';
+import type { OperationLookups } from '../resources/job-resources';
 
 /** DECISIONS 14: assign, attach, detach and move name their target this way. */
 export const targetBody = z.object({
@@ -29,3 +30,8 @@ export async function resolveTarget(ports: PortsOf<'projections'>, projectId: st
   const simulate = doc.tags?.find((t) => t.key === 'simulate')?.value;
   return { ...ref, targetRegion: doc.region, ...(simulate ? { simulate } : {}) };
 }
+
+/** The lookups of an action whose body names a target (assign, attach, move): the target resolved as above. */
+export const targetLookups: OperationLookups = {
+  prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
+};

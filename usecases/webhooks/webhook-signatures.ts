@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import Stripe from 'stripe';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import type { InboundWebhookSource } from '../../../../libs/domain/webhooks/inbound';
+import type { AppConfig } from '../../libs/config/src/config';
+import type { InboundWebhookSource } from '../../libs/domain/webhooks/inbound';
 
 /** Stripe's own tolerance for `t=` (DECISIONS 13: 5 minutes). */
 export const STRIPE_TOLERANCE_S = 300;
