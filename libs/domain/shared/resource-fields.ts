@@ -18,15 +18,31 @@ export interface ResourceFields<S extends z.ZodObject, A> {
   attributesOf(doc: z.output<S>): A;
 }
 
-type Derived<S extends z.ZodObject, X extends z.ZodRawShape> = { shape: X; from: (doc: z.output<S>) => z.output<z.ZodObject<X>> };
+type Derived<S extends z.ZodObject, X extends z.ZodRawShape, R extends keyof z.output<S>> = {
+  /** The derived fields' answered schemas: a stored field of the same name is answered as this instead. */
+  shape: X;
+  from: (doc: z.output<S>) => z.output<z.ZodObject<X>>;
+  /** Stored fields the answer shows only through derived ones (the new derived fields take the first one's place). */
+  replaces?: readonly R[];
+};
+type Answered<S extends z.ZodObject, X extends z.ZodRawShape, R extends PropertyKey> = Omit<z.output<S>, keyof X | R> & z.output<z.ZodObject<X>>;
 
-export function resourceFields<S extends z.ZodObject, X extends z.ZodRawShape = Record<never, never>>(
+export function resourceFields<S extends z.ZodObject, X extends z.ZodRawShape = Record<never, never>, R extends keyof z.output<S> = never>(
   stored: S,
-  derived?: Derived<S, X>,
-): ResourceFields<S, Omit<z.output<S>, keyof X> & z.output<z.ZodObject<X>>> {
-  const attributes = derived ? stored.extend(derived.shape) : stored;
-  const keys = Object.keys(attributes.shape);
-  const derivedKeys = new Set(Object.keys(derived?.shape ?? {}));
+  derived?: Derived<S, X, R>,
+): ResourceFields<S, Answered<S, X, R>> {
+  const derivedShape: Record<string, z.core.$ZodType> = derived?.shape ?? {};
+  const replaced = new Set<PropertyKey>(derived?.replaces ?? []);
+  const added = Object.keys(derivedShape).filter((k) => !(k in stored.shape));
+  const shape: Record<string, z.core.$ZodType> = {};
+  for (const [k, schema] of Object.entries(stored.shape as Record<string, z.core.$ZodType>)) {
+    if (!replaced.has(k)) shape[k] = derivedShape[k] ?? schema;
+    else if (k === derived?.replaces?.[0]) for (const a of added) shape[a] = derivedShape[a];
+  }
+  for (const a of added) shape[a] ??= derivedShape[a];
+  const attributes = z.object(shape);
+  const keys = Object.keys(shape);
+  const derivedKeys = new Set(Object.keys(derivedShape));
   return {
     stored,
     attributes,
@@ -35,7 +51,7 @@ export function resourceFields<S extends z.ZodObject, X extends z.ZodRawShape = 
       const out: Record<string, unknown> = {};
       // In the declared order, a derived field in its stored field's place.
       for (const k of keys) out[k] = derivedKeys.has(k) ? computed[k] : (doc as Record<string, unknown>)[k];
-      return out as Omit<z.output<S>, keyof X> & z.output<z.ZodObject<X>>;
+      return out as Answered<S, X, R>;
     },
   };
 }
