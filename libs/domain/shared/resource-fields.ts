@@ -22,7 +22,7 @@ type Derived<S extends z.ZodObject, X extends z.ZodRawShape, R extends keyof z.o
   /** The derived fields' answered schemas: a stored field of the same name is answered as this instead. */
   shape: X;
   from: (doc: z.output<S>) => z.output<z.ZodObject<X>>;
-  /** Stored fields the answer shows only through derived ones (the new derived fields take the first one's place). */
+  /** Stored fields this answer does not show as stored (a derived field computed from them takes the first one's place). */
   replaces?: readonly R[];
 };
 type Answered<S extends z.ZodObject, X extends z.ZodRawShape, R extends PropertyKey> = Omit<z.output<S>, keyof X | R> & z.output<z.ZodObject<X>>;
