@@ -2,37 +2,29 @@ import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
-import { INSTANCE_EVENT_TYPES, type InstanceEvent, type InstanceSpecData, type InstanceStatus } from '../../libs/domain/compute/instance.events';
+import type { z } from 'zod';
+import { INSTANCE_EVENT_TYPES, type InstanceEvent, type InstanceSpecData } from '../../libs/domain/compute/instance.events';
+import type { INSTANCE } from '../../libs/domain/compute/instance.fields';
 import { INSTANCE_LIFECYCLE } from '../../libs/domain/compute/instance.decider';
 import { lifecycleFields } from '../../libs/domain/shared/operations';
 import { modeOfScope, type Mode } from '../../libs/domain/shared/scope';
 
-export interface InstanceDoc extends ReadDoc, Omit<InstanceSpecData, 'tags'> {
-  projectId: string;
-  /** The mode of its data scope (DECISIONS 21): what the admin analytics count by. */
-  mode: Mode;
-  status: InstanceStatus;
-  tags: Array<{ key: string; value: string }>;
-  jobId: string;
-  externalId: string | null;
-  ipv4: string | null;
-  ipv6: string | null;
-  sshUser: string | null;
-  sshPort: number | null;
-  errorMessage: string | null;
-  rescueImage: string | null;
-  /** When the system stops this instance for inactivity (active instances with autoStopMinutes only). */
-  autoStopAt: string | null;
-  /**
-   * `autoStopAt !== null`: the auto-stop poller's equality key. FerretDB v1 pushes only equality down
-   * to PostgreSQL, so a poll on `status: 'active'` decoded every active instance of every project each
-   * tick (its cost grew with the fleet); on this key it decodes only the instances with a timer.
-   */
-  autoStopArmed: boolean;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
+/** The request's spec, the instance's declared fields (INSTANCE) as its jobs move them, and its timers. */
+export type InstanceDoc = ReadDoc &
+  InstanceSpecData &
+  z.output<typeof INSTANCE.stored> & {
+    /** The mode of its data scope (DECISIONS 21): what the admin analytics count by. */
+    mode: Mode;
+    rescueImage: string | null;
+    /** When the system stops this instance for inactivity (active instances with autoStopMinutes only). */
+    autoStopAt: string | null;
+    /**
+     * `autoStopAt !== null`: the auto-stop poller's equality key. FerretDB v1 pushes only equality down
+     * to PostgreSQL, so a poll on `status: 'active'` decoded every active instance of every project each
+     * tick (its cost grew with the fleet); on this key it decodes only the instances with a timer.
+     */
+    autoStopArmed: boolean;
+  };
 
 const plusMinutes = (iso: string, minutes: number | null) => (minutes && minutes > 0 ? new Date(Date.parse(iso) + minutes * 60_000).toISOString() : null);
 

@@ -1,18 +1,13 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { InvoicingEventTypes, type InvoiceEvent, type InvoiceIssued, type InvoicePayment, type InvoiceStatus } from '../../libs/domain/invoicing/events';
+import type { z } from 'zod';
+import { InvoicingEventTypes, type InvoiceEvent } from '../../libs/domain/invoicing/events';
+import type { INVOICE } from '../../libs/domain/invoicing/invoice.fields';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 
-/** The issued invoice's data (flat, spec 2.9), its status and payment. */
-export type InvoiceDoc = ReadDoc &
-  Omit<InvoiceIssued['data'], 'invoiceId' | 'issuedAt'> & {
-    status: InvoiceStatus;
-    paidAt: string | null;
-    payment: InvoicePayment | null;
-    createdAt: string;
-    updatedAt: string;
-  };
+/** The issued invoice's data (flat, spec 2.9), its status and payment: its declared fields (INVOICE). */
+export type InvoiceDoc = ReadDoc & z.output<typeof INVOICE.stored>;
 
 export const INVOICES_LIST: ListShape = { query: 'GET /v1/invoices', equal: ['projectId'], residual: ['status', 'currency'], sortable: ['createdAt', 'dueDate', 'status', 'invoiceNumber', 'totalCents'] };
 const LISTS: ListShape[] = [INVOICES_LIST];

@@ -1,26 +1,21 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { emailKey, MembershipEventTypes, type MemberRole, type MemberScope, type MemberStatus, type MembershipEvent } from '../../libs/domain/identity/membership';
+import type { z } from 'zod';
+import { emailKey, MembershipEventTypes, type MemberScope, type MembershipEvent } from '../../libs/domain/identity/membership';
+import type { MEMBER } from '../../libs/domain/identity/member.fields';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 
-export interface MemberDoc extends ReadDoc {
-  projectId: string;
-  scope: MemberScope;
-  email: string;
-  /** The email lower-cased: how members are compared and how a JWT's `email` claim finds its member. */
-  emailKey: string;
-  role: MemberRole;
-  /** `removed`: kept so a project that ever had members keeps judging JWTs by its registry (Identity in docs/DESIGN.md). */
-  status: MemberStatus | 'removed';
-  /** Invitations: when the link stops working (7 days after the last send). */
-  expiresAt: string | null;
-  lastSentAt: string | null;
-  /** Invitations: the last mail's outcome (`pending` until the process manager sent it). */
-  mail: 'pending' | 'sent' | 'failed' | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A member's declared fields (MEMBER, libs/domain/identity/member.fields.ts) and what only the registry keeps. */
+export type MemberDoc = ReadDoc &
+  z.output<typeof MEMBER.stored> & {
+    projectId: string;
+    scope: MemberScope;
+    /** The email lower-cased: how members are compared and how a JWT's `email` claim finds its member. */
+    emailKey: string;
+    lastSentAt: string | null;
+    updatedAt: string;
+  };
 
 /**
  * Every member list is one shape: `status` is an equality (`$in` of invited and active for the member

@@ -2,26 +2,21 @@ import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
-import { SERVER_EVENT_TYPES, type ServerEvent, type ServerSpecData, type ServerStatus } from '../../libs/domain/servers/server.events';
+import type { z } from 'zod';
+import { SERVER_EVENT_TYPES, type ServerEvent, type ServerSpecData } from '../../libs/domain/servers/server.events';
+import type { SERVER } from '../../libs/domain/servers/server.fields';
 import { SERVER_LIFECYCLE } from '../../libs/domain/servers/server.decider';
 import { lifecycleFields } from '../../libs/domain/shared/operations';
 import { modeOfScope, type Mode } from '../../libs/domain/shared/scope';
 
-export interface ServerDoc extends ReadDoc, ServerSpecData {
-  /** The mode of its data scope (DECISIONS 21): what the admin analytics count by. */
-  mode: Mode;
-  status: ServerStatus;
-  locked: boolean;
-  /** The latest job of the server. */
-  jobId: string;
-  externalId: string | null;
-  ipv4: string | null;
-  errorMessage: string | null;
-  restoredFromBackup: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
+/** The request's spec, and the server's declared fields (SERVER) as its jobs move them. */
+export type ServerDoc = ReadDoc &
+  ServerSpecData &
+  z.output<typeof SERVER.stored> & {
+    /** The mode of its data scope (DECISIONS 21): what the admin analytics count by. */
+    mode: Mode;
+    externalId: string | null;
+  };
 
 /** What its list routes and polls query (each shape is served by an index, see projections/list-indexes.spec.ts). */
 export const SERVERS_LIST: ListShape = { query: 'GET /v1/servers', equal: ['projectId'], residual: ['status', 'site', 'role'], sortable: ['createdAt', 'hostname', 'status', 'site'] };

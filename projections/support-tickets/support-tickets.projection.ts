@@ -1,23 +1,13 @@
 import type { RecordedEvent } from '../../libs/eventstore/src/event-store.port';
-import { TicketEventTypes, type TicketAuthor, type TicketEvent, type TicketPriority, type TicketStatus } from '../../libs/domain/support/events';
+import type { z } from 'zod';
+import { TicketEventTypes, type TicketEvent } from '../../libs/domain/support/events';
+import type { TICKET } from '../../libs/domain/support/ticket.fields';
 import { indexesFor, type ListShape } from '../../libs/readstore/src/list-shapes';
 import type { ReadDoc } from '../../libs/readstore/src/read-store.port';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 
-export interface SupportTicketDoc extends ReadDoc {
-  projectId: string;
-  number: string;
-  subject: string;
-  message: string;
-  status: TicketStatus;
-  priority: TicketPriority;
-  category: string | null;
-  /** How many messages were added after the original one (spec 2.6 `replies`). */
-  replies: number;
-  author: TicketAuthor;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The ticket's declared fields (TICKET, spec 2.6), and the project it belongs to. */
+export type SupportTicketDoc = ReadDoc & z.output<typeof TICKET.stored> & { projectId: string };
 
 /**
  * `status` and `priority` filters are checked while walking the project's index in the asked order

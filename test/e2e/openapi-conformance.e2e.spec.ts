@@ -2,9 +2,9 @@
  * Every answer is described by its OpenAPI document (issue 21 §5): each 2xx JSON body of a walk over
  * the API is validated against its operation's response schema, whose objects are closed
  * (`additionalProperties: false`), so a response carrying a field the document does not describe, or
- * a field of another type, fails here. The walk creates the hand-written resources, then GETs every
- * list route without path parameters and, for each list's first item, its single-resource route and
- * sub-collections.
+ * a field of another type, fails here. The walk creates the hand-written resources (instances,
+ * servers, tickets, invoices, members and an invitation), then GETs every list route without path
+ * parameters and, for each list's first item, its single-resource route and sub-collections.
  */
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -90,6 +90,8 @@ describe('responses conform to the OpenAPI document (embedded profile)', () => {
       ['/v1/support', { subject: 'Volume stuck', message: 'vol-1 is attaching' }],
       ['/v1/invoices', { currency: 'USD', amountCents: 1000, dueDate: '2030-01-31', lineItems: [{ description: 'Compute', quantity: 2, unitPriceCents: 500 }] }],
       ['/v1/api-keys', { name: 'ci', role: 'viewer' }],
+      ['/v1/iam/members', { email: 'dev@example.com', role: 'developer' }],
+      [`/v1/projects/${srv.bootstrap.projectId}/invites`, { email: 'new@example.com' }],
       ['/v1/storage/volumes', { name: 'data', sizeGb: 50, region: 'us-east-1', providerId }],
       ['/v1/billing/wallets/USD/credit', { amountCents: 2500 }],
       [`/v1/ssh-keys?providerId=${providerId}`, { name: 'laptop', publicKey: ed25519Key() }],
@@ -108,9 +110,10 @@ describe('responses conform to the OpenAPI document (embedded profile)', () => {
     expect(lists(false).length).toBeGreaterThan(40);
     await walk(api, lists(false));
     await walk(admin, lists(true));
+    await api.get(`/v1/projects/${srv.bootstrap.projectId}/invites`);
     // The walk reached the hand-written resources and their lists (it cannot pass by seeing nothing).
     const reached = new Set(seen.map((s) => `${s.method} ${templateOf(doc, s.path)}`));
-    for (const op of ['GET /v1/instances/{id}', 'GET /v1/servers/{id}', 'GET /v1/support/{id}', 'GET /v1/invoices/{id}', 'GET /v1/instances', 'GET /v1/support', 'GET /v1/invoices', 'POST /v1/instances', 'POST /v1/support', 'POST /v1/cost-estimates', 'GET /v1/admin/customers', 'GET /v1/admin/projects']) {
+    for (const op of ['GET /v1/instances/{id}', 'GET /v1/servers/{id}', 'GET /v1/support/{id}', 'GET /v1/invoices/{id}', 'GET /v1/instances', 'GET /v1/support', 'GET /v1/invoices', 'GET /v1/servers', 'GET /v1/iam/members', 'GET /v1/iam/members/{id}', 'POST /v1/iam/members', 'POST /v1/projects/{projectId}/invites', 'GET /v1/projects/{projectId}/invites', 'POST /v1/instances', 'POST /v1/servers', 'POST /v1/invoices', 'POST /v1/support', 'POST /v1/cost-estimates', 'GET /v1/admin/customers', 'GET /v1/admin/projects']) {
       expect([op, reached.has(op)]).toEqual([op, true]);
     }
     expect(seen.length).toBeGreaterThan(80);

@@ -2,6 +2,7 @@ import { Controller, Req, type Type } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PROJECT_MEMBER_ROLES, WORKSPACE_MEMBER_ROLES, type MemberScope } from '../../../../libs/domain/identity/membership';
+import { INVITATION, MEMBER } from '../../../../libs/domain/identity/member.fields';
 import { type Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
@@ -20,28 +21,12 @@ const email = z.email().max(254).describe('Validated and compared case-insensiti
 const customRoleId = z.uuid().describe('The id of a custom role of the project');
 const roleOf = (names: readonly [string, ...string[]]) => z.union([z.enum(names), customRoleId]);
 
-const memberAttributes = z.object({
-  email: z.string(),
-  role: z.string().describe('A built-in role, or the id of a custom role'),
-  status: z.enum(['invited', 'active']),
-  createdAt: z.string(),
-});
-const invitationAttributes = memberAttributes.extend({
-  expiresAt: z.string().describe('7 days after the last send; resend renews it'),
-  expired: z.boolean(),
-  mail: z.enum(['pending', 'sent', 'failed']).describe("The last mail's delivery to the SMTP server"),
-});
+const invitationAttributes = INVITATION.attributes.extend({ expired: z.boolean() });
 
-const memberResource = (d: MemberDoc) => ({ id: d.id, type: TYPE, attributes: { email: d.email, role: d.role, status: d.status as 'invited' | 'active', createdAt: d.createdAt } });
-const memberDocument = (d: MemberDoc) => {
-  const r = memberResource(d);
-  return resource(r.type, r.id, r.attributes);
-};
-const invitationResource = (now: number) => (d: MemberDoc) => ({
-  id: d.id,
-  type: INVITES,
-  attributes: { ...memberResource(d).attributes, expiresAt: d.expiresAt ?? '', expired: !!d.expiresAt && Date.parse(d.expiresAt) <= now, mail: d.mail ?? 'pending' },
-});
+const memberResource = (d: MemberDoc) => ({ id: d.id, type: TYPE, attributes: MEMBER.attributesOf(d) });
+const memberDocument = (d: MemberDoc) => resource(TYPE, d.id, MEMBER.attributesOf(d));
+/** `expired`: derived at read time, against the clock the query read with. */
+const invitationResource = (now: number) => (d: MemberDoc) => ({ id: d.id, type: INVITES, attributes: { ...INVITATION.attributesOf(d), expired: !!d.expiresAt && Date.parse(d.expiresAt) <= now } });
 
 const projectParam = z.object({ projectId: pathId });
 
@@ -84,8 +69,7 @@ function memberViewController(view: MemberView): Type<unknown> {
     }
 
     async get(principal: Principal, p: ParsedRequest) {
-      const r = memberResource(await this.queries.execute(new GetMember(ownProject(principal, p.params), view.scope, idOf(p))));
-      return resource(r.type, r.id, r.attributes);
+      return memberDocument(await this.queries.execute(new GetMember(ownProject(principal, p.params), view.scope, idOf(p))));
     }
 
     async create(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
@@ -116,9 +100,9 @@ function memberViewController(view: MemberView): Type<unknown> {
     ApiRoute(options)(proto, op, descriptor);
   };
   const [read, write] = [`${view.resource}:read`, `${view.resource}:write`];
-  const one = resourceSchema(TYPE, memberAttributes);
+  const one = resourceSchema(TYPE, MEMBER.attributes);
   const roleRule = 'Never above the caller’s own role (403); the only owner cannot be demoted (409 INVALID_STATE).';
-  declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: listOf(TYPE, MEMBERS_LIST), responses: { 200: collectionSchema(TYPE, memberAttributes) } }, ['principal', 'parsed']);
+  declare('list', { ...common, method: 'GET', path: view.path, ...(hasProject ? { params: projectParam } : {}), summary: `List ${view.summary} (invited and active)`, permission: read, list: listOf(TYPE, MEMBERS_LIST), responses: { 200: collectionSchema(TYPE, MEMBER.attributes) } }, ['principal', 'parsed']);
   declare('get', { ...common, method: 'GET', path: item, params, summary: `Get one of ${view.summary}`, permission: read, responses: { 200: one } }, ['principal', 'parsed']);
   declare('create', { ...common, method: 'POST', path: view.path, summary: `Add to ${view.summary} (active at once)`, description: roleRule, permission: write, type: TYPE, idempotent: true, body: z.object({ email, role: roleField().default(view.scope === 'workspace' ? 'member' : 'developer') }), responses: { 201: one } }, ['req', 'principal', 'parsed']);
   declare('update', { ...common, method: 'PATCH', path: item, params, summary: `Change the role of one of ${view.summary}`, description: roleRule, permission: write, type: TYPE, body: z.object({ role: roleField() }), responses: { 200: one } }, ['req', 'principal', 'parsed']);
@@ -187,7 +171,7 @@ const acceptInvite = route({
   tag: 'Identity',
   auth: 'none',
   params: z.object({ token: z.string().min(1).max(1024) }),
-  responses: { 200: resourceSchema(TYPE, memberAttributes) },
+  responses: { 200: resourceSchema(TYPE, MEMBER.attributes) },
 });
 
 @Controller()

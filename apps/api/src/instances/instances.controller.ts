@@ -13,32 +13,35 @@ import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { CreateInstance, GetInstance, InstanceHistory, InstanceJobs, InstanceMetrics, ListInstances, RequestInstanceAction, SyncInstanceStatuses, UpdateInstance } from '../../../../usecases/compute/instances.handlers';
 import { jobResource, jobAttributes } from '../jobs/job-view';
 import { BusController } from '../common/bus-controller';
+import { INSTANCE } from '../../../../libs/domain/compute/instance.fields';
 import { listOf } from '../../../../libs/http/src/list-query';
 import { INSTANCES_BY_STATUS_LIST, INSTANCES_LIST } from '../../../../projections/instances/instances.projection';
 import { INSTANCE_EVENTS_LIST } from '../../../../projections/instance-events/instance-events.projection';
 import { INSTANCE_JOBS_LIST } from '../../../../projections/jobs/jobs.projection';
 
 /** The create body (shared with the cost estimate, DECISIONS 22). */
+const fields = INSTANCE.stored.shape;
+const id64 = (s: z.ZodString) => s.min(1).max(64);
 export const instanceCreateBody = z.object({
-  name: z.string().min(1).max(64),
-  providerId: z.string().min(1).max(64),
-  region: z.string().min(1).max(64),
-  instanceType: z.string().min(1).max(64),
-  workerCount: z.number().int().min(1).max(1000).optional(),
-  image: z.string().min(1).max(128).optional(),
+  name: id64(fields.name),
+  providerId: id64(fields.providerId),
+  region: id64(fields.region),
+  instanceType: id64(fields.instanceType),
+  workerCount: fields.workerCount.min(1).max(1000).optional(),
+  image: fields.image.unwrap().min(1).max(128).optional(),
   diskSizeGb: z.number().int().min(1).max(1_000_000).optional(),
-  sshKeyId: z.string().min(1).max(64).optional(),
-  spot: z.boolean().optional(),
-  ports: z.array(z.number().int().min(1).max(65535)).max(100).optional(),
-  autoStopMinutes: z.number().int().min(0).max(525_600).optional(),
-  accelerators: z.string().regex(/^[A-Za-z0-9._-]+:[1-9][0-9]{0,2}$/, 'must be <GPU type>:<count>').optional(),
+  sshKeyId: id64(z.string()).optional(),
+  spot: fields.spot.optional(),
+  ports: z.array(fields.ports.element.min(1).max(65535)).max(100).optional(),
+  autoStopMinutes: fields.autoStopMinutes.unwrap().min(0).max(525_600).optional(),
+  accelerators: fields.accelerators.unwrap().regex(/^[A-Za-z0-9._-]+:[1-9][0-9]{0,2}$/, 'must be <GPU type>:<count>').optional(),
   tags: tagsSchema.optional(),
 });
-const patchBody = z.object({ name: z.string().min(1).max(64).optional(), tags: tagsSchema.optional() });
+const patchBody = z.object({ name: id64(fields.name).optional(), tags: tagsSchema.optional() });
 const actionBody = z.object({ action: z.enum(['start', 'stop', 'restart', 'terminate', 'reinstall', 'rescue']) });
 const idParams = z.object({ id: pathId });
 const listFilters = z.object({
-  status: z.enum(['creating', 'active', 'stopping', 'stopped', 'error', 'terminated', 'terminating', 'starting', 'provisioning']).optional(),
+  status: fields.status.optional(),
   provider: z.string().max(64).optional(),
   region: z.string().max(64).optional(),
 });

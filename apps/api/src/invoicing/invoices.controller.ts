@@ -1,9 +1,8 @@
 import { Controller, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { CURRENCIES, INVOICE_STATUSES } from '../../../../libs/domain/invoicing/events';
+import { INVOICE } from '../../../../libs/domain/invoicing/invoice.fields';
 import { lineItemsTotal } from '../../../../libs/domain/invoicing/tax';
-import { projectOfScope } from '../../../../libs/domain/shared/scope';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { listLinksSchema, listMetaSchema, SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -15,69 +14,22 @@ import { CreateInvoice, GetInvoice, GetInvoicePdf, ListInvoices, PayInvoice } fr
 import { listOf } from '../../../../libs/http/src/list-query';
 
 // ---------------------------------------------------------------- records (spec 2.9: flat)
-const lineItem = z.object({
-  description: z.string().min(1).max(500),
-  quantity: z.number().int().min(1).max(1_000_000),
-  unitPriceCents: z.number().int().min(0).max(1_000_000_000_000),
-});
-const invoiceRecord = z
-  .object({
-    id: z.string(),
-    invoiceNumber: z.string().describe('INV-<year of issue>-<6-digit sequence per project>, without gaps (DECISIONS 9)'),
-    projectId: z.string(),
-    currency: z.enum(CURRENCIES),
-    amountCents: z.number().int().describe('The subtotal before tax'),
-    taxRate: z.number(),
-    taxCents: z.number().int().describe('round(amountCents × taxRate), half away from zero'),
-    totalCents: z.number().int().describe('amountCents + taxCents'),
-    lineItems: z.array(lineItem),
-    status: z.enum(INVOICE_STATUSES),
-    dueDate: z.string(),
-    paidAt: z.string().nullable().describe('When it was paid (the payment timestamp of spec 2.9)'),
-    paymentId: z.string().nullable().describe('The wallet debit that paid it'),
-    source: z.enum(['request', 'usage']).describe('usage: issued by the month-end run for a usage period'),
-    usagePeriod: z.object({ start: z.string(), end: z.string() }).nullable(),
-    metadata: z.record(z.string(), z.unknown()),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ [SCHEMA_NAME_MARK]: 'Invoice' });
+const invoiceRecord = INVOICE.attributes.meta({ [SCHEMA_NAME_MARK]: 'Invoice' });
 const one = <T extends z.ZodType>(record: T) => z.object({ data: record });
 const many = <T extends z.ZodType>(record: T) => z.object({ data: z.array(record), meta: listMetaSchema, links: listLinksSchema });
-
-export function invoiceItem(d: InvoiceDoc) {
-  return {
-    id: d.id,
-    invoiceNumber: d.invoiceNumber,
-    projectId: projectOfScope(d.projectId),
-    currency: d.currency,
-    amountCents: d.amountCents,
-    taxRate: d.taxRate,
-    taxCents: d.taxCents,
-    totalCents: d.totalCents,
-    lineItems: d.lineItems,
-    status: d.status,
-    dueDate: d.dueDate,
-    paidAt: d.paidAt,
-    paymentId: d.payment?.debitId ?? null,
-    source: d.source.kind,
-    usagePeriod: d.source.kind === 'usage' ? { start: d.source.periodStart, end: d.source.periodEnd } : null,
-    metadata: d.metadata,
-    createdAt: d.createdAt,
-    updatedAt: d.updatedAt,
-  };
-}
+const invoiceItem = (d: InvoiceDoc) => INVOICE.attributesOf(d);
 
 // ---------------------------------------------------------------- requests
+const fields = INVOICE.stored.shape;
 const isoDate = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((s) => new Date(s.length === 10 ? `${s}T00:00:00Z` : s).toISOString());
-const createBody = z
-  .object({
-    currency: z.enum(CURRENCIES),
-    amountCents: z.number().int().min(1).max(10_000_000_000_000).describe('Positive integer cents: the subtotal before tax'),
-    taxRate: z.number().min(0).max(1).default(0),
-    lineItems: z.array(lineItem).max(200).default([]).describe('When given, their quantity × unitPriceCents must add up to amountCents'),
+const createBody = INVOICE.stored
+  .pick({ currency: true })
+  .extend({
+    amountCents: fields.amountCents.min(1).max(10_000_000_000_000).describe('Positive integer cents: the subtotal before tax'),
+    taxRate: fields.taxRate.default(0),
+    lineItems: fields.lineItems.max(200).default([]).describe('When given, their quantity × unitPriceCents must add up to amountCents'),
     dueDate: isoDate.describe('ISO 8601 date or date-time'),
-    metadata: z.record(z.string(), z.unknown()).default({}),
+    metadata: fields.metadata.default({}),
   })
   .superRefine((b, ctx) => {
     if (b.lineItems.length > 0 && lineItemsTotal(b.lineItems) !== b.amountCents) {
@@ -85,7 +37,7 @@ const createBody = z
     }
   });
 const idParams = z.object({ id: pathId });
-const listQuery = z.object({ status: z.enum(INVOICE_STATUSES).optional(), currency: z.enum(CURRENCIES).optional() });
+const listQuery = z.object({ status: fields.status.optional(), currency: fields.currency.optional() });
 const common = { tag: 'Billing', auth: 'project' as const };
 const listSpec = listOf('invoices', INVOICES_LIST);
 const listRoute = route({ ...common, method: 'GET', path: '/v1/invoices', summary: "List the project's invoices", permission: 'invoices:read', list: listSpec, query: listQuery, responses: { 200: many(invoiceRecord) } });

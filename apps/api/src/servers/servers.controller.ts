@@ -8,7 +8,7 @@ import { listResult } from '../../../../libs/http/src/list-result';
 import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
-import { SERVER_STATUSES } from '../../../../libs/domain/servers/server.events';
+import { SERVER } from '../../../../libs/domain/servers/server.fields';
 import { tagsSchema } from '../../../../libs/domain/shared/tags';
 import { backupAttributes, backupResource, serverAttributes, serverResource } from './server-view';
 import { CreateBackup, CreateServer, type CreateServerInput, DeleteBackup, DeleteServer, GetBackup, GetServer, ListBackups, ListServers, RequestServerPowerAction, RestoreBackup, UpdateServer } from '../../../../usecases/servers/servers.handlers';
@@ -17,20 +17,22 @@ import { listOf } from '../../../../libs/http/src/list-query';
 import { SERVERS_BY_STATUS_LIST, SERVERS_LIST } from '../../../../projections/servers/servers.projection';
 import { BACKUPS_LIST } from '../../../../projections/backups/backups.projection';
 
-/** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat). */
+const fields = SERVER.stored.shape;
+
+/** Spec 4.2 create fields (inside `{data:{type:'servers', attributes}}`, or flat): the declared ones (SERVER) with the request's limits. */
 export const serverCreateBody = z
   .object({
-    name: z.string().min(1).max(64),
-    hostname: z.string().min(1).max(253).regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be a valid hostname'),
+    name: fields.name.min(1).max(64),
+    hostname: fields.hostname.min(1).max(253).regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'must be a valid hostname'),
     project: z.string().max(64).optional(),
-    site: z.string().min(1).max(64),
+    site: fields.site.min(1).max(64),
     plan: z.string().min(1).max(64),
     operating_system: z.string().min(1).max(128),
-    billing: z.enum(['hourly', 'monthly', 'yearly']),
+    billing: fields.billing,
     ssh_keys: z.array(z.string().min(1).max(128)).max(50).optional(),
     user_data: z.string().max(65_536).optional(),
     tags: tagsSchema.optional(),
-    role: z.enum(['BareMetal', 'VirtualMachine']).optional(),
+    role: fields.role.optional(),
     provider: z.string().min(1).max(64).optional(),
     worker_count: z.number().int().min(1).max(1000).optional(),
     spot: z.boolean().optional(),
@@ -54,12 +56,12 @@ export const serverCreateInput = (body: z.output<typeof serverCreateBody>): Crea
   operatingSystem: body.operating_system,
   provider: body.provider,
 });
-const patchBody = z.object({ label: z.string().min(1).max(64).optional(), locked: z.boolean().optional(), tags: tagsSchema.optional(), plan: z.string().min(1).max(64).optional() });
+const patchBody = z.object({ label: fields.label.min(1).max(64).optional(), locked: fields.locked.optional(), tags: tagsSchema.optional(), plan: z.string().min(1).max(64).optional() });
 const actionBody = z.object({ action: z.enum(['power_on', 'power_off', 'reboot']) });
 const backupBody = z.object({ name: z.string().min(1).max(64) });
 const idParams = z.object({ id: pathId });
 const instanceParams = z.object({ instanceId: pathId });
-const listFilters = z.object({ status: z.enum(SERVER_STATUSES).optional(), site: z.string().max(64).optional(), role: z.enum(['BareMetal', 'VirtualMachine']).optional() });
+const listFilters = z.object({ status: fields.status.optional(), site: fields.site.max(64).optional(), role: fields.role.optional() });
 
 const serverDoc = resourceSchema('servers', serverAttributes);
 const withJob = resourceSchema('servers', serverAttributes, { jobId: z.string() });

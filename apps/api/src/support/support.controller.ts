@@ -1,11 +1,10 @@
 import { Controller, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { TICKET_PRIORITIES, TICKET_STATUSES, type TicketAuthor } from '../../../../libs/domain/support/events';
+import { TICKET, TICKET_MESSAGE } from '../../../../libs/domain/support/ticket.fields';
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
-import type { SupportMessageDoc } from '../../../../projections/support-messages/support-messages.projection';
 import { TICKETS_LIST, type SupportTicketDoc } from '../../../../projections/support-tickets/support-tickets.projection';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { commandContext } from '../identity/request-context';
@@ -14,55 +13,23 @@ import { BusController } from '../common/bus-controller';
 import { listOf } from '../../../../libs/http/src/list-query';
 
 const TYPE = 'support-tickets';
-const text = (max: number) => z.string().min(1).max(max).refine((s) => s.trim().length > 0, { message: 'must not be blank' });
-const category = z.string().min(1).max(100).nullable();
+const fields = TICKET.stored.shape;
 
-const author = z.object({
-  name: z.string().describe("The API key's name, or the member's email"),
-  email: z.string().describe("The member's email; for an API key the project owner's (DECISIONS 17)"),
-  isSupport: z.boolean(),
+/** The full answer: the ticket's attributes and its thread; a list shows the attributes only. */
+const ticketAttributes = TICKET.attributes.extend({
+  messages: z.array(TICKET_MESSAGE.attributes).describe('The thread in the order it was written (a list shows `replies` only)'),
 });
-/** Events recorded before DECISIONS 17 may hold a null email: answered as an empty string, never null. */
-const authorOf = (a: TicketAuthor) => ({ ...a, email: a.email ?? '' });
-const ticketFields = {
-  number: z.string().describe('TCK-<6-digit sequence per project> (DECISIONS 17)'),
-  subject: z.string(),
-  message: z.string().describe('The original message'),
-  status: z.enum(TICKET_STATUSES),
-  priority: z.enum(TICKET_PRIORITIES),
-  category: z.string().nullable(),
-  replies: z.number().int().describe('How many messages were added after the original one'),
-  author,
-  createdAt: z.string(),
-  updatedAt: z.string(),
-};
-const listedTicketAttributes = z.object(ticketFields);
-const ticketAttributes = z.object({
-  ...ticketFields,
-  messages: z.array(z.object({ id: z.string(), content: z.string(), author, timestamp: z.string() })).describe('The thread in the order it was written (a list shows `replies` only)'),
-});
-
-const createBody = z.object({
-  subject: text(200),
-  message: text(10000),
-  priority: z.enum(TICKET_PRIORITIES).default('medium'),
-  category: category.optional(),
-});
+const createBody = TICKET.stored.pick({ subject: true, message: true }).extend({ priority: fields.priority.default('medium'), category: fields.category.optional() });
 const updateBody = z.object({
-  status: z.enum(TICKET_STATUSES).optional().describe('Any of the four; a closed ticket is final (409 INVALID_STATE)'),
-  priority: z.enum(TICKET_PRIORITIES).optional(),
-  category: category.optional().describe('null clears it'),
+  status: fields.status.optional().describe('Any of the four; a closed ticket is final (409 INVALID_STATE)'),
+  priority: fields.priority.optional(),
+  category: fields.category.optional().describe('null clears it'),
 });
-const messageBody = z.object({ content: text(10000) });
+const messageBody = TICKET_MESSAGE.stored.pick({ content: true });
 const idParams = z.object({ id: pathId });
 
-function listedAttributes(doc: SupportTicketDoc) {
-  const { number, subject, message, status, priority, category, replies, author, createdAt, updatedAt } = doc;
-  return { number, subject, message, status, priority, category, replies, author: authorOf(author), createdAt, updatedAt };
-}
-const messageOf = (m: SupportMessageDoc) => ({ id: m.id, content: m.content, author: authorOf(m.author), timestamp: m.timestamp });
-const ticketResource = (doc: SupportTicketDoc) => ({ id: doc.id, type: TYPE, attributes: listedAttributes(doc) });
-const ticketDocument = ({ ticket, messages }: TicketView) => resource(TYPE, ticket.id, { ...listedAttributes(ticket), messages: messages.map(messageOf) });
+const ticketResource = (doc: SupportTicketDoc) => ({ id: doc.id, type: TYPE, attributes: TICKET.attributesOf(doc) });
+const ticketDocument = ({ ticket, messages }: TicketView) => resource(TYPE, ticket.id, { ...TICKET.attributesOf(ticket), messages: messages.map(TICKET_MESSAGE.attributesOf) });
 
 const common = { tag: 'Support', auth: 'project' } as const;
 const listRoute = route({
@@ -72,8 +39,8 @@ const listRoute = route({
   summary: "List the project's support tickets",
   permission: 'support:read',
   list: listOf(TYPE, TICKETS_LIST),
-  query: z.object({ status: z.enum(TICKET_STATUSES).optional(), priority: z.enum(TICKET_PRIORITIES).optional() }),
-  responses: { 200: collectionSchema(TYPE, listedTicketAttributes) },
+  query: z.object({ status: fields.status.optional(), priority: fields.priority.optional() }),
+  responses: { 200: collectionSchema(TYPE, TICKET.attributes) },
 });
 const createRoute = route({
   ...common,

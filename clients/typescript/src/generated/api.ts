@@ -3309,15 +3309,15 @@ export interface components {
             paidAt: string | null;
             /** @description The wallet debit that paid it */
             paymentId: string | null;
+            usagePeriod: {
+                start: string;
+                end: string;
+            } | null;
             /**
              * @description usage: issued by the month-end run for a usage period
              * @enum {string}
              */
             source: "request" | "usage";
-            usagePeriod: {
-                start: string;
-                end: string;
-            } | null;
             metadata: {
                 [key: string]: unknown;
             };
@@ -3661,12 +3661,12 @@ export interface components {
             createdAt: string;
             /** @description 7 days after the last send; resend renews it */
             expiresAt: string;
-            expired: boolean;
             /**
              * @description The last mail's delivery to the SMTP server
              * @enum {string}
              */
             mail: "pending" | "sent" | "failed";
+            expired: boolean;
         };
         Invitation: {
             id: string;
@@ -3727,32 +3727,22 @@ export interface components {
         InstanceAttributes: {
             name: string;
             hostname: string;
-            label: string;
             /** @enum {string} */
             status: "creating" | "active" | "stopping" | "stopped" | "error" | "terminated" | "terminating" | "starting" | "provisioning";
             site: string;
+            label: string;
             /** @enum {string} */
             role: "BareMetal" | "VirtualMachine";
-            plan: string | {
-                name: string;
-                slug: string;
-            };
             operating_system: (string | {
-                name: string;
                 slug: string;
+                name: string;
             }) | null;
             billing: string;
             provider: string;
-            providerId: string;
             ipmi_status: string;
             primary_ipv4: string | null;
             primary_ipv6: string | null;
             ssh_keys: string[];
-            sshKeyFingerprint: string | null;
-            tags: {
-                key: string;
-                value: string;
-            }[];
             backups_enabled: boolean;
             credentials: {
                 username: string | null;
@@ -3770,11 +3760,23 @@ export interface components {
                 ipv4: string | null;
                 ipv6: string | null;
             }[];
+            ipAddress: string | null;
+            created_at: string;
+            updated_at: string;
+            plan: string | {
+                slug: string;
+                name: string;
+            };
+            providerId: string;
+            sshKeyFingerprint: string | null;
+            tags: {
+                key: string;
+                value: string;
+            }[];
             region: string;
             instanceType: string;
             workerCount: number;
             externalId: string | null;
-            ipAddress: string | null;
             errorMessage: string | null;
             vcpus: number;
             ramMb: number;
@@ -3790,8 +3792,6 @@ export interface components {
             createdAt: string;
             updatedAt: string;
             deletedAt: string | null;
-            created_at: string;
-            updated_at: string;
         };
         Instance: {
             id: string;
@@ -3860,15 +3860,15 @@ export interface components {
             name: string;
             hostname: string;
             label: string;
-            status: string;
-            ipmiStatus: string;
+            /** @enum {string} */
+            status: "active" | "creating" | "deleting" | "error" | "inactive" | "installing" | "maintenance" | "pending" | "rescued" | "rescuing" | "restarted" | "scheduled" | "starting" | "stopped" | "stopping" | "suspended" | "terminated" | "updating" | "waiting" | "migrating";
             /** @enum {string} */
             role: "BareMetal" | "VirtualMachine";
             site: string;
             region: string;
             locked: boolean;
-            rescueAllowed: boolean;
-            billing: string;
+            /** @enum {string} */
+            billing: "hourly" | "monthly" | "yearly";
             plan: {
                 slug: string;
                 name: string;
@@ -3877,14 +3877,16 @@ export interface components {
                 slug: string;
                 name: string;
             };
+            ipmiStatus: string;
+            rescueAllowed: boolean;
             provider: string | null;
+            primaryIpv4: string | null;
             providerKind: string;
             sshKeys: string[];
             tags: {
                 key: string;
                 value: string;
             }[];
-            primaryIpv4: string | null;
             errorMessage: string | null;
             restoredFromBackup: string | null;
             jobId: string;
@@ -15621,6 +15623,7 @@ export interface operations {
             content: {
                 "application/json": {
                     subject: string;
+                    /** @description The original message */
                     message: string;
                     /**
                      * @default medium
@@ -15634,6 +15637,7 @@ export interface operations {
                         type?: "support-tickets";
                         attributes: {
                             subject: string;
+                            /** @description The original message */
                             message: string;
                             /**
                              * @default medium
@@ -15646,6 +15650,7 @@ export interface operations {
                 };
                 "application/vnd.api+json": {
                     subject: string;
+                    /** @description The original message */
                     message: string;
                     /**
                      * @default medium
@@ -15659,6 +15664,7 @@ export interface operations {
                         type?: "support-tickets";
                         attributes: {
                             subject: string;
+                            /** @description The original message */
                             message: string;
                             /**
                              * @default medium
