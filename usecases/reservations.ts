@@ -5,21 +5,14 @@
  * (the one release and timeout rule, `isReleasable`). The callers keep only what is theirs: which
  * ledger, what conflicts, and how to read a holder's stream.
  */
-import { DomainError, type Decider, type DomainEvent } from '../libs/domain/shared/domain-error';
+import { DomainError, type DomainEvent } from '../libs/domain/shared/domain-error';
 import { isReleasable, RESERVATION_TIMEOUT_MS, type HolderSeen, type Reservation } from '../libs/domain/shared/reservation';
-import { handleCommand, withoutIdempotencyKey, type CommandContext } from '../libs/eventstore/src/handle-command';
+import type { CommandContext } from '../libs/eventstore/src/handle-command';
+import { appendAside, type Ledger } from '../libs/eventstore/src/append-aside';
 import { aggregateStream } from '../libs/eventstore/src/aggregate-stream';
 import type { PortsOf } from '../libs/runtime/src/ports';
 
-export interface Ledger<C, E extends DomainEvent, S> {
-  stream: string;
-  decider: Decider<C, E, S>;
-  /**
-   * How often a lost revision check is retried on the fresh fold: a ledger is shared by every holder
-   * of its scope, and each round commits at least one of the racing appends.
-   */
-  attempts: number;
-}
+export type { Ledger };
 
 /** What a reservation needs to release the conflicting ones whose holders are gone (or never came). */
 export interface StaleCheck<S, V> {
@@ -30,13 +23,6 @@ export interface StaleCheck<S, V> {
   /** The timeout rule's bound (default RESERVATION_TIMEOUT_MS). */
   timeoutMs?: number;
 }
-
-/**
- * The appends beside a request's own write carry no Idempotency-Key reservation: the key's committed
- * write stays the holder's (its lost answer is recovered from that stream), and a reservation left by
- * a crash before it is a reservation whose holder never came, which the rules above release.
- */
-const aside = withoutIdempotencyKey;
 
 const isConflict = (err: unknown) => err instanceof DomainError && err.code === 'CONFLICT';
 
@@ -53,7 +39,7 @@ export async function releasableHolders<V>(candidates: Array<[string, Reservatio
  * releasing them (a conflict still standing is the caller's to answer).
  */
 export async function reserve<C, E extends DomainEvent, S, V>(ports: PortsOf<'events' | 'now'>, ledger: Ledger<C, E, S>, command: (releasable: string[], now: string) => C, context: CommandContext, stale?: StaleCheck<S, V>) {
-  const append = (releasable: string[]) => handleCommand(ports.events, ledger.stream, ledger.decider, command(releasable, ports.now()), aside(context), { attempts: ledger.attempts });
+  const append = (releasable: string[]) => appendAside(ports.events, ledger, command(releasable, ports.now()), context);
   try {
     return await append([]);
   } catch (err) {
@@ -68,7 +54,7 @@ export async function reserve<C, E extends DomainEvent, S, V>(ports: PortsOf<'ev
  * reservation left behind (a crash, a failure here) is released by the rules when it is next met.
  */
 export async function release<C, E extends DomainEvent, S>(ports: PortsOf<'events' | 'logger' | 'now'>, ledger: Ledger<C, E, S>, command: (now: string) => C, context: CommandContext, log: Record<string, unknown> = {}): Promise<void> {
-  await handleCommand(ports.events, ledger.stream, ledger.decider, command(ports.now()), aside(context), { attempts: ledger.attempts }).catch((err) =>
+  await appendAside(ports.events, ledger, command(ports.now()), context).catch((err) =>
     ports.logger.warn({ err: String(err), stream: ledger.stream, ...log }, 'could not record a reservation’s release; the rules release it when it is next met'),
   );
 }
