@@ -12,7 +12,7 @@ import type { DomainEvent } from '../shared/domain-error';
 export const privateNetworkRangesStream = (projectId: string, region: string) => `pnetranges-${projectId}-${region}`;
 
 type Scope = { projectId: string; region: string };
-type Base = Scope & { networkId: string };
+type Base = { projectId: string; region: string; networkId: string };
 export type RangeReserved = DomainEvent<'networking.PrivateNetworkRangeReserved.v1', Base & { cidr: string; reservedAt: string }>;
 export type RangeReleased = DomainEvent<'networking.PrivateNetworkRangeReleased.v1', Base & { cidr: string; releasedAt: string }>;
 export type RangeEvent = RangeReserved | RangeReleased;
