@@ -58,3 +58,18 @@ export async function release<C, E extends DomainEvent, S>(ports: PortsOf<'event
     ports.logger.warn({ err: String(err), stream: ledger.stream, ...log }, 'could not record a reservation’s release; the rules release it when it is next met'),
   );
 }
+
+/**
+ * Reserve, then write the holder: a write that fails gives the reservation back (`giveBack`, which
+ * leaves it when the holder holds it after all: a write that committed though its answer was lost).
+ * A crash between the two leaves a reservation whose holder never came, which the rules release.
+ */
+export async function reserveThenWrite<R, T>(reserveIt: () => Promise<R>, write: (reservation: R) => Promise<T>, giveBack: (reservation: R) => Promise<void>): Promise<T> {
+  const reservation = await reserveIt();
+  try {
+    return await write(reservation);
+  } catch (err) {
+    await giveBack(reservation);
+    throw err;
+  }
+}
