@@ -15,6 +15,7 @@ import { projectsProjection, type ProjectDoc } from '../../projections/projects/
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
 import { workspaceOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
+import { reserveThenWrite } from '../reservations';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 
 export class IssueApiKey extends Command<IssuedKey> {
@@ -103,13 +104,13 @@ export class IssueApiKeyHandler implements ICommandHandler<IssueApiKey> {
     // A custom role is reserved for the key on the role's stream first (a delete then sees it), and
     // the key's issue names that grant; a refused issue gives it back (a crash leaves it to the delete).
     const keyId = requestScopedId(context, 'api-key');
-    const roleGrant = await reserveRole(this.ports, input.projectId, input.customRoleId, { kind: 'api-key', id: keyId }, PROJECT_ROLES, context);
-    try {
-      return await issueApiKey(this.ports, this.identity.hasher, { ...input, keyId, roleGrant }, context);
-    } catch (err) {
-      await releaseUnheld(this.ports, input.projectId, input.customRoleId, roleGrant, { kind: 'api-key', id: keyId }, context);
-      throw err;
-    }
+    const { projectId, customRoleId } = input;
+    const holder = { kind: 'api-key', id: keyId } as const;
+    return reserveThenWrite(
+      () => reserveRole(this.ports, projectId, customRoleId, holder, PROJECT_ROLES, context),
+      (roleGrant) => issueApiKey(this.ports, this.identity.hasher, { ...input, keyId, roleGrant }, context),
+      (roleGrant) => releaseUnheld(this.ports, projectId, customRoleId, roleGrant, holder, context),
+    );
   }
 }
 

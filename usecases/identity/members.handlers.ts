@@ -11,6 +11,7 @@ import { customRolesProjection } from '../../projections/custom-roles/custom-rol
 import { membersProjection, type MemberDoc } from '../../projections/members/members.projection';
 import { registryOf } from './workspaces';
 import { releaseRole, releaseUnheld, reserveRole } from './role-holds';
+import { reserveThenWrite } from '../reservations';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 
 /** A write to a project's membership, as the routes ask for it (ids, `now` and token hashes are added here). */
@@ -125,27 +126,26 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
     const now = p.now();
     // A custom role given is reserved for the member on the role's stream first (a delete then sees
     // it); the membership event names that grant, and one that gives a custom role up releases it.
-    let roleGrant: string | undefined;
-    const reserve = async (role: string, builtIns: readonly string[]) => {
-      if (!builtIns.includes(role)) roleGrant = await reserveRole(p, projectId, role, { kind: 'member', id: memberId }, builtIns, context);
-      return roleGrant ? { roleGrant } : {};
-    };
+    let given: { role: string; builtIns: readonly string[] } | undefined;
     switch (change.type) {
       case 'AddMember':
         await mustGrant(p, this.permissions, projectId, actor, change.role, namesFor(change.scope), 'add');
-        command = { ...change, memberId, projectId, now, ...(await reserve(change.role, namesFor(change.scope))) };
+        command = { ...change, memberId, projectId, now };
+        given = { role: change.role, builtIns: namesFor(change.scope) };
         break;
       case 'InviteMember': {
         await mustGrant(p, this.permissions, projectId, actor, change.role, ROLE_NAMES.invitation, 'invite');
         const keyed = (t: string) => this.identity.hasher.hash(t);
-        command = { ...change, memberId, projectId, now, tokenHash: invitationTokenHash(keyed, invitationToken(keyed, projectId, memberId)), ...(await reserve(change.role, ROLE_NAMES.invitation)) };
+        command = { ...change, memberId, projectId, now, tokenHash: invitationTokenHash(keyed, invitationToken(keyed, projectId, memberId)) };
+        given = { role: change.role, builtIns: ROLE_NAMES.invitation };
         break;
       }
       case 'ChangeMemberRole': {
         const current = await liveMember(p, projectId, change.scope, memberId);
         await mustGrant(p, this.permissions, projectId, actor, current.role, ANY_ROLE, 'change');
         await mustGrant(p, this.permissions, projectId, actor, change.role, namesFor(change.scope), 'give');
-        command = { ...change, memberId, projectId, now, ...(await reserve(change.role, namesFor(change.scope))) };
+        command = { ...change, memberId, projectId, now };
+        given = { role: change.role, builtIns: namesFor(change.scope) };
         break;
       }
       case 'RemoveMember':
@@ -156,19 +156,19 @@ export class ChangeMembershipHandler implements ICommandHandler<ChangeMembership
       default:
         command = { ...change, memberId, projectId, now };
     }
-    let position: number | null;
-    try {
-      const result = await handleCommand(p.events, membershipStream(projectId), membershipDecider, command, context);
-      position = result.position;
-      // Given up with this event; or reserved for nothing (the member had the role already).
-      const given = result.events[0]?.data as { releasedGrant?: string } | undefined;
-      await releaseRole(p, projectId, given?.releasedGrant, context);
-      if (position === null) await releaseRole(p, projectId, roleGrant, context);
-    } catch (err) {
-      if ('role' in change) await releaseUnheld(p, projectId, change.role, roleGrant, { kind: 'member', id: memberId }, context);
-      if (err instanceof ResendTooSoon) throw resendTooSoon(err.retryAfterSeconds);
-      throw err;
-    }
+    const holder = { kind: 'member', id: memberId } as const;
+    const custom = given && !given.builtIns.includes(given.role) ? given : undefined;
+    const { result, roleGrant } = await reserveThenWrite(
+      async () => (custom ? reserveRole(p, projectId, custom.role, holder, custom.builtIns, context) : undefined),
+      // Only the role-giving commands (AddMember, InviteMember, ChangeMemberRole) get a grant to name.
+      async (roleGrant) => ({ roleGrant, result: await handleCommand(p.events, membershipStream(projectId), membershipDecider, roleGrant ? ({ ...command, roleGrant } as MembershipCommand) : command, context) }),
+      (roleGrant) => releaseUnheld(p, projectId, custom?.role ?? '', roleGrant, holder, context),
+    ).catch((err) => Promise.reject(err instanceof ResendTooSoon ? resendTooSoon(err.retryAfterSeconds) : err));
+    const position = result.position;
+    // Given up with this event; or reserved for nothing (the member had the role already).
+    const givenUp = result.events[0]?.data as { releasedGrant?: string } | undefined;
+    await releaseRole(p, projectId, givenUp?.releasedGrant, context);
+    if (position === null) await releaseRole(p, projectId, roleGrant, context);
     await p.waitForProjections(position, [membersProjection.name]);
     if (change.type === 'RemoveMember' || change.type === 'CancelInvitation') return null;
     return p.readBack(membersProjection, membershipStream(projectId), memberId, position);

@@ -2,19 +2,23 @@
  * Custom-role holds (libs/domain/identity/custom-roles.ts): a grant of a custom role is reserved on the
  * role's stream before the holder's own event, released after the holder gives it up, and a delete
  * proves every hold of its fold void on the holder's stream before it is appended (at the revision
- * it read, so a grant recorded meanwhile makes it decide again: in use).
+ * it read, so a grant recorded meanwhile makes it decide again: in use). The reservation mechanism
+ * (../reservations.ts) with the role stream as its ledger; what is the roles' own: how a holder's
+ * stream says it holds the role, and closing a grant there so that it never can (no clock involved).
  */
 import { apiKeyDecider, apiKeyHoldsRole } from '../../libs/domain/identity/api-key.decider';
 import { customRolesDecider, customRolesStream, type CustomRole, type RoleHolder } from '../../libs/domain/identity/custom-roles';
 import { apiKeyStream } from '../../libs/domain/identity/events';
 import { memberHoldsRole, membershipDecider, membershipStream } from '../../libs/domain/identity/membership';
 import { DomainError } from '../../libs/domain/shared/domain-error';
+import type { CustomRoleCommand } from '../../libs/domain/identity/custom-roles';
 import { requestScopedId, handleCommand, withoutIdempotencyKey, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
 import { badRequest, unavailable } from '../../libs/application/src/errors';
 import { apiKeysProjection } from '../../projections/api-keys/api-keys.projection';
 import { membersProjection } from '../../projections/members/members.projection';
 import type { PortsOf } from '../../libs/runtime/src/ports';
+import { release, releasableHolders, reserve } from '../reservations';
 
 /**
  * Every write on the role's stream concerns one project's grants, and several requests may grant at
@@ -22,6 +26,9 @@ import type { PortsOf } from '../../libs/runtime/src/ports';
  * (each round commits at least one of the racing appends).
  */
 const HOLD_ATTEMPTS = 64;
+
+/** The role stream as the ledger of its grants. */
+const rolesLedger = (projectId: string) => ({ stream: customRolesStream(projectId), decider: customRolesDecider, attempts: HOLD_ATTEMPTS });
 
 /**
  * The appends a request makes beside its own write carry no Idempotency-Key reservation: the key's
@@ -40,7 +47,7 @@ const unknownRole = (builtIns: readonly string[]) => badRequest([{ detail: `role
 export async function reserveRole(ports: PortsOf<'events' | 'now'>, projectId: string, roleId: string, holder: RoleHolder, builtIns: readonly string[], context: CommandContext): Promise<string> {
   const grantId = requestScopedId(context, 'role-grant');
   try {
-    await handleCommand(ports.events, customRolesStream(projectId), customRolesDecider, { type: 'GrantRole', roleId, projectId, grantId, holder, now: ports.now() }, aside(context), { attempts: HOLD_ATTEMPTS });
+    await reserve(ports, rolesLedger(projectId), (_, now): CustomRoleCommand => ({ type: 'GrantRole', roleId, projectId, grantId, holder, now }), context);
   } catch (err) {
     // Deleted since the caller looked it up.
     if (err instanceof DomainError && err.code === 'NOT_FOUND') throw unknownRole(builtIns);
@@ -56,9 +63,7 @@ export async function reserveRole(ports: PortsOf<'events' | 'now'>, projectId: s
  */
 export async function releaseRole(ports: PortsOf<'events' | 'logger' | 'now'>, projectId: string, grantId: string | null | undefined, context: CommandContext): Promise<void> {
   if (!grantId) return;
-  await handleCommand(ports.events, customRolesStream(projectId), customRolesDecider, { type: 'ReleaseRole', projectId, grantId, now: ports.now() }, aside(context), { attempts: HOLD_ATTEMPTS }).catch((err) =>
-    ports.logger.warn({ err: String(err), projectId, grantId }, 'could not record a custom role release; the role’s delete will find it'),
-  );
+  await release(ports, rolesLedger(projectId), (now): CustomRoleCommand => ({ type: 'ReleaseRole', projectId, grantId, now }), context, { projectId, grantId });
 }
 
 /**
@@ -94,10 +99,9 @@ async function holds(ports: PortsOf<'events' | 'now'>, projectId: string, roleId
  */
 export async function releasedHolds(ports: PortsOf<'events' | 'now'>, projectId: string, role: CustomRole, context: CommandContext): Promise<string[]> {
   const holds_ = Object.entries(role.holds);
-  for (const [grantId, holder] of holds_) if (await holds(ports, projectId, role.id, grantId, holder, null)) return [];
-  const released: string[] = [];
-  for (const [grantId, holder] of holds_) if (!(await holds(ports, projectId, role.id, grantId, holder, aside(context)))) released.push(grantId);
-  return released;
+  for (const [grantId, hold] of holds_) if (await holds(ports, projectId, role.id, grantId, hold.value, null)) return [];
+  // Closed on its stream, a holder that does not hold the role never will: `gone`, by the one release rule.
+  return releasableHolders(holds_, async (grantId, hold) => ((await holds(ports, projectId, role.id, grantId, hold.value, aside(context))) ? 'holds' : 'gone'), ports.now());
 }
 
 /**
@@ -110,7 +114,7 @@ export async function unrecordedHolders(ports: PortsOf<'events' | 'projections' 
   if (!role.unrecordedHolds) return 0;
   // Not caught up in time: the look could miss a holder, so nothing is decided.
   if (!(await ports.waitForProjections(await ports.events.headPosition(), [apiKeysProjection.name, membersProjection.name]))) throw unavailable('The role’s holders cannot be looked up yet; retry');
-  const known = new Set(Object.values(role.holds).map((h) => `${h.kind}:${h.id}`));
+  const known = new Set(Object.values(role.holds).map(({ value: h }) => `${h.kind}:${h.id}`));
   const members = await (await ports.projections.collection(membersProjection)).find({ filter: { projectId, role: role.id, status: { $in: ['invited', 'active'] } }, limit: 1000, withTotal: false });
   const keys = await (await ports.projections.collection(apiKeysProjection)).find({ filter: { projectId, customRoleId: role.id, revoked: false }, limit: 1000, withTotal: false });
   return members.items.filter((m) => !known.has(`member:${m.id}`)).length + keys.items.filter((k) => !known.has(`api-key:${k.id}`)).length;

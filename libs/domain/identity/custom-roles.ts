@@ -4,7 +4,8 @@
  * cannot be changed or deleted.
  *
  * Holds: a role in use cannot be deleted, so every grant of a custom role (to an API key or a member)
- * is first decided here, as a RoleGranted naming the grant and its holder, appended at the stream's
+ * is first reserved here (the reservation mechanism of shared/reservation.ts: the grant is the holder,
+ * its key or member the value; grants never conflict, a delete waits for every one to be released), as a RoleGranted naming the grant and its holder, appended at the stream's
  * revision: a grant and a delete are ordered by this stream, and the delete sees every grant in the
  * fold. The holder's own event (ApiKeyIssued, MemberAdded, MemberInvited, MemberRoleChanged) then
  * names the grant (`roleGrant`). A hold whose holder no longer holds the role (revoked, removed, role
@@ -13,6 +14,7 @@
  * releases it (see DeleteRole).
  */
 import { DomainError, type Decider, type DomainEvent } from '../shared/domain-error';
+import { applyReservation, decideReservation, heldReservations, type Reservations } from '../shared/reservation';
 import { GRANT_PATTERN, PROJECT_ROLES } from './roles';
 
 export const customRolesStream = (projectId: string) => `role-${projectId}`;
@@ -45,8 +47,8 @@ export interface CustomRole {
   name: string;
   description: string | null;
   permissions: string[];
-  /** Grants not released, by grant id. */
-  holds: Record<string, RoleHolder>;
+  /** Grants not released, by grant id: who holds the role by each, since when. */
+  holds: Reservations<RoleHolder>;
   /** Created before holds were recorded: holders from then are not in `holds`. */
   unrecordedHolds: boolean;
 }
@@ -92,7 +94,8 @@ function refuseGrants(permissions: string[]): void {
 export const customRoleOf = (state: CustomRolesState, roleId: string): CustomRole | undefined => (Object.hasOwn(state.roles, roleId) ? state.roles[roleId] : undefined);
 
 export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEvent, CustomRolesState> = {
-  snapshot: { name: 'custom-roles', version: 1, every: 100 },
+  // Version 2: holds take the shared reservation shape ({ value: holder, reservedAt }).
+  snapshot: { name: 'custom-roles', version: 2, every: 100 },
   initialState: () => ({ roles: {} }),
   // A role's holds are changed in place: a fold owns its state, and copying them per grant made a
   // fold quadratic in the holders at once (the roles map is copied: at most MAX_CUSTOM_ROLES entries).
@@ -112,10 +115,10 @@ export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEve
         delete roles[d.roleId];
         return { roles };
       case 'identity.RoleGranted.v1':
-        if (role) role.holds[event.data.grantId] = event.data.holder;
+        if (role) applyReservation(role.holds, event.data.grantId, { value: event.data.holder, reservedAt: event.data.grantedAt });
         return { roles };
       case 'identity.RoleReleased.v1': {
-        if (role) delete role.holds[event.data.grantId];
+        if (role) applyReservation(role.holds, event.data.grantId, null);
         return { roles };
       }
       default: {
@@ -128,7 +131,7 @@ export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEve
     if (command.type === 'ReleaseRole') {
       const role = Object.values(state.roles).find((r) => Object.hasOwn(r.holds, command.grantId));
       if (!role) return [];
-      return [{ type: 'identity.RoleReleased.v1', data: { roleId: role.id, projectId: command.projectId, grantId: command.grantId, holder: role.holds[command.grantId], releasedAt: command.now } }];
+      return [{ type: 'identity.RoleReleased.v1', data: { roleId: role.id, projectId: command.projectId, grantId: command.grantId, holder: role.holds[command.grantId].value, releasedAt: command.now } }];
     }
     const { roleId, projectId, now } = command;
     const role = customRoleOf(state, roleId);
@@ -153,17 +156,17 @@ export const customRolesDecider: Decider<CustomRoleCommand, CustomRolesStreamEve
       }
       case 'DeleteRole': {
         if (!role) throw new DomainError('NOT_FOUND', 'Role not found');
-        const holds = Object.entries(role.holds);
-        const held = holds.filter(([grantId]) => !command.released.includes(grantId)).length + (role.unrecordedHolds ? command.unrecordedHolders : 0);
+        const held = heldReservations(role.holds, command.released).length + (role.unrecordedHolds ? command.unrecordedHolders : 0);
         if (held > 0) throw new DomainError('CONFLICT', `Role ${role.name} is in use by ${held} member(s) or key(s)`);
         // Every remaining hold is proven released: recorded as such, with the delete, in one append.
-        const released = holds.map(([grantId, holder]): RoleReleased => ({ type: 'identity.RoleReleased.v1', data: { roleId, projectId, grantId, holder, releasedAt: now } }));
+        const released = Object.entries(role.holds).map(([grantId, hold]): RoleReleased => ({ type: 'identity.RoleReleased.v1', data: { roleId, projectId, grantId, holder: hold.value, releasedAt: now } }));
         return [...released, { type: 'identity.RoleDeleted.v1', data: { roleId, projectId, deletedAt: now } }];
       }
       case 'GrantRole':
         // Deleted (or never made): the grant is refused, decided on the same revision as a delete.
         if (!role) throw new DomainError('NOT_FOUND', 'Role not found');
-        if (role.holds[command.grantId]) return [];
+        // Grants of a role never conflict; a repeated one is held already.
+        if (!decideReservation(role.holds, { holderId: command.grantId, value: command.holder, releasable: [], now }, () => false, () => '')) return [];
         return [{ type: 'identity.RoleGranted.v1', data: { roleId, projectId, grantId: command.grantId, holder: command.holder, grantedAt: now } }];
       default: {
         const never: never = command;

@@ -4,7 +4,7 @@ import { privateNetworkRangesDecider, type RangeEvent, type ReserveRange } from 
 const given = deciderSpec(privateNetworkRangesDecider);
 const now = '2026-01-01T00:00:00.000Z';
 const base = { projectId: 'p1', region: 'us-east-1' };
-const reserve = (networkId: string, cidr: string, stale: string[] = []): ReserveRange => ({ type: 'ReserveRange', ...base, networkId, cidr, stale, now });
+const reserve = (networkId: string, cidr: string, releasable: string[] = []): ReserveRange => ({ type: 'Reserve', scope: base, holderId: networkId, value: cidr, releasable, now });
 const reserved = (networkId: string, cidr: string): RangeEvent => ({ type: 'networking.PrivateNetworkRangeReserved.v1', data: { ...base, networkId, cidr, reservedAt: now } });
 const released = (networkId: string, cidr: string): RangeEvent => ({ type: 'networking.PrivateNetworkRangeReleased.v1', data: { ...base, networkId, cidr, releasedAt: now } });
 

@@ -1,56 +1,33 @@
 /**
  * DECISIONS 14: two private networks of a project in one region may not overlap. Each network is its
- * own stream, so the ranges of a project's region are reserved on one ledger stream first: two racing
- * creates are ordered by its revision, and the second sees the first's range. The network's own
- * create follows; a range whose network was deleted, or whose create never happened (a crash or a
- * refusal between the two appends), is released by the next reservation that meets it, once the
- * caller has proved so (`stale`).
+ * own stream, so the ranges of a project's region are reserved on one ledger stream first (the
+ * reservation mechanism of shared/reservation.ts: the network is the holder, its CIDR the value):
+ * two racing creates are ordered by its revision, and the second sees the first's range. What is
+ * this ledger's own: its event types (as recorded) and the overlap test.
  */
-import { DomainError, type Decider, type DomainEvent } from '../shared/domain-error';
 import { overlaps } from './cidr';
+import { reservationLedger, type Reserve } from '../shared/reservation';
+import type { DomainEvent } from '../shared/domain-error';
 
 export const privateNetworkRangesStream = (projectId: string, region: string) => `pnetranges-${projectId}-${region}`;
 
+type Scope = { projectId: string; region: string };
 type Base = { projectId: string; region: string; networkId: string };
 export type RangeReserved = DomainEvent<'networking.PrivateNetworkRangeReserved.v1', Base & { cidr: string; reservedAt: string }>;
 export type RangeReleased = DomainEvent<'networking.PrivateNetworkRangeReleased.v1', Base & { cidr: string; releasedAt: string }>;
 export type RangeEvent = RangeReserved | RangeReleased;
 export const PrivateNetworkRangeEventTypes = { Reserved: 'networking.PrivateNetworkRangeReserved.v1', Released: 'networking.PrivateNetworkRangeReleased.v1' } as const satisfies Record<string, RangeEvent['type']>;
 
-export interface Reservation {
-  cidr: string;
-  reservedAt: string;
-}
-export type RangesState = { reserved: Record<string, Reservation> };
+/** Reserve a CIDR (`value`) for a network (`holderId`) in a project's region (`scope`). */
+export type ReserveRange = Reserve<string, Scope>;
 
-/**
- * Reserve `cidr` for `networkId`. `stale`: reserved networks the caller proved hold their range no
- * more (deleted, or never created); they are released with this reservation. Any other overlapping
- * reservation refuses it (409 CONFLICT).
- */
-export type ReserveRange = Base & { type: 'ReserveRange'; cidr: string; stale: string[]; now: string };
-export type RangeCommand = ReserveRange;
-
-/** The reservations of `state` that overlap `cidr`, other than `networkId`'s own. */
-export const overlappingReservations = (state: RangesState, cidr: string, networkId: string): Array<[string, Reservation]> =>
-  Object.entries(state.reserved).filter(([id, r]) => id !== networkId && overlaps(r.cidr, cidr));
-
-export const privateNetworkRangesDecider: Decider<RangeCommand, RangeEvent, RangesState> = {
-  snapshot: { name: 'private-network-ranges', version: 1, every: 100 },
-  initialState: () => ({ reserved: {} }),
-  evolve: (state, event) => {
-    const reserved = { ...state.reserved };
-    if (event.type === 'networking.PrivateNetworkRangeReserved.v1') reserved[event.data.networkId] = { cidr: event.data.cidr, reservedAt: event.data.reservedAt };
-    else delete reserved[event.data.networkId];
-    return { reserved };
-  },
-  decide: (command, state) => {
-    const { projectId, region, networkId, cidr, now } = command;
-    if (state.reserved[networkId]) return [];
-    const conflicts = overlappingReservations(state, cidr, networkId);
-    const blocking = conflicts.find(([id]) => !command.stale.includes(id));
-    if (blocking) throw new DomainError('CONFLICT', `${cidr} overlaps private network ${blocking[0]} (${blocking[1].cidr}) in ${region}`);
-    const released = conflicts.map(([id, r]): RangeReleased => ({ type: 'networking.PrivateNetworkRangeReleased.v1', data: { projectId, region, networkId: id, cidr: r.cidr, releasedAt: now } }));
-    return [...released, { type: 'networking.PrivateNetworkRangeReserved.v1', data: { projectId, region, networkId, cidr, reservedAt: now } }];
-  },
-};
+export const privateNetworkRangesDecider = reservationLedger<string, Scope, RangeEvent>({
+  // Version 2: the state is the shared reservation shape ({ value, reservedAt } by network).
+  snapshot: { name: 'private-network-ranges', version: 2, every: 100 },
+  conflicts: overlaps,
+  describe: (id, held, { value, scope }) => `${value} overlaps private network ${id} (${held.value}) in ${scope.region}`,
+  reserved: (scope, networkId, r) => ({ type: 'networking.PrivateNetworkRangeReserved.v1', data: { ...scope, networkId, cidr: r.value, reservedAt: r.reservedAt } }),
+  released: (scope, networkId, held, at) => ({ type: 'networking.PrivateNetworkRangeReleased.v1', data: { ...scope, networkId, cidr: held.value, releasedAt: at } }),
+  read: (event) =>
+    event.type === 'networking.PrivateNetworkRangeReserved.v1' ? { holderId: event.data.networkId, reservation: { value: event.data.cidr, reservedAt: event.data.reservedAt } } : { holderId: event.data.networkId, reservation: null },
+});
