@@ -1,46 +1,17 @@
-import { overlappingNetwork, privateNetworks } from '../../../../libs/domain/networking/private-network.resource';
-import { DomainError } from '../../../../libs/domain/shared/domain-error';
-import { AppError } from '../../../../libs/application/src/errors';
-import { reservePrivateNetworkRange } from '../../../../usecases/networking/private-network-ranges';
-import { privateNetworksProjection } from '../../../../projections/private-networks/private-networks.projection';
+import { privateNetworks } from '../../../../libs/domain/networking/private-network.resource';
+import { privateNetworkResource } from '../../../../usecases/networking/private-networks';
+import { targetBody } from '../../../../usecases/networking/targets';
 import { jobResourceController } from '../common/job-resource.routes';
-import { resolveTarget, targetBody, type TargetRef } from '../../../../usecases/networking/targets';
-import { createFields } from './create-fields';
 
-/** Private networks (spec 4.8, DECISIONS 14): a private range per region, attached to instances and servers; each a job. */
+/** Private networks (spec 4.8, DECISIONS 14): a private range per region, attached to instances and servers; each a job. The lookups and the range reservation are the use case's (usecases/networking). */
 export const PrivateNetworksController = jobResourceController({
-  resource: privateNetworks,
-  projection: privateNetworksProjection,
-  type: 'private-networks',
+  ...privateNetworkResource,
   path: '/v1/networking/private-networks',
   tag: 'Networking',
   permission: 'networking',
-  capability: 'private-networks',
   summaries: { list: 'List the private networks of the project', get: 'Get a private network', create: 'Create a private network (202, a private-network.create job)', delete: 'Delete a private network (202, a private-network.delete job)' },
   body: privateNetworks.schema.omit({ targets: true }),
-  // The region resolves in the provider's catalog (422); the range may not overlap another network of the project there (409).
-  async prepare(input) {
-    const { ports, projectId, pointerPrefix } = input;
-    const fields = await createFields(privateNetworks.schema)(input);
-    const { region } = fields;
-    const { items } = await (await ports.projections.collection(privateNetworksProjection)).find({ filter: { projectId, region }, limit: 1000, withTotal: false });
-    const taken = overlappingNetwork(fields.cidr, items);
-    if (taken) throw new AppError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
-    return fields;
-  },
-  // The read model above answers at its lag; the region's range ledger orders racing creates (409 for the later one).
-  async reserve({ ports, projectId, body, id, pointerPrefix, context }) {
-    try {
-      await reservePrivateNetworkRange(ports, projectId, body.region, id, body.cidr, context);
-    } catch (err) {
-      throw err instanceof DomainError && err.code === 'CONFLICT' ? new AppError('CONFLICT', err.message, { source: { pointer: `${pointerPrefix}/cidr` } }) : err;
-    }
-  },
   actions: {
-    attach: {
-      summary: 'Attach the private network to an instance or server of the project in its region (202, a private-network.attach job)',
-      body: targetBody,
-      prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
-    },
+    attach: { ...privateNetworkResource.actions.attach, summary: 'Attach the private network to an instance or server of the project in its region (202, a private-network.attach job)', body: targetBody },
   },
 });
