@@ -12,11 +12,11 @@
  * matching its equalities (or the whole collection) and sorts.
  */
 import { DuplicateKeyError, InvalidDocumentError, InvalidQueryError } from './errors';
-import { compareValues, compileFilter, compileSort, compareStrings, indexName, normalizeQuery, resolvePath, typeRank, validateDoc, validateIndexSpec, MISSING, type NormalizedQuery } from './filter';
+import { compareValues, compileFilter, compileSort, compareStrings, indexName, normalizeQuery, resolvePath, seekPast, typeRank, validateDoc, validateIndexSpec, MISSING, type NormalizedQuery } from './filter';
 import { META_COLLECTION } from './filter';
 import { keyWithId, servesOrder } from './list-shapes';
 import { OrderedIndex, type Entry } from './ordered-index';
-import type { Filter, FindQuery, FindResult, IndexSpec, ReadCollection, ReadDoc, ReadStore, Scalar, SortKey, WriteOp } from './read-store.port';
+import type { Filter, FindQuery, FindResult, FindStats, IndexSpec, ReadCollection, ReadDoc, ReadStore, Scalar, SortKey, WriteOp } from './read-store.port';
 
 /** Canonical string for an index key value (numbers are numbers whatever their spelling). */
 function keyPart(v: unknown): string {
@@ -278,7 +278,8 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   private indexes: IndexSpec[] = [];
   private ordered: OrderedListIndex[] = [];
 
-  constructor(readonly name: string) {}
+  /** `stats`: shared by every collection of a store (MemoryReadStore.stats). */
+  constructor(readonly name: string, private readonly stats: FindStats = { seeks: 0, skipped: 0 }) {}
 
   get size(): number {
     return this.docs.size;
@@ -318,7 +319,10 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   }
 
   async find(query: FindQuery): Promise<FindResult<T>> {
-    const q = normalizeQuery(query);
+    let q = normalizeQuery(query);
+    if (query.afterId !== undefined) q = seekPast(q, this.docs.get(query.afterId) ?? null);
+    if (q.after) this.stats.seeks++;
+    this.stats.skipped += q.skip;
     const wantTotal = query.withTotal !== false;
     const conds = classify(q.filter);
     if (!conds) return { items: [], total: wantTotal ? 0 : q.skip };
@@ -327,31 +331,24 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
 
     const end = q.limit === undefined ? Infinity : q.skip + q.limit;
     const items: T[] = [];
-    if (q.after) {
-      // Keyset seek (withTotal false, skip 0): walk the index in order, past the entries up to `after`.
-      const pred = compileFilter(q.filter);
-      const seek = afterPredicate<T>(q.sort, q.after);
-      if (q.limit !== 0)
-        for (const id of this.walk(plan, 0, Infinity)) {
-          const doc = this.docs.get(id)!;
-          if (!seek(doc) || !pred(doc)) continue;
-          items.push(clone(doc));
-          if (items.length >= end) break;
-        }
-      return { items, total: items.length };
-    }
+    // A keyset seek (skip 0) starts each range at the first entry after the key: the page costs its own entries.
+    const from = q.after ? { ...plan, ranges: this.seekRanges(plan, q.sort, q.after) } : plan;
     if (plan.residual.length === 0) {
-      // Every entry of the ranges matches: the page is positions [skip, skip + limit).
-      if (q.limit !== 0) for (const id of this.walk(plan, q.skip, end)) items.push(clone(this.docs.get(id)!));
+      // Every entry of the ranges matches: the page is positions [skip, skip + limit) (of what follows the seek's key).
+      if (q.limit !== 0) for (const id of this.walk(from, q.skip, end)) items.push(clone(this.docs.get(id)!));
       return { items, total: wantTotal ? plan.size : q.skip + items.length };
     }
     const pred = compileFilter(q.filter);
-    const counted = wantTotal ? this.countByRanges(conds) : null;
-    // Walk past the page only when the matches must be counted one by one.
+    let counted = wantTotal ? this.countByRanges(conds) : null;
+    // Walk past the page only when the matches must be counted one by one (from the ranges' start: a seek's pages before count too).
+    if (wantTotal && counted === null && q.after) {
+      counted = 0;
+      for (const id of this.walk(plan, 0, Infinity)) if (pred(this.docs.get(id)!)) counted++;
+    }
     const walkAll = wantTotal && counted === null;
     let matched = 0;
     if (q.limit !== 0 || walkAll)
-      for (const id of this.walk(plan, 0, Infinity)) {
+      for (const id of this.walk(from, 0, Infinity)) {
         const doc = this.docs.get(id)!;
         if (!pred(doc)) continue;
         if (matched >= q.skip && matched < end) items.push(clone(doc));
@@ -359,6 +356,32 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
         if (matched >= end && !walkAll) break;
       }
     return { items, total: !wantTotal ? q.skip + items.length : (counted ?? matched) };
+  }
+
+  /**
+   * Each of the plan's ranges cut to the entries after `values` in the query's order: within a range
+   * (its prefix fields fixed) the walk is that order, so "after" holds for a suffix of the walk and
+   * its start is found by bisection: O(log² n) per range, no walk from the range start.
+   */
+  private seekRanges(plan: IndexPlan, sort: SortKey[], values: ReadonlyArray<string | number | boolean>): Array<[number, number]> {
+    const isAfter = afterPredicate<T>(sort, values);
+    const { index, reverse } = plan;
+    const idAt = index.key.findIndex((k) => k.field === 'id');
+    const after = (pos: number) => isAfter(this.docs.get(index.tree.at(pos)![idAt] as string)!);
+    const out: Array<[number, number]> = [];
+    for (const [lo, hi] of plan.ranges) {
+      // In index order, "after" is false…true on a forward walk and true…false on a reverse one.
+      let a = lo;
+      let b = hi;
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (after(mid) !== reverse) b = mid;
+        else a = mid + 1;
+      }
+      const cut: [number, number] = reverse ? [lo, a] : [a, hi];
+      if (cut[1] > cut[0]) out.push(cut);
+    }
+    return out;
   }
 
   /** Ids of the entries at merged positions [from, to) of the plan's ranges, in the query's order. */
@@ -497,33 +520,35 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
 
   /** Filters the source (an indexed range, or every document) and sorts the matches. */
   private scan(q: NormalizedQuery, source: RangeSource | null, wantTotal: boolean): FindResult<T> {
-    const filter = compileFilter(q.filter);
-    const seek = q.after ? afterPredicate<T>(q.sort, q.after) : null;
-    const pred = seek ? (d: T) => seek(d) && filter(d) : filter;
-    const matched: T[] = [];
+    const pred = compileFilter(q.filter);
+    const all: T[] = [];
     if (source) {
       const idAt = source.index.key.findIndex((k) => k.field === 'id');
       for (const [lo, hi] of source.ranges)
         for (const e of source.index.tree.walk(lo, hi)) {
           const d = this.docs.get(e[idAt] as string)!;
-          if (pred(d)) matched.push(d);
+          if (pred(d)) all.push(d);
         }
-    } else for (const d of this.docs.values()) if (pred(d)) matched.push(d);
-    const total = matched.length;
-    if (q.limit === 0 || q.skip >= total) return { items: [], total: wantTotal ? total : q.skip };
+    } else for (const d of this.docs.values()) if (pred(d)) all.push(d);
+    // `total` counts the whole match; a seek's page comes from what follows its key.
+    const seek = q.after ? afterPredicate<T>(q.sort, q.after) : null;
+    const matched = seek ? all.filter(seek) : all;
+    const total = all.length;
+    const n = matched.length;
+    if (q.limit === 0 || q.skip >= n) return { items: [], total: wantTotal ? total : q.skip };
 
     const sort = compileSort<T>(q.sort);
     const idOnly = q.sort.length === 1 && q.sort[0]!.field === 'id';
-    const end = q.limit === undefined ? total : Math.min(total, q.skip + q.limit);
+    const end = q.limit === undefined ? n : Math.min(n, q.skip + q.limit);
     let page: T[];
     if (idOnly) {
       const dir = q.sort[0]!.direction;
       const cmp = (a: T, b: T) => dir * compareStrings(a.id, b.id);
-      page = end < total / 4 ? topK(matched, end, cmp) : matched.sort(cmp);
+      page = end < n / 4 ? topK(matched, end, cmp) : matched.sort(cmp);
     } else {
       const keyed = matched.map((doc) => ({ doc, keys: sort.keys(doc) }));
       const cmp = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => sort.compare(a.keys, b.keys);
-      page = (end < total / 4 ? topK(keyed, end, cmp) : keyed.sort(cmp)).map((e) => e.doc);
+      page = (end < n / 4 ? topK(keyed, end, cmp) : keyed.sort(cmp)).map((e) => e.doc);
     }
     const items = page.slice(q.skip, end).map(clone);
     return { items, total: wantTotal ? total : q.skip + items.length };
@@ -602,6 +627,8 @@ function sizeOf(ranges: Array<[number, number]>): number {
 
 export class MemoryReadStore implements ReadStore {
   readonly kind = 'memory' as const;
+  /** Seeks taken and documents skipped by the finds of every collection (tests prove a cursor page skips nothing). */
+  readonly stats: FindStats = { seeks: 0, skipped: 0 };
   private readonly collections = new Map<string, MemoryReadCollection<ReadDoc>>();
   private readonly meta = new Map<string, unknown>();
 
@@ -610,7 +637,7 @@ export class MemoryReadStore implements ReadStore {
     if (physicalName === META_COLLECTION) throw new InvalidQueryError(`collection name ${META_COLLECTION} is reserved for meta data`);
     let c = this.collections.get(physicalName);
     if (!c) {
-      c = new MemoryReadCollection<ReadDoc>(physicalName);
+      c = new MemoryReadCollection<ReadDoc>(physicalName, this.stats);
       this.collections.set(physicalName, c);
     }
     return c as unknown as ReadCollection<T>;
