@@ -5691,6 +5691,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[plans]"?: string;
                 category?: "bare-metal" | "bare-metal-gpu" | "virtual-machine" | "virtual-machine-gpu";
@@ -5790,6 +5792,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, country */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[regions]"?: string;
                 providerKind?: "provider_baremetal" | "provider_multicloud" | "provider_publiccloud";
@@ -5886,6 +5890,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[operating-systems]"?: string;
             };
@@ -5976,6 +5982,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[operating-systems]"?: string;
             };
@@ -6066,6 +6074,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-categories]"?: string;
             };
@@ -6117,6 +6127,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-tiers]"?: string;
             };
@@ -6168,6 +6180,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[macroregions]"?: string;
             };
@@ -6219,6 +6233,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, country, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[cities]"?: string;
                 region?: string;
@@ -6273,6 +6289,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-offers]"?: string;
                 category?: "bare-metal" | "bare-metal-gpu" | "virtual-machine" | "virtual-machine-gpu";
@@ -6372,6 +6390,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[os-versions]"?: string;
                 category?: "bare-metal" | "bare-metal-gpu" | "virtual-machine" | "virtual-machine-gpu";
@@ -6426,6 +6446,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[billing-options]"?: string;
                 serverId?: string;
@@ -6544,6 +6566,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-types]"?: string;
                 providerId?: string;
@@ -6598,6 +6622,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[regions]"?: string;
                 providerId?: string;
@@ -6652,6 +6678,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[images]"?: string;
                 providerId?: string;
@@ -6706,6 +6734,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, resourceType */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[catalog-resources]"?: string;
                 providerId?: string;
@@ -6838,6 +6868,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: plan, region, providerKind, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[availability]"?: string;
                 plan?: string;
@@ -7030,6 +7062,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, lastUsedAt, expiresAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[api-keys]"?: string;
                 revoked?: "true" | "false";
@@ -7247,6 +7281,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[projects]"?: string;
             };
@@ -7371,6 +7407,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: permission, resource, action */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[permissions]"?: string;
                 resource?: string;
@@ -7428,6 +7466,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -7663,6 +7703,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -7937,6 +7979,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -8091,6 +8135,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -8342,6 +8388,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, expiresAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invitations]"?: string;
             };
@@ -8615,6 +8663,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[roles]"?: string;
                 builtIn?: "true" | "false";
@@ -8892,6 +8942,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, rotatedAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[provider-api-keys]"?: string;
                 providerId?: string;
@@ -9087,6 +9139,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, status, createdAt, region */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instances]"?: string;
                 status?: "creating" | "active" | "stopping" | "stopped" | "error" | "terminated" | "terminating" | "starting" | "provisioning";
@@ -9284,6 +9338,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, status, createdAt, region */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instances]"?: string;
                 refresh?: "true" | "false";
@@ -9611,6 +9667,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-events]"?: string;
             };
@@ -9666,6 +9724,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
             };
@@ -9800,6 +9860,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, updatedAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
                 status?: "pending" | "processing" | "completed" | "failed";
@@ -9857,6 +9919,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, updatedAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
             };
@@ -9997,6 +10061,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[providers]"?: string;
                 enabled?: "true" | "false";
@@ -10321,6 +10387,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, hostname, status, site */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[servers]"?: string;
                 status?: "active" | "creating" | "deleting" | "error" | "inactive" | "installing" | "maintenance" | "pending" | "rescued" | "rescuing" | "restarted" | "scheduled" | "starting" | "stopped" | "stopping" | "suspended" | "terminated" | "updating" | "waiting" | "migrating";
@@ -10781,6 +10849,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[backups]"?: string;
             };
@@ -10903,6 +10973,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[backups]"?: string;
             };
@@ -11140,6 +11212,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[ssh-keys]"?: string;
                 providerId: string;
@@ -11301,6 +11375,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-templates]"?: string;
             };
@@ -11598,6 +11674,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[volumes]"?: string;
                 providerId?: string;
@@ -11847,6 +11925,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[volumes]"?: string;
                 providerId?: string;
@@ -12150,6 +12230,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[buckets]"?: string;
                 providerId?: string;
@@ -12399,6 +12481,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[file-systems]"?: string;
                 providerId?: string;
@@ -12652,6 +12736,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[snapshots]"?: string;
                 providerId?: string;
@@ -12712,6 +12798,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[snapshots]"?: string;
                 providerId?: string;
@@ -12885,6 +12973,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[elastic-ips]"?: string;
                 providerId?: string;
@@ -13213,6 +13303,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[vlans]"?: string;
                 providerId?: string;
@@ -13624,6 +13716,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[firewalls]"?: string;
                 providerId?: string;
@@ -14103,6 +14197,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[private-networks]"?: string;
                 providerId?: string;
@@ -14435,6 +14531,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[interconnections]"?: string;
                 providerId?: string;
@@ -14692,6 +14790,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, privateIp */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[network-databases]"?: string;
                 providerId?: string;
@@ -14863,6 +14963,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kubernetes-clusters]"?: string;
                 providerId?: string;
@@ -15175,6 +15277,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: version */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kubernetes-versions]"?: string;
                 providerId?: string;
@@ -15232,6 +15336,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[databases]"?: string;
                 providerId?: string;
@@ -15509,6 +15615,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: engine */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[database-versions]"?: string;
                 providerId?: string;
@@ -15566,6 +15674,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[support-tickets]"?: string;
                 status?: "open" | "pending" | "resolved" | "closed";
@@ -15917,6 +16027,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, name, path, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[files]"?: string;
             };
@@ -16197,6 +16309,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: version, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[file-versions]"?: string;
             };
@@ -16292,6 +16406,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: currency, balanceCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[wallets]"?: string;
             };
@@ -16707,6 +16823,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, amountCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[credits]"?: string;
                 currency?: "USD" | "NGN";
@@ -16913,6 +17031,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[ai-models]"?: string;
                 providerId?: string;
@@ -17297,6 +17417,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[customers]"?: string;
                 status?: "active" | "suspended" | "closed";
@@ -17638,6 +17760,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kyc-requests]"?: string;
                 status?: "pending" | "approved" | "rejected";
@@ -17796,6 +17920,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, resource */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-event-names]"?: string;
                 resource?: string;
@@ -17850,6 +17976,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notifications]"?: string;
                 read?: "true" | "false";
@@ -18234,6 +18362,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-endpoints]"?: string;
                 type?: "webhook" | "email";
@@ -18477,6 +18607,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-deliveries]"?: string;
                 status?: "pending" | "delivered" | "failed";
@@ -18813,6 +18945,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, slug, resourceType */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[catalog-entries]"?: string;
                 resourceType?: "plan" | "instance-type" | "region" | "image" | "operating-system";
@@ -19706,6 +19840,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, dueDate, status, invoiceNumber, totalCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invoices]"?: string;
                 status?: "pending" | "paid";
@@ -19906,6 +20042,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, dueDate, status, invoiceNumber, totalCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invoices]"?: string;
                 status?: "pending" | "paid";
@@ -20079,6 +20217,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: costCents, hours, name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[usage]"?: string;
                 startDate?: string;
@@ -20162,6 +20302,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: costCents, hours, name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[usage]"?: string;
                 startDate?: string;
@@ -20456,6 +20598,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, expiresAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[console-sessions]"?: string;
                 status?: "open" | "closed";
@@ -20734,6 +20878,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: time */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[events]"?: string;
                 type?: string;
