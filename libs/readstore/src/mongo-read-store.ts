@@ -40,6 +40,15 @@ export function seekFilter(sort: SortKey[], values: ReadonlyArray<string | numbe
   return branches.length === 1 ? branches[0]! : { $or: branches };
 }
 
+/**
+ * `filter` AND `seek`, at the top level where no field (or `$or`) of the two meets: FerretDB v1
+ * pushes only top-level equalities down to PostgreSQL, so the query's `projectId` stays an indexed
+ * lookup instead of a scan of the collection; `$and` only where they share a field.
+ */
+export function withSeek(filter: Document, seek: Document): Document {
+  return Object.keys(seek).some((k) => k in filter) ? { $and: [filter, seek] } : { ...filter, ...seek };
+}
+
 export function toMongoSort(sort: SortKey[]): [string, 1 | -1][] {
   return sort.map((k) => [toMongoPath(k.field), k.direction]);
 }
@@ -171,7 +180,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
     let q = normalizeQuery(query);
     if (query.afterId !== undefined) q = seekPast(q, await this.get(query.afterId));
     const matching = toMongoFilter(q.filter);
-    const filter = q.after ? { $and: [matching, seekFilter(q.sort, q.after)] } : matching;
+    const filter = q.after ? withSeek(matching, seekFilter(q.sort, q.after)) : matching;
     if (q.after) this.stats.seeks++;
     this.stats.skipped += q.skip;
     if (query.withTotal === false) {
