@@ -361,13 +361,22 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   /**
    * Each of the plan's ranges cut to the entries after `values` in the query's order: within a range
    * (its prefix fields fixed) the walk is that order, so "after" holds for a suffix of the walk and
-   * its start is found by bisection: O(log² n) per range, no walk from the range start.
+   * its start is found by bisection on the entries' key values: O(log² n) per range, no walk from
+   * the range start and no document read.
    */
   private seekRanges(plan: IndexPlan, sort: SortKey[], values: ReadonlyArray<string | number | boolean>): Array<[number, number]> {
-    const isAfter = afterPredicate<T>(sort, values);
     const { index, reverse } = plan;
-    const idAt = index.key.findIndex((k) => k.field === 'id');
-    const after = (pos: number) => isAfter(this.docs.get(index.tree.at(pos)![idAt] as string)!);
+    // The entry's own key values against the seek's, in the sort's order. A sort field the index
+    // lacks is fixed by an equality (servesOrder), the same for every match: it decides nothing.
+    const keys = sort.map((k, i) => ({ pos: index.key.findIndex((f) => f.field === k.field), dir: k.direction, value: values[i] })).filter((k) => k.pos >= 0);
+    const after = (pos: number) => {
+      const e = index.tree.at(pos)!;
+      for (const k of keys) {
+        const c = compareValues(e[k.pos], k.value);
+        if (c !== 0) return k.dir * c > 0;
+      }
+      return false;
+    };
     const out: Array<[number, number]> = [];
     for (const [lo, hi] of plan.ranges) {
       // In index order, "after" is false…true on a forward walk and true…false on a reverse one.
