@@ -359,35 +359,21 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   }
 
   /**
-   * Each of the plan's ranges cut to the entries after `values` in the query's order: within a range
-   * (its prefix fields fixed) the walk is that order, so "after" holds for a suffix of the walk and
-   * its start is found by bisection on the entries' key values: O(log² n) per range, no walk from
-   * the range start and no document read.
+   * Each of the plan's ranges cut to the entries after `values` in the query's order. Within a range
+   * the prefix fields are fixed and the rest of the index key is the sort (servesOrder), so the
+   * seek's position is one index entry (the range's prefix values, then the seek's) and its place
+   * one `lowerBound`: O(log n) per range, no walk from the range start and no document read.
    */
   private seekRanges(plan: IndexPlan, sort: SortKey[], values: ReadonlyArray<string | number | boolean>): Array<[number, number]> {
-    const { index, reverse } = plan;
-    // The entry's own key values against the seek's, in the sort's order. A sort field the index
-    // lacks is fixed by an equality (servesOrder), the same for every match: it decides nothing.
-    const keys = sort.map((k, i) => ({ pos: index.key.findIndex((f) => f.field === k.field), dir: k.direction, value: values[i] })).filter((k) => k.pos >= 0);
-    const after = (pos: number) => {
-      const e = index.tree.at(pos)!;
-      for (const k of keys) {
-        const c = compareValues(e[k.pos], k.value);
-        if (c !== 0) return k.dir * c > 0;
-      }
-      return false;
-    };
+    const { index, prefix, reverse } = plan;
+    const valueOf = new Map(sort.map((k, i) => [k.field, values[i]]));
     const out: Array<[number, number]> = [];
     for (const [lo, hi] of plan.ranges) {
-      // In index order, "after" is false…true on a forward walk and true…false on a reverse one.
-      let a = lo;
-      let b = hi;
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        if (after(mid) !== reverse) b = mid;
-        else a = mid + 1;
-      }
-      const cut: [number, number] = reverse ? [lo, a] : [a, hi];
+      const head = index.tree.at(lo)!;
+      const target: Entry = index.key.map((k, i) => (i < prefix ? head[i] : valueOf.get(k.field)));
+      // Forward, "after" is above the target in index order; backward, below it.
+      const at = reverse ? index.tree.lowerBound((e) => index.cmp(e, target) < 0) : index.tree.lowerBound((e) => index.cmp(e, target) <= 0);
+      const cut: [number, number] = reverse ? [lo, Math.min(hi, at)] : [Math.max(lo, at), hi];
       if (cut[1] > cut[0]) out.push(cut);
     }
     return out;

@@ -664,6 +664,8 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
         { fields: [by('projectId', 1), by('createdAt', 1), by('id', 1)] },
         { fields: [by('projectId', 1), by('name', 1), by('id', 1)] },
         { fields: [by('projectId', 1), by('name', -1), by('id', 1)] },
+        // `status $in` with the createdAt sorts: one range per status, merged (the memory store seeks in each)
+        { fields: [by('projectId', 1), by('status', 1), by('createdAt', -1), by('id', 1)] },
       ];
 
       it('walks every page by the last id exactly as skip pages it, with the same totals, asc and desc', async () => {
