@@ -320,14 +320,16 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
 
   async find(query: FindQuery): Promise<FindResult<T>> {
     let q = normalizeQuery(query);
+    // Where the page starts in the whole match (a seek's `skip` is 0): the uncounted `total` is offset + items.
+    const offset = q.skip;
     if (query.afterId !== undefined) q = seekPast(q, this.docs.get(query.afterId) ?? null);
     if (q.after) this.stats.seeks++;
     this.stats.skipped += q.skip;
     const wantTotal = query.withTotal !== false;
     const conds = classify(q.filter);
-    if (!conds) return { items: [], total: wantTotal ? 0 : q.skip };
+    if (!conds) return { items: [], total: wantTotal ? 0 : offset };
     const plan = this.plan(q, conds);
-    if (plan.kind === 'scan') return this.scan(q, plan.source, wantTotal);
+    if (plan.kind === 'scan') return this.scan(q, plan.source, wantTotal, offset);
 
     const end = q.limit === undefined ? Infinity : q.skip + q.limit;
     const items: T[] = [];
@@ -336,7 +338,7 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
     if (plan.residual.length === 0) {
       // Every entry of the ranges matches: the page is positions [skip, skip + limit) (of what follows the seek's key).
       if (q.limit !== 0) for (const id of this.walk(from, q.skip, end)) items.push(clone(this.docs.get(id)!));
-      return { items, total: wantTotal ? plan.size : q.skip + items.length };
+      return { items, total: wantTotal ? plan.size : offset + items.length };
     }
     const pred = compileFilter(q.filter);
     let counted = wantTotal ? this.countByRanges(conds) : null;
@@ -355,7 +357,7 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
         matched++;
         if (matched >= end && !walkAll) break;
       }
-    return { items, total: !wantTotal ? q.skip + items.length : (counted ?? matched) };
+    return { items, total: !wantTotal ? offset + items.length : (counted ?? matched) };
   }
 
   /**
@@ -514,7 +516,7 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   }
 
   /** Filters the source (an indexed range, or every document) and sorts the matches. */
-  private scan(q: NormalizedQuery, source: RangeSource | null, wantTotal: boolean): FindResult<T> {
+  private scan(q: NormalizedQuery, source: RangeSource | null, wantTotal: boolean, offset: number): FindResult<T> {
     const pred = compileFilter(q.filter);
     const all: T[] = [];
     if (source) {
@@ -530,7 +532,7 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
     const matched = seek ? all.filter(seek) : all;
     const total = all.length;
     const n = matched.length;
-    if (q.limit === 0 || q.skip >= n) return { items: [], total: wantTotal ? total : q.skip };
+    if (q.limit === 0 || q.skip >= n) return { items: [], total: wantTotal ? total : offset };
 
     const sort = compileSort<T>(q.sort);
     const idOnly = q.sort.length === 1 && q.sort[0]!.field === 'id';
@@ -546,7 +548,7 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
       page = (end < n / 4 ? topK(keyed, end, cmp) : keyed.sort(cmp)).map((e) => e.doc);
     }
     const items = page.slice(q.skip, end).map(clone);
-    return { items, total: wantTotal ? total : q.skip + items.length };
+    return { items, total: wantTotal ? total : offset + items.length };
   }
 
   async write(ops: WriteOp<T>[]): Promise<void> {

@@ -178,18 +178,20 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
 
   async find(query: FindQuery): Promise<FindResult<T>> {
     let q = normalizeQuery(query);
+    // Where the page starts in the whole match (a seek's `skip` is 0): the uncounted `total` is offset + items.
+    const offset = q.skip;
     if (query.afterId !== undefined) q = seekPast(q, await this.get(query.afterId));
     const matching = toMongoFilter(q.filter);
     const filter = q.after ? withSeek(matching, seekFilter(q.sort, q.after)) : matching;
     if (q.after) this.stats.seeks++;
     this.stats.skipped += q.skip;
     if (query.withTotal === false) {
-      if (q.limit === 0) return { items: [], total: q.skip };
+      if (q.limit === 0) return { items: [], total: offset };
       let cursor = this.coll.find(filter, { sort: toMongoSort(q.sort) });
       if (q.skip > 0) cursor = cursor.skip(q.skip);
       if (q.limit !== undefined) cursor = cursor.limit(q.limit);
       const docs = await cursor.toArray();
-      return { items: docs.map((d) => fromStored<T>(d)), total: q.skip + docs.length };
+      return { items: docs.map((d) => fromStored<T>(d)), total: offset + docs.length };
     }
     // `total` counts the whole match: a seek (afterId) passes over the pages before it, they still count.
     const countP = this.coll.countDocuments(matching);

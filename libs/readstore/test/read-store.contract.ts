@@ -720,8 +720,12 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
         const filter = { projectId: 'p1' };
         const sort = [by('name', -1)];
         const all = (await c.find({ filter, sort })).items;
+        const skippedBefore = store().stats!.skipped;
         const page = await c.find({ filter, sort, skip: 8, limit: 4, afterId: all[7]!.id, withTotal: false });
         expect(page.items.map((d) => d.id)).toEqual(all.slice(8, 12).map((d) => d.id));
+        // uncounted, total reads as where the page ends, as with skip
+        expect(page.total).toBe(12);
+        expect(store().stats!.skipped).toBe(skippedBefore);
       });
     });
 
