@@ -15,6 +15,8 @@
  * ?asOf= at BENCH_ASOF_EVENTS events beside the plain GET.
  * Group "list" (BENCH_ONLY=list): GET /v1/instances?limit=20 on the embedded profile at each of
  * BENCH_LIST_SIZES instances (default 1000,100000), see list.bench.ts.
+ * Group "list-seek" (BENCH_ONLY=list-seek, not in the default run): page 200 of a 10k list by skip and
+ * by cursor on the read store alone (memory; FerretDB with BENCH_SEEK_MONGO=1), see list-seek.bench.ts.
  * Group "create" (BENCH_ONLY=create): POST /v1/instances on the embedded profile at each of
  * BENCH_CREATE_CONCURRENCY connections (default 16,32), see create.bench.ts.
  * Group "wallets" (in the default run; BENCH_ONLY=wallets): wallet credits/s on 1 wallet and on
@@ -39,6 +41,7 @@ import { benchRelayItem } from './relay.bench';
 import { benchCompute } from './compute.bench';
 import { benchHistoryRebuild } from './history.bench';
 import { benchList } from './list.bench';
+import { benchListSeek } from './list-seek.bench';
 import { benchCreate } from './create.bench';
 import { benchWallets } from './wallet.bench';
 import { benchLongStreams } from './long-streams.bench';
@@ -130,6 +133,14 @@ async function main(): Promise<number> {
       const r = await benchList({ sizes, concurrency: num('BENCH_CONCURRENCY', 16), durationMs: num('BENCH_DURATION_MS', 10_000), warmupMs: 1500 });
       rows.push(...r.rows);
       details.list = r.details;
+    });
+  }
+
+  if (only.has('list-seek')) {
+    await step('listSeek', async () => {
+      const r = await benchListSeek({ docs: num('BENCH_SEEK_DOCS', 10_000), page: num('BENCH_SEEK_PAGE', 200), limit: 20, ...(process.env.BENCH_SEEK_MONGO === '1' ? { mongoUrl: e.mongoUrl } : {}) });
+      rows.push(...r.rows);
+      details.listSeek = r.details;
     });
   }
 

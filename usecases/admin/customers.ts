@@ -4,7 +4,7 @@ import { projectStream } from '../../libs/domain/identity/events';
 import { projectDecider, type ProjectCommand } from '../../libs/domain/identity/project.decider';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { notFound } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { projectsProjection } from '../../projections/projects/projects.projection';
 import { membersProjection, projectOwnerQuery } from '../../projections/members/members.projection';
 import { billingWalletsProjection } from '../../projections/billing-wallets/billing-wallets.projection';
@@ -67,7 +67,7 @@ export class ListCustomersHandler implements IQueryHandler<ListCustomers> {
     const filter: Record<string, string> = {};
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.kycStatus) filter.kycStatus = list.filters.kycStatus;
-    const { items, total } = await (await this.ports.projections.collection(projectsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(projectsProjection)).find({ filter, ...pageOf(list) });
     return { items: await customerViews(this.ports, items), total };
   }
 }

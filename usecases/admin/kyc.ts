@@ -3,7 +3,7 @@ import { InjectPorts } from '../inject-ports';
 import { kycDecider, kycStream, type KycCommand, type KycSubmission } from '../../libs/domain/admin/kyc';
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { notFound } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { kycRequestsProjection, type KycRequestDoc } from '../../projections/kyc-requests/kyc-requests.projection';
 import { projectsProjection } from '../../projections/projects/projects.projection';
 import type { PortsOf } from '../../libs/runtime/src/ports';
@@ -90,7 +90,7 @@ export class ListKycRequestsHandler implements IQueryHandler<ListKycRequests> {
   constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   execute({ list }: ListKycRequests) {
-    return this.ports.projections.collection(kycRequestsProjection).then((c) => c.find({ filter: { status: list.filters.status }, sort: list.sort, skip: list.skip, limit: list.limit }));
+    return this.ports.projections.collection(kycRequestsProjection).then((c) => c.find({ filter: { status: list.filters.status }, ...pageOf(list) }));
   }
 }
 

@@ -6,7 +6,7 @@ import { CURRENCIES, type Currency } from '../../libs/domain/billing/money';
 import { planConversion, type WalletCommand } from '../../libs/domain/billing/wallet.decider';
 import { DomainError } from '../../libs/domain/shared/domain-error';
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { listResult, type ListResult } from '../../libs/application/src/views';
 import { billingCreditsProjection, type CreditDoc } from '../../projections/billing-credits/billing-credits.projection';
 import { billingWalletsProjection, emptyWallet, type WalletDoc } from '../../projections/billing-wallets/billing-wallets.projection';
@@ -249,7 +249,7 @@ export class ListCreditsHandler implements IQueryHandler<ListCredits> {
     const filter: Record<string, string> = { projectId };
     if (list.filters.currency) filter.currency = list.filters.currency;
     if (list.filters.source) filter.source = list.filters.source;
-    const { items, total } = await (await this.ports.projections.collection(billingCreditsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(billingCreditsProjection)).find({ filter, ...pageOf(list) });
     return listResult(items.map(toResource), total);
   }
 }

@@ -7,7 +7,7 @@ import type { ProviderKind } from '../../libs/domain/providers/events';
 import type { Tag } from '../../libs/domain/shared/tags';
 import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import type { LiveStatus, UtilizationSample } from '../../libs/providers/src/driver.port';
 import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { instancesProjection, type InstanceDoc } from '../../projections/instances/instances.projection';
@@ -24,7 +24,7 @@ import type { PortsOf } from '../../libs/runtime/src/ports';
 /** What a GET after an instance write reads: the instance and its activity log. */
 const INSTANCE_MODELS = [instancesProjection.name, instanceEventsProjection.name];
 
-type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
+type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>;
 type Accepted = { doc: InstanceDoc; jobId: string };
 type Found<D> = { items: D[]; total: number };
 const SYNC_CONCURRENCY = 16;
@@ -205,7 +205,7 @@ export class ListInstancesHandler implements IQueryHandler<ListInstances> {
     if (filters.provider) filter.providerId = filters.provider;
     // A region by slug, id or site, as creates take it.
     if (filters.region) filter.region = { $in: await new CatalogValidation(this.ports).regionSlugs(filters.region) };
-    return (await this.ports.projections.collection(instancesProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(instancesProjection)).find({ filter, ...pageOf(page) });
   }
 }
 
@@ -217,7 +217,7 @@ export class InstanceHistoryHandler implements IQueryHandler<InstanceHistory> {
   async execute({ projectId, id, page }: InstanceHistory): Promise<Found<InstanceEventDoc>> {
     await ownInstance(this.ports, projectId, id);
     // The log's order is the stream's: the route's `createdAt` arrives as `revision` (its listOf rename; events of one write share a time).
-    return (await this.ports.projections.collection(instanceEventsProjection)).find({ filter: { instanceId: id }, sort: page.sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(instanceEventsProjection)).find({ filter: { instanceId: id }, ...pageOf(page) });
   }
 }
 
@@ -227,7 +227,7 @@ export class InstanceJobsHandler implements IQueryHandler<InstanceJobs> {
 
   async execute({ projectId, id, page }: InstanceJobs): Promise<Found<JobDoc>> {
     await ownInstance(this.ports, projectId, id);
-    return (await this.ports.projections.collection(jobsProjection)).find({ filter: { instanceId: id }, sort: page.sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(jobsProjection)).find({ filter: { instanceId: id }, ...pageOf(page) });
   }
 }
 

@@ -6,7 +6,7 @@ import { AppError } from '../../libs/application/src/errors';
 import { CONSOLE_SESSION_TTL_MS, consoleProtocol, consoleSessionDecider, consoleSessionStream, type ConsoleResourceType } from '../../libs/domain/consoles/console-session';
 import { modeOfScope } from '../../libs/domain/shared/scope';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import type { Filter } from '../../libs/readstore/src/read-store.port';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import { consoleSessionsProjection, type ConsoleSessionDoc } from '../../projections/console-sessions/console-sessions.projection';
@@ -122,7 +122,7 @@ export class ListConsoleSessionsHandler implements IQueryHandler<ListConsoleSess
     const filter: Filter = { projectId };
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.resourceId) filter.resourceId = list.filters.resourceId;
-    return (await this.ports.projections.collection(consoleSessionsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(consoleSessionsProjection)).find({ filter, ...pageOf(list) });
   }
 }
 

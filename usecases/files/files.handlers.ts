@@ -6,7 +6,7 @@ import { fileDecider, fileIdFor } from '../../libs/domain/files/file.decider';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
 import { AppError, notFound } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { listResult, type ListResult } from '../../libs/application/src/views';
 import type { Resource } from '../../libs/application/src/views';
 import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '../../projections/file-versions/file-versions.projection';
@@ -182,7 +182,7 @@ export class ListFilesHandler implements IQueryHandler<ListFiles> {
 
   async execute({ projectId, list, toItem }: ListFiles): Promise<ListResult<object>> {
     const files = await this.ports.projections.collection(filesProjection);
-    const { items, total } = await files.find({ filter: { projectId, deletedAt: null }, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await files.find({ filter: { projectId, deletedAt: null }, ...pageOf(list) });
     return listResult(flat(items.map(toItem)), total);
   }
 }
@@ -194,7 +194,7 @@ export class ListFileVersionsHandler implements IQueryHandler<ListFileVersions> 
   async execute({ projectId, fileId, list, toItem }: ListFileVersions): Promise<ListResult<object>> {
     await liveFile(this.ports, projectId, fileId);
     const versions = await this.ports.projections.collection(fileVersionsProjection);
-    const { items, total } = await versions.find({ filter: { fileId }, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await versions.find({ filter: { fileId }, ...pageOf(list) });
     return listResult(flat(items.map(toItem)), total);
   }
 }

@@ -9,7 +9,7 @@ import { roleGrantee } from './members.handlers';
 import type { ProjectRole } from '../../libs/domain/identity/events';
 import { forbidden, notFound } from '../../libs/application/src/errors';
 import type { CataloguedPermission } from '../../libs/application/src/permissions';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { apiKeysProjection, type ApiKeyDoc } from '../../projections/api-keys/api-keys.projection';
 import { projectsProjection, type ProjectDoc } from '../../projections/projects/projects.projection';
 import { issueApiKey, type IssuedKey, type KeyInput } from './issue-api-key';
@@ -158,7 +158,7 @@ export class ListApiKeysHandler implements IQueryHandler<ListApiKeys> {
   async execute({ projectId, list }: ListApiKeys) {
     const filter: Record<string, string | boolean> = { projectId, scope: 'project' };
     if (list.filters.revoked) filter.revoked = list.filters.revoked === 'true';
-    return (await this.ports.projections.collection(apiKeysProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(apiKeysProjection)).find({ filter, ...pageOf(list) });
   }
 }
 
@@ -186,7 +186,7 @@ export class ListProjectsHandler implements IQueryHandler<ListProjects> {
   constructor(@InjectPorts() private readonly ports: PortsOf<'projections'>) {}
 
   async execute({ list }: ListProjects) {
-    return (await this.ports.projections.collection(projectsProjection)).find({ sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(projectsProjection)).find({ ...pageOf(list) });
   }
 }
 

@@ -6,7 +6,7 @@ import { WORKSPACE_ROLE_AS_PROJECT_ROLE, mayGrant, type Grantee } from '../../li
 import type { ProjectRole } from '../../libs/domain/identity/events';
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { badRequest, forbidden, notFound, resendTooSoon } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { customRolesProjection } from '../../projections/custom-roles/custom-roles.projection';
 import { membersProjection, type MemberDoc } from '../../projections/members/members.projection';
 import { registryOf } from './workspaces';
@@ -201,7 +201,7 @@ export class ListMembersHandler implements IQueryHandler<ListMembers> {
   async execute({ projectId, scope, statuses, list }: ListMembers) {
     const status = statuses.length === 1 ? statuses[0] : { $in: statuses };
     const registry = await registryOf(this.ports, projectId, scope);
-    const page = await (await this.ports.projections.collection(membersProjection)).find({ filter: { projectId: registry, scope, status }, sort: list.sort, skip: list.skip, limit: list.limit });
+    const page = await (await this.ports.projections.collection(membersProjection)).find({ filter: { projectId: registry, scope, status }, ...pageOf(list) });
     return { ...page, now: this.ports.clock.now() };
   }
 }

@@ -2,7 +2,7 @@ import { Command, CommandHandler, Query, QueryHandler, type ICommandHandler, typ
 import { providerKeyDecider, providerKeyStream, type ProviderKeyCommand } from '../../libs/domain/identity/provider-keys';
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { notFound } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import { providerKeysProjection, type ProviderKeyDoc } from '../../projections/provider-keys/provider-keys.projection';
 import { InjectPorts } from '../inject-ports';
@@ -112,7 +112,7 @@ export class ListProviderKeysHandler implements IQueryHandler<ListProviderKeys> 
   async execute({ projectId, list }: ListProviderKeys) {
     const filter: Record<string, string> = { projectId };
     if (list.filters.providerId) filter.providerId = list.filters.providerId;
-    return (await this.ports.projections.collection(providerKeysProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(providerKeysProjection)).find({ filter, ...pageOf(list) });
   }
 }
 

@@ -4,7 +4,7 @@ import { InjectPorts } from '../inject-ports';
 import { invoiceStream, USAGE_CURRENCY, type Currency, type InvoiceStatus } from '../../libs/domain/invoicing/events';
 import { requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { listResult, type ListResult } from '../../libs/application/src/views';
 import type { SortKey } from '../../libs/readstore/src/read-store.port';
 import { billingAccountsProjection } from '../../projections/billing-accounts/billing-accounts.projection';
@@ -190,7 +190,7 @@ export class ListInvoicesHandler implements IQueryHandler<ListInvoices> {
     const filter: Record<string, string> = { projectId };
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.currency) filter.currency = list.filters.currency;
-    const { items, total } = await (await this.ports.projections.collection(invoicesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(invoicesProjection)).find({ filter, ...pageOf(list) });
     return listResult(items.map(toItem) as never[], total);
   }
 }

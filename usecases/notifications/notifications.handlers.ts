@@ -9,7 +9,7 @@ import { notificationDecider, type NotificationFields } from '../../libs/domain/
 import { addressRefusal, checkWebhookUrl } from '../../libs/domain/notifications/webhook-target';
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { badRequest, notFound } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { notificationDeliveriesProjection, type DeliveryDoc } from '../../projections/notification-deliveries/notification-deliveries.projection';
 import { notificationEndpointsProjection, type EndpointDoc } from '../../projections/notification-endpoints/notification-endpoints.projection';
 import { notificationsProjection, type NotificationDoc } from '../../projections/notifications/notifications.projection';
@@ -141,7 +141,7 @@ export class ListNotificationsHandler implements IQueryHandler<ListNotifications
   async execute({ projectId, list }: ListNotifications): Promise<Found<NotificationDoc>> {
     const { read, type } = list.filters;
     const filter = { projectId, ...(read === undefined ? {} : { read: read === 'true' }), ...(type ? { type } : {}) };
-    return (await this.ports.projections.collection(notificationsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(notificationsProjection)).find({ filter, ...pageOf(list) });
   }
 }
 
@@ -285,7 +285,7 @@ export class ListEndpointsHandler implements IQueryHandler<ListEndpoints> {
   async execute({ projectId, list }: ListEndpoints): Promise<Found<EndpointDoc>> {
     const { type, enabled } = list.filters;
     const filter = { projectId, ...(type ? { type } : {}), ...(enabled === undefined ? {} : { enabled: enabled === 'true' }) };
-    return (await this.ports.projections.collection(notificationEndpointsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(notificationEndpointsProjection)).find({ filter, ...pageOf(list) });
   }
 }
 
@@ -296,7 +296,7 @@ export class ListDeliveriesHandler implements IQueryHandler<ListDeliveries> {
   async execute({ projectId, endpointId, list }: ListDeliveries): Promise<Found<DeliveryDoc>> {
     await ownDoc(this.ports, notificationEndpointsProjection, projectId, endpointId, 'Notification endpoint');
     const filter = { endpointId, ...(list.filters.status ? { status: list.filters.status } : {}) };
-    return (await this.ports.projections.collection(notificationDeliveriesProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    return (await this.ports.projections.collection(notificationDeliveriesProjection)).find({ filter, ...pageOf(list) });
   }
 }
 

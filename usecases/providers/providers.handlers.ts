@@ -4,7 +4,7 @@ import { providerDecider } from '../../libs/domain/providers/provider.decider';
 import { providerStream, type ProviderChanges, type ProviderKind } from '../../libs/domain/providers/events';
 import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { notFound } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { listResult, type ListResult } from '../../libs/application/src/views';
 import type { Credentials } from '../../libs/providers/src/credential-vault';
 import { providersProjection, type ProviderDoc } from '../../projections/providers/providers.projection';
@@ -150,7 +150,7 @@ export class ListProvidersHandler implements IQueryHandler<ListProviders> {
     const filter: Record<string, string | boolean | null> = { projectId, deletedAt: null };
     if (list.filters.enabled) filter.enabled = list.filters.enabled === 'true';
     if (list.filters.name) filter.name = list.filters.name;
-    const { items, total } = await (await this.ports.projections.collection(providersProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(providersProjection)).find({ filter, ...pageOf(list) });
     return listResult(items.map(toResource), total);
   }
 }

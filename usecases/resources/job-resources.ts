@@ -4,7 +4,7 @@ import type { Capability } from '../../libs/domain/providers/capabilities';
 import { priceOf, type Priceable } from '../../libs/domain/catalog/pricing';
 import { jobResourceDecider, type JobResource } from '../../libs/domain/shared/job-resource';
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
-import { listResult, toResource, type ListQuery, type ListResult, type Resource } from '../../libs/application/src/views';
+import { listResult, pageOf, toResource, type ListQuery, type ListResult, type Resource } from '../../libs/application/src/views';
 import type { ListShape } from '../../libs/readstore/src/list-shapes';
 import type { Filter } from '../../libs/readstore/src/read-store.port';
 import type { PortsOf } from '../../libs/runtime/src/ports';
@@ -268,7 +268,7 @@ export class ListJobResourcesHandler implements IQueryHandler<ListJobResources> 
     if (region) filter[decl.regionField ?? 'region'] = { $in: await new CatalogValidation(this.ports).regionSlugs(region) };
     const provider = providerId ?? call.providerId;
     if (provider) filter.providerId = provider;
-    const { items, total } = await (await this.ports.projections.collection(decl.projection as DocumentProjection<Doc>)).find({ filter, sort: call.list.sort, skip: call.list.skip, limit: call.list.limit });
+    const { items, total } = await (await this.ports.projections.collection(decl.projection as DocumentProjection<Doc>)).find({ filter, ...pageOf(call.list) });
     return listResult(items.map((d) => (call.records ? recordOf(decl, d) : toResourceOf(decl, d))), total);
   }
 }

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { simpleResourceDecider, type SimpleResource } from '../../libs/domain/shared/simple-resource';
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { notFound } from '../../libs/application/src/errors';
-import { listResult, toResource, type ListQuery, type ListResult, type Resource } from '../../libs/application/src/views';
+import { listResult, pageOf, toResource, type ListQuery, type ListResult, type Resource } from '../../libs/application/src/views';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import type { DocumentProjection } from '../../libs/subscriptions/src/document-projection';
 import type { ListShape } from '../../libs/readstore/src/list-shapes';
@@ -153,9 +153,7 @@ export class ListSimpleResourcesHandler implements IQueryHandler<ListSimpleResou
     await decl.scope?.check(this.ports, call.projectId, call.query, 'list');
     const { items, total } = await (await this.ports.projections.collection(decl.projection)).find({
       filter: { ...call.query, projectId: call.projectId },
-      sort: call.list.sort,
-      skip: call.list.skip,
-      limit: call.list.limit,
+      ...pageOf(call.list),
     });
     return listResult(items.map((d) => toResourceOf(decl, d)), total);
   }

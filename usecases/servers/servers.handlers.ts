@@ -6,7 +6,7 @@ import { backupDecider } from '../../libs/domain/servers/backup.decider';
 import { backupStream, type BackupSource } from '../../libs/domain/servers/backup.events';
 import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { badRequest, invalidState, notFound } from '../../libs/application/src/errors';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { backupsProjection, type BackupDoc } from '../../projections/backups/backups.projection';
 import { instancesProjection } from '../../projections/instances/instances.projection';
@@ -17,7 +17,7 @@ import { requireProjectProvider } from '../providers/project-provider';
 import { ownDoc, requestedBy, requestWithItsJob, settleWithJob, written } from '../jobs/job-writes';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 
-type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit'>;
+type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>;
 type Found<D> = { items: D[]; total: number };
 type Accepted = { doc: ServerDoc; jobId: string };
 
@@ -277,7 +277,7 @@ export class ListServersHandler implements IQueryHandler<ListServers> {
     const filter: Filter = { projectId, status: filters.status ?? { $ne: 'terminated' } };
     if (filters.site) filter.site = filters.site;
     if (filters.role) filter.role = filters.role;
-    return (await this.ports.projections.collection(serversProjection)).find({ filter, sort: page.sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(serversProjection)).find({ filter, ...pageOf(page) });
   }
 }
 
@@ -296,7 +296,7 @@ export class ListBackupsHandler implements IQueryHandler<ListBackups> {
 
   async execute({ projectId, source, resourceId, page }: ListBackups): Promise<Found<BackupDoc>> {
     await backupSource(this.ports, projectId, source, resourceId);
-    return (await this.ports.projections.collection(backupsProjection)).find({ filter: { projectId, source, resourceId, status: 'available' }, sort: page.sort, skip: page.skip, limit: page.limit });
+    return (await this.ports.projections.collection(backupsProjection)).find({ filter: { projectId, source, resourceId, status: 'available' }, ...pageOf(page) });
   }
 }
 

@@ -6,7 +6,7 @@ import { ticketNumberDecider } from '../../libs/domain/support/ticket-number.dec
 import { handleCommand, requestScopedId, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { assignNumber } from '../../libs/eventstore/src/assign-number';
 import type { Principal } from '../../libs/application/src/actor';
-import type { ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListQuery } from '../../libs/application/src/views';
 import { listResult, type ListResult } from '../../libs/application/src/views';
 import { apiKeysProjection } from '../../projections/api-keys/api-keys.projection';
 import { membersProjection, projectOwnerQuery } from '../../projections/members/members.projection';
@@ -179,7 +179,7 @@ export class ListSupportTicketsHandler implements IQueryHandler<ListSupportTicke
     const filter: Record<string, string> = { projectId };
     if (list.filters.status) filter.status = list.filters.status;
     if (list.filters.priority) filter.priority = list.filters.priority;
-    const { items, total } = await (await this.ports.projections.collection(supportTicketsProjection)).find({ filter, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await this.ports.projections.collection(supportTicketsProjection)).find({ filter, ...pageOf(list) });
     return listResult(items.map(toResource), total);
   }
 }

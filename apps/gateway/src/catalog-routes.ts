@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PUBLIC_MODELS, publicModel, type PublicModel } from '../../../libs/domain/gateway/catalog';
 import type { CommandContext } from '../../../libs/eventstore/src/handle-command';
-import { listOf, listResponse, parseListQuery } from '../../../libs/http/src/list-query';
+import { listOf, listResponse, pageOf, parseListQuery } from '../../../libs/http/src/list-query';
 import type { Ports } from '../../../libs/runtime/src/ports';
 import { GATEWAY_CONNECTIONS_LIST, gatewayConnectionsProjection, type GatewayConnectionDoc } from '../../../projections/gateway-connections/gateway-connections.projection';
 import { GATEWAY_CUSTOM_MODELS_LIST, gatewayCustomModelsProjection, type GatewayCustomModelDoc } from '../../../projections/gateway-models/gateway-models.projection';
@@ -95,7 +95,7 @@ export function registerCatalogRoutes(app: FastifyInstance, d: CatalogDeps): voi
     const { org } = await d.organization(req);
     const list = parseListQuery(req.query as Record<string, string>, CONNECTIONS_SPEC, connectionFilter);
     const filter: Record<string, unknown> = { projectId: org.scope, ...list.filters };
-    const { items, total } = await (await ports.projections.collection(gatewayConnectionsProjection)).find({ filter: filter as never, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await ports.projections.collection(gatewayConnectionsProjection)).find({ filter: filter as never, ...pageOf(list) });
     return listResponse(req, list, items.map(connectionRow), total);
   });
   app.get<{ Params: { id: string } }>('/api/providers/:id', async (req) => ({ data: connectionRow(await connectionOf(ports, (await d.organization(req)).org, req.params.id)) }));

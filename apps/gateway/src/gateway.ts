@@ -11,7 +11,7 @@ import { dataScope } from '../../../libs/domain/shared/scope';
 import { AppError } from '../../../libs/application/src/errors';
 import type { Authenticator } from '../../../libs/http/src/auth';
 import { refuseUnstorable, refuseUnstorableBody, refuseUnstorableParams, refuseUnstorableQuery } from '../../../libs/http/src/hostile-input';
-import { listOf, listResponse, parseListQuery, type ListQuery } from '../../../libs/http/src/list-query';
+import { listOf, listResponse, pageOf, parseListQuery, type ListQuery } from '../../../libs/http/src/list-query';
 import type { RateLimitStore } from '../../../libs/http/src/rate-limit';
 import type { TlsPair } from '../../../libs/http/src/tls';
 import type { Ports } from '../../../libs/runtime/src/ports';
@@ -231,7 +231,7 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   app.get('/api/keys', async (req) => {
     const auth = await keyOrSession(req);
     const list = parseListQuery(req.query as Record<string, string>, KEYS_SPEC);
-    const { items, total } = await (await ports.projections.collection(gatewayKeysProjection)).find({ filter: { projectId: scopeOf(auth) }, sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await ports.projections.collection(gatewayKeysProjection)).find({ filter: { projectId: scopeOf(auth) }, ...pageOf(list) });
     return listResponse(req, list, items.map((d) => ({ id: d.id, type: 'keys', attributes: keyAttributes(d) })), total);
   });
   app.patch<{ Params: { id: string } }>('/api/keys/:id', async (req) => {
@@ -260,13 +260,13 @@ export async function createGateway(o: GatewayOptions): Promise<{ app: FastifyIn
   app.get('/api/usage', async (req) => {
     const scope = scopeOf(await keyOrSession(req));
     const list = parseListQuery(req.query as Record<string, string>, USAGE_SPEC, usageFilter);
-    const { items, total } = await (await ports.projections.collection(gatewayUsageProjection)).find({ filter: usageQuery(scope, list), sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await ports.projections.collection(gatewayUsageProjection)).find({ filter: usageQuery(scope, list), ...pageOf(list) });
     return listResponse(req, list, items.map(({ id, _position, projectId: _p, costMicros, ...rest }) => ({ id, type: 'usage', attributes: { ...rest, costUsd: usd(costMicros) } })), total);
   });
   app.get('/api/spend', async (req) => {
     const scope = scopeOf(await keyOrSession(req));
     const list = parseListQuery(req.query as Record<string, string>, SPEND_SPEC, usageFilter);
-    const { items, total } = await (await ports.projections.collection(gatewaySpendProjection)).find({ filter: usageQuery(scope, list), sort: list.sort, skip: list.skip, limit: list.limit });
+    const { items, total } = await (await ports.projections.collection(gatewaySpendProjection)).find({ filter: usageQuery(scope, list), ...pageOf(list) });
     return listResponse(req, list, items.map(({ id, _position, projectId: _p, costMicros, ...rest }) => ({ id, type: 'spend', attributes: { ...rest, costMicros, costUsd: usd(costMicros) } })), total);
   });
 

@@ -23,6 +23,17 @@ export interface ListQuery<F = Record<string, unknown>> {
   sort: SortKey[];
   fields?: SparseFields;
   filters: F;
+  /**
+   * The id of the previous page's last item, when the caller came from it (an HTTP `next` link's
+   * cursor): a store can seek past it instead of skipping `skip` (FindQuery.afterId); `skip` stays
+   * the page's truth, used when the item is gone.
+   */
+  afterId?: string;
+}
+
+/** A list's page as a read-store find takes it: its sort, size, offset and, when known, the item before it. */
+export function pageOf(list: Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>): { sort: SortKey[]; skip: number; limit: number; afterId?: string } {
+  return { sort: list.sort, skip: list.skip, limit: list.limit, ...(list.afterId !== undefined ? { afterId: list.afterId } : {}) };
 }
 
 /** What a list use case returns: one page of items and the total; transports add their paging links. */

@@ -1,4 +1,5 @@
-/** List query parsing (page, limit, sort, fields[type], filters) and the collection envelope. */
+/** List query parsing (page, limit, sort, cursor, fields[type], filters) and the collection envelope. */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ApiErrorItem, invalidQuery } from './errors';
 import { CollectionDocument, Resource, SparseFields, sparse } from './envelope';
@@ -90,6 +91,7 @@ export function unservedSorts(spec: ListSpec): string[] {
 }
 
 export type { ListQuery, SortKey } from '../../application/src/views';
+export { pageOf } from '../../application/src/views';
 
 const FIELDS_PARAM = /^fields\[([^\]]+)\]$/;
 const INT = /^\d{1,9}$/;
@@ -120,7 +122,8 @@ export function parseFields(query: RawQuery, errors: ApiErrorItem[]): SparseFiel
  * multiple of the page size (the API pages, it does not slice).
  */
 export const PAGE_ALIASES = ['page[number]', 'page[size]', 'page[limit]', 'page[offset]'] as const;
-const LIST_PARAMS: readonly string[] = ['page', 'limit', 'sort', ...PAGE_ALIASES];
+/** Every list parameter but the filters and `fields[<type>]` (query-params.ts accepts them on a list route). */
+export const LIST_PARAMS: readonly string[] = ['page', 'limit', 'sort', 'cursor', ...PAGE_ALIASES];
 
 /** Query without the list parameters (what a route's filter schema validates). */
 export function stripListParams(query: RawQuery): RawQuery {
@@ -183,8 +186,54 @@ function parsePaging(query: RawQuery, spec: ListSpec, errors: ApiErrorItem[]): {
   return { page: offset / limit + 1, limit };
 }
 
+// ---------------------------------------------------------------- cursor
+/**
+ * The `cursor` a `next` link carries beside its page number: the id of the page's last item (the
+ * store seeks past it instead of skipping, FindQuery.afterId) and what it belongs to: the page it
+ * leads to, the page size, the sort and the filters (a digest). base64url JSON, opaque to clients.
+ */
+interface Cursor { p: number; l: number; s: string; f: string; id: string }
+
+/** What a list request's cursor must match, and what its `next` link's cursor says; set on lists an index orders (see `ListOrder`). */
+export interface CursorScope { sort: string; filters: string }
+
+/** A digest of the parsed filters (keys in order): a cursor answers only the filters it came from. */
+function filterDigest(filters: unknown): string {
+  const canon = (v: unknown): unknown =>
+    v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])])) : v;
+  return createHash('sha256').update(JSON.stringify(canon(filters ?? {})) ?? '').digest('base64url').slice(0, 16);
+}
+
+export function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+const CURSOR = z.strictObject({ p: z.number().int().min(2), l: z.number().int().min(1), s: z.string(), f: z.string(), id: z.string().min(1) });
+
+/** The id a request's `cursor` seeks past, or an error: unreadable, or from another page, size, sort or filter. */
+function parseCursor(raw: unknown, at: { page: number; limit: number; scope: CursorScope }, errors: ApiErrorItem[]): string | undefined {
+  const v = first(raw);
+  if (v === undefined) return undefined;
+  const fail = (detail: string) => void errors.push({ detail, source: { parameter: 'cursor' } });
+  let decoded: unknown;
+  try {
+    decoded = typeof v === 'string' && /^[A-Za-z0-9_-]{1,2048}$/.test(v) ? JSON.parse(Buffer.from(v, 'base64url').toString('utf8')) : undefined;
+  } catch {
+    decoded = undefined;
+  }
+  const c = CURSOR.safeParse(decoded);
+  if (!c.success) return fail('cursor is not one this API issued: follow the links.next of the page before, or drop cursor to page by number');
+  if (c.data.s !== at.scope.sort) return fail('cursor belongs to another sort than this request\'s');
+  if (c.data.f !== at.scope.filters) return fail('cursor belongs to other filters than this request\'s');
+  if (c.data.p !== at.page || c.data.l !== at.limit) return fail(`cursor leads to page ${c.data.p} of ${c.data.l} items; this request asks for page ${at.page} of ${at.limit}`);
+  return c.data.id;
+}
+
+/** A list query as the HTTP edge parsed it: `scope` (on lists an index orders) lets the `next` link carry a cursor. */
+export type HttpListQuery<F = Record<string, unknown>> = ListQuery<F> & { scope?: CursorScope };
+
 /** Throws 400 INVALID_QUERY (one error per offending parameter) on bad input. */
-export function parseListQuery<F = Record<string, unknown>>(query: RawQuery, spec: ListSpec, filterSchema?: z.ZodType<F>): ListQuery<F> {
+export function parseListQuery<F = Record<string, unknown>>(query: RawQuery, spec: ListSpec, filterSchema?: z.ZodType<F>): HttpListQuery<F> {
   const errors: ApiErrorItem[] = [];
   const { page, limit } = parsePaging(query, spec, errors);
   const sortRaw = first(query.sort);
@@ -198,30 +247,44 @@ export function parseListQuery<F = Record<string, unknown>>(query: RawQuery, spe
     if (r.success) filters = r.data;
     else errors.push(...parameterErrors(r.error));
   }
+  // Only lists an index orders take a cursor (an in-memory list slices its whole match anyway).
+  const scope = 'shapes' in spec.order && !errors.length ? { sort: showSort(sort), filters: filterDigest(filters) } : undefined;
+  const afterId = scope ? parseCursor(query.cursor, { page, limit, scope }, errors) : undefined;
   if (errors.length) throw invalidQuery(errors);
-  return { page, limit, skip: (page - 1) * limit, sort, fields, filters };
+  return { page, limit, skip: (page - 1) * limit, sort, fields, filters, ...(afterId ? { afterId } : {}), ...(scope ? { scope } : {}) };
 }
 
 // ---------------------------------------------------------------- response
 /** The bits of a request needed for absolute links (Fastify's request satisfies it). */
 export interface LinkRequest { protocol: string; host: string; url: string }
 
-export function pageLink(req: LinkRequest, page: number, limit: number): string {
+export function pageLink(req: LinkRequest, page: number, limit: number, cursor?: string): string {
   const u = new URL(req.url, `${req.protocol}://${req.host}`);
   // links always carry page and limit: an alias the client sent would contradict them
   for (const alias of PAGE_ALIASES) u.searchParams.delete(alias);
+  u.searchParams.delete('cursor');
   u.searchParams.set('page', String(page));
   u.searchParams.set('limit', String(limit));
+  if (cursor) u.searchParams.set('cursor', cursor);
   return u.toString();
 }
 
-/** Builds `{ data, meta: {page, limit, total, totalPages}, links }` for a list route. */
-export function listResponse<A extends object>(req: LinkRequest, list: Pick<ListQuery, 'page' | 'limit' | 'fields'>, items: Resource<A>[], total: number): CollectionDocument<Partial<A>> {
+/**
+ * Builds `{ data, meta: {page, limit, total, totalPages}, links }` for a list route. On a list an
+ * index orders (`scope`), `next` also carries a cursor: the page's last id, which the store seeks
+ * past instead of skipping the pages before (the page number stays, and answers the same page).
+ */
+export function listResponse<A extends object>(req: LinkRequest, list: Pick<HttpListQuery, 'page' | 'limit' | 'fields' | 'scope'>, items: Resource<A>[], total: number): CollectionDocument<Partial<A>> {
   const totalPages = Math.ceil(total / list.limit);
   const last = Math.max(1, totalPages);
   const links: CollectionDocument['links'] = { first: pageLink(req, 1, list.limit), last: pageLink(req, last, list.limit) };
   if (list.page > 1) links.prev = pageLink(req, Math.min(list.page - 1, last), list.limit);
-  if (list.page < last) links.next = pageLink(req, list.page + 1, list.limit);
+  if (list.page < last) {
+    const tail = items[items.length - 1]?.id;
+    // Only a full page's last item is where the next page starts.
+    const cursor = list.scope && tail && items.length === list.limit ? encodeCursor({ p: list.page + 1, l: list.limit, s: list.scope.sort, f: list.scope.filters, id: tail }) : undefined;
+    links.next = pageLink(req, list.page + 1, list.limit, cursor);
+  }
   return {
     data: items.map((i) => sparse(i, list.fields)),
     meta: { page: list.page, limit: list.limit, total, totalPages },

@@ -81,6 +81,13 @@ function parameters(r: RegisteredRoute): Json[] {
       { ...alias('page[limit]', 'limit'), schema: { type: 'integer', minimum: 1, maximum: 100 } },
       { name: 'page[offset]', in: 'query', description: 'JSON:API alias of `page`: zero-based item offset, a multiple of the page size (`page` = offset / size + 1)', schema: { type: 'integer', minimum: 0 } },
       { name: 'sort', in: 'query', description: `Comma-separated; prefix '-' for descending. Fields: ${r.list.sortFields.join(', ')}`, schema: { type: 'string', default: r.list.defaultSort ?? '-createdAt' } },
+      {
+        name: 'cursor',
+        in: 'query',
+        description:
+          'Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY.',
+        schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
+      },
       { name: `fields[${r.list.type}]`, in: 'query', description: 'Sparse fieldset: comma-separated attribute names', schema: { type: 'string' } },
     );
   }

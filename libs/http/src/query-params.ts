@@ -8,14 +8,14 @@
 import { z } from 'zod';
 import type { ApiErrorItem } from './errors';
 import { invalidQuery } from './errors';
-import { PAGE_ALIASES } from './list-query';
+import { LIST_PARAMS as LIST_PARAM_NAMES } from './list-query';
 import { takesAsOf, type RegisteredRoute } from './route';
 
 type RawQuery = Record<string, unknown>;
 
 const FILTER_ALIAS = /^filter\[([^\]]+)\]$/;
 const FIELDS_PARAM = /^fields\[[^\]]+\]$/;
-const LIST_PARAMS: ReadonlySet<string> = new Set(['page', 'limit', 'sort', ...PAGE_ALIASES]);
+const LIST_PARAMS: ReadonlySet<string> = new Set(LIST_PARAM_NAMES);
 
 const names = new WeakMap<z.ZodType, readonly string[]>();
 

@@ -265,7 +265,9 @@ describe('lists', () => {
     expect(r.json.data[0]).toMatchObject({ id: 'w_11', type: 'widgets', attributes: { color: 'blue' } });
     const base = url.replace(/\/$/, '');
     const link = (p: number) => `${base}/v1/widgets?page=${p}&limit=10&color=blue&sort=name`;
-    expect(r.json.links).toEqual({ first: link(1), last: link(5), prev: link(1), next: link(3) });
+    // next also carries the cursor (the page's last item) that spares the store skipping pages 1 and 2
+    expect(r.json.links).toEqual({ first: link(1), last: link(5), prev: link(1), next: expect.stringMatching(/&cursor=[A-Za-z0-9_-]+$/) });
+    expect(r.json.links.next.replace(/&cursor=.*$/, '')).toBe(link(3));
   });
 
   it('omits prev on page 1 and next on the last page; last=1 when empty', async () => {

@@ -1,5 +1,6 @@
 /** A list route's settings derived from its read model's list shapes (listOf), and what refuses a sort no shape serves. */
-import { inMemoryList, listOf, parseListQuery, unservedSorts, type ListSpec } from '../src/list-query';
+import { z } from 'zod';
+import { inMemoryList, listOf, listResponse, parseListQuery, unservedSorts, type ListSpec } from '../src/list-query';
 import { ApiRoute } from '../src/route';
 import type { ListShape } from '../../readstore/src/list-shapes';
 
@@ -52,5 +53,65 @@ describe('unservedSorts', () => {
 
   it('an in-memory list says why', () => {
     expect(() => inMemoryList('x', ['name'], ' ')).toThrow(/say why/);
+  });
+});
+
+describe('cursor', () => {
+  const spec = listOf('widgets', [widgets, byColor]);
+  const filters = z.object({ color: z.string().optional() });
+  const req = { protocol: 'http', host: 'api.test', url: '/v1/widgets?color=red&limit=2' };
+  const items = [{ id: 'w1', type: 'widgets', attributes: {} }, { id: 'w2', type: 'widgets', attributes: {} }];
+  /** The cursor of page 1's `next` link for `query`, and that link's own query. */
+  const nextOf = (query: Record<string, string>) => {
+    const list = parseListQuery(query, spec, filters);
+    const next = new URL(listResponse(req, list, items, 10).links.next!);
+    return Object.fromEntries(next.searchParams);
+  };
+  const problem = (query: Record<string, unknown>) => {
+    try {
+      parseListQuery(query, spec, filters);
+    } catch (e) {
+      const err = e as { status?: number; body?: unknown; errors?: unknown };
+      return JSON.stringify(err);
+    }
+    return 'no error';
+  };
+
+  it('rides on the next link beside its page number and turns into the id the store seeks past', () => {
+    const next = nextOf({ color: 'red', limit: '2' });
+    expect(next).toMatchObject({ color: 'red', page: '2', limit: '2', cursor: expect.any(String) });
+    const list = parseListQuery(next, spec, filters);
+    expect(list).toMatchObject({ page: 2, limit: 2, skip: 2, afterId: 'w2' });
+    // the page's first and last links page by number only
+    const doc = listResponse(req, list, items, 10);
+    expect(doc.links.first).not.toContain('cursor=');
+    expect(doc.links.prev).not.toContain('cursor=');
+    expect(doc.links.next).toContain('cursor=');
+  });
+
+  it('is 400 INVALID_QUERY naming cursor when it does not parse, or belongs to another sort, filter, page or size', () => {
+    const next = nextOf({ color: 'red', limit: '2' });
+    const cases: Record<string, string>[] = [
+      { ...next, cursor: 'not a cursor' },
+      { ...next, cursor: 'eyJ4IjoxfQ' }, // {"x":1}
+      { ...next, cursor: Buffer.from('{"p":2').toString('base64url') },
+      { ...next, sort: 'name' },
+      { ...next, color: 'blue' },
+      { ...next, page: '3' },
+      { ...next, limit: '3' },
+    ];
+    for (const query of cases) {
+      const p = problem(query);
+      expect({ query, p }).toEqual({ query, p: expect.stringContaining('cursor') });
+      expect(() => parseListQuery(query, spec, filters)).toThrow(expect.objectContaining({ status: 400 }));
+    }
+    expect(problem(next)).toBe('no error');
+  });
+
+  it('is neither issued nor read on a list sorted in memory', () => {
+    const mem = inMemoryList('widgets', ['name'], 'a small derived view');
+    const list = parseListQuery({ limit: '2' }, mem);
+    expect(listResponse(req, list, items, 10).links.next).not.toContain('cursor=');
+    expect(parseListQuery({ limit: '2', page: '2', cursor: 'whatever' }, mem).afterId).toBeUndefined();
   });
 });

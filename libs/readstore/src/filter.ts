@@ -141,7 +141,25 @@ export function normalizeQuery(query: FindQuery | undefined): NormalizedQuery {
   const skip = validateCount(q.skip, 'skip') ?? 0;
   const out: NormalizedQuery = { filter: validateFilter(q.filter), sort, skip, limit: validateCount(q.limit, 'limit') };
   if (q.after !== undefined) out.after = validateAfter(q, sort, skip);
+  if (q.afterId !== undefined && (typeof q.afterId !== 'string' || q.after !== undefined)) throw new InvalidQueryError('afterId must be a string id, without after');
   return out;
+}
+
+/**
+ * `q` seeking past `doc` (FindQuery.afterId's document, read by the adapter) instead of skipping:
+ * when the document exists, matches the filter and holds a string, number or boolean under each
+ * sort key. Otherwise `q` unchanged (its `skip` applies).
+ */
+export function seekPast(q: NormalizedQuery, doc: ReadDoc | null): NormalizedQuery {
+  if (!doc || q.after || !compileFilter(q.filter)(doc)) return q;
+  const values: Array<string | number | boolean> = [];
+  for (const k of q.sort) {
+    const found = resolvePath(doc, k.field);
+    const v = found.length === 1 ? found[0] : undefined;
+    if (typeof v !== 'string' && typeof v !== 'boolean' && !(typeof v === 'number' && Number.isFinite(v))) return q;
+    values.push(v);
+  }
+  return { ...q, skip: 0, after: values };
 }
 
 /** The values of `query.after` under each sort key (id included), checked (see FindQuery.after). */

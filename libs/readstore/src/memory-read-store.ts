@@ -12,11 +12,11 @@
  * matching its equalities (or the whole collection) and sorts.
  */
 import { DuplicateKeyError, InvalidDocumentError, InvalidQueryError } from './errors';
-import { compareValues, compileFilter, compileSort, compareStrings, indexName, normalizeQuery, resolvePath, typeRank, validateDoc, validateIndexSpec, MISSING, type NormalizedQuery } from './filter';
+import { compareValues, compileFilter, compileSort, compareStrings, indexName, normalizeQuery, resolvePath, seekPast, typeRank, validateDoc, validateIndexSpec, MISSING, type NormalizedQuery } from './filter';
 import { META_COLLECTION } from './filter';
 import { keyWithId, servesOrder } from './list-shapes';
 import { OrderedIndex, type Entry } from './ordered-index';
-import type { Filter, FindQuery, FindResult, IndexSpec, ReadCollection, ReadDoc, ReadStore, Scalar, SortKey, WriteOp } from './read-store.port';
+import type { Filter, FindQuery, FindResult, FindStats, IndexSpec, ReadCollection, ReadDoc, ReadStore, Scalar, SortKey, WriteOp } from './read-store.port';
 
 /** Canonical string for an index key value (numbers are numbers whatever their spelling). */
 function keyPart(v: unknown): string {
@@ -278,7 +278,8 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   private indexes: IndexSpec[] = [];
   private ordered: OrderedListIndex[] = [];
 
-  constructor(readonly name: string) {}
+  /** `stats`: shared by every collection of a store (MemoryReadStore.stats). */
+  constructor(readonly name: string, private readonly stats: FindStats = { seeks: 0, skipped: 0 }) {}
 
   get size(): number {
     return this.docs.size;
@@ -318,47 +319,66 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   }
 
   async find(query: FindQuery): Promise<FindResult<T>> {
-    const q = normalizeQuery(query);
+    let q = normalizeQuery(query);
+    // Where the page starts in the whole match (a seek's `skip` is 0): the uncounted `total` is offset + items.
+    const offset = q.skip;
+    if (query.afterId !== undefined) q = seekPast(q, this.docs.get(query.afterId) ?? null);
+    if (q.after) this.stats.seeks++;
+    this.stats.skipped += q.skip;
     const wantTotal = query.withTotal !== false;
     const conds = classify(q.filter);
-    if (!conds) return { items: [], total: wantTotal ? 0 : q.skip };
+    if (!conds) return { items: [], total: wantTotal ? 0 : offset };
     const plan = this.plan(q, conds);
-    if (plan.kind === 'scan') return this.scan(q, plan.source, wantTotal);
+    if (plan.kind === 'scan') return this.scan(q, plan.source, wantTotal, offset);
 
     const end = q.limit === undefined ? Infinity : q.skip + q.limit;
     const items: T[] = [];
-    if (q.after) {
-      // Keyset seek (withTotal false, skip 0): walk the index in order, past the entries up to `after`.
-      const pred = compileFilter(q.filter);
-      const seek = afterPredicate<T>(q.sort, q.after);
-      if (q.limit !== 0)
-        for (const id of this.walk(plan, 0, Infinity)) {
-          const doc = this.docs.get(id)!;
-          if (!seek(doc) || !pred(doc)) continue;
-          items.push(clone(doc));
-          if (items.length >= end) break;
-        }
-      return { items, total: items.length };
-    }
+    // A keyset seek (skip 0) starts each range at the first entry after the key: the page costs its own entries.
+    const from = q.after ? { ...plan, ranges: this.seekRanges(plan, q.sort, q.after) } : plan;
     if (plan.residual.length === 0) {
-      // Every entry of the ranges matches: the page is positions [skip, skip + limit).
-      if (q.limit !== 0) for (const id of this.walk(plan, q.skip, end)) items.push(clone(this.docs.get(id)!));
-      return { items, total: wantTotal ? plan.size : q.skip + items.length };
+      // Every entry of the ranges matches: the page is positions [skip, skip + limit) (of what follows the seek's key).
+      if (q.limit !== 0) for (const id of this.walk(from, q.skip, end)) items.push(clone(this.docs.get(id)!));
+      return { items, total: wantTotal ? plan.size : offset + items.length };
     }
     const pred = compileFilter(q.filter);
-    const counted = wantTotal ? this.countByRanges(conds) : null;
-    // Walk past the page only when the matches must be counted one by one.
+    let counted = wantTotal ? this.countByRanges(conds) : null;
+    // Walk past the page only when the matches must be counted one by one (from the ranges' start: a seek's pages before count too).
+    if (wantTotal && counted === null && q.after) {
+      counted = 0;
+      for (const id of this.walk(plan, 0, Infinity)) if (pred(this.docs.get(id)!)) counted++;
+    }
     const walkAll = wantTotal && counted === null;
     let matched = 0;
     if (q.limit !== 0 || walkAll)
-      for (const id of this.walk(plan, 0, Infinity)) {
+      for (const id of this.walk(from, 0, Infinity)) {
         const doc = this.docs.get(id)!;
         if (!pred(doc)) continue;
         if (matched >= q.skip && matched < end) items.push(clone(doc));
         matched++;
         if (matched >= end && !walkAll) break;
       }
-    return { items, total: !wantTotal ? q.skip + items.length : (counted ?? matched) };
+    return { items, total: !wantTotal ? offset + items.length : (counted ?? matched) };
+  }
+
+  /**
+   * Each of the plan's ranges cut to the entries after `values` in the query's order. Within a range
+   * the prefix fields are fixed and the rest of the index key is the sort (servesOrder), so the
+   * seek's position is one index entry (the range's prefix values, then the seek's) and its place
+   * one `lowerBound`: O(log n) per range, no walk from the range start and no document read.
+   */
+  private seekRanges(plan: IndexPlan, sort: SortKey[], values: ReadonlyArray<string | number | boolean>): Array<[number, number]> {
+    const { index, prefix, reverse } = plan;
+    const valueOf = new Map(sort.map((k, i) => [k.field, values[i]]));
+    const out: Array<[number, number]> = [];
+    for (const [lo, hi] of plan.ranges) {
+      const head = index.tree.at(lo)!;
+      const target: Entry = index.key.map((k, i) => (i < prefix ? head[i] : valueOf.get(k.field)));
+      // Forward, "after" is above the target in index order; backward, below it.
+      const at = reverse ? index.tree.lowerBound((e) => index.cmp(e, target) < 0) : index.tree.lowerBound((e) => index.cmp(e, target) <= 0);
+      const cut: [number, number] = reverse ? [lo, Math.min(hi, at)] : [Math.max(lo, at), hi];
+      if (cut[1] > cut[0]) out.push(cut);
+    }
+    return out;
   }
 
   /** Ids of the entries at merged positions [from, to) of the plan's ranges, in the query's order. */
@@ -496,37 +516,39 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
   }
 
   /** Filters the source (an indexed range, or every document) and sorts the matches. */
-  private scan(q: NormalizedQuery, source: RangeSource | null, wantTotal: boolean): FindResult<T> {
-    const filter = compileFilter(q.filter);
-    const seek = q.after ? afterPredicate<T>(q.sort, q.after) : null;
-    const pred = seek ? (d: T) => seek(d) && filter(d) : filter;
-    const matched: T[] = [];
+  private scan(q: NormalizedQuery, source: RangeSource | null, wantTotal: boolean, offset: number): FindResult<T> {
+    const pred = compileFilter(q.filter);
+    const all: T[] = [];
     if (source) {
       const idAt = source.index.key.findIndex((k) => k.field === 'id');
       for (const [lo, hi] of source.ranges)
         for (const e of source.index.tree.walk(lo, hi)) {
           const d = this.docs.get(e[idAt] as string)!;
-          if (pred(d)) matched.push(d);
+          if (pred(d)) all.push(d);
         }
-    } else for (const d of this.docs.values()) if (pred(d)) matched.push(d);
-    const total = matched.length;
-    if (q.limit === 0 || q.skip >= total) return { items: [], total: wantTotal ? total : q.skip };
+    } else for (const d of this.docs.values()) if (pred(d)) all.push(d);
+    // `total` counts the whole match; a seek's page comes from what follows its key.
+    const seek = q.after ? afterPredicate<T>(q.sort, q.after) : null;
+    const matched = seek ? all.filter(seek) : all;
+    const total = all.length;
+    const n = matched.length;
+    if (q.limit === 0 || q.skip >= n) return { items: [], total: wantTotal ? total : offset };
 
     const sort = compileSort<T>(q.sort);
     const idOnly = q.sort.length === 1 && q.sort[0]!.field === 'id';
-    const end = q.limit === undefined ? total : Math.min(total, q.skip + q.limit);
+    const end = q.limit === undefined ? n : Math.min(n, q.skip + q.limit);
     let page: T[];
     if (idOnly) {
       const dir = q.sort[0]!.direction;
       const cmp = (a: T, b: T) => dir * compareStrings(a.id, b.id);
-      page = end < total / 4 ? topK(matched, end, cmp) : matched.sort(cmp);
+      page = end < n / 4 ? topK(matched, end, cmp) : matched.sort(cmp);
     } else {
       const keyed = matched.map((doc) => ({ doc, keys: sort.keys(doc) }));
       const cmp = (a: (typeof keyed)[number], b: (typeof keyed)[number]) => sort.compare(a.keys, b.keys);
-      page = (end < total / 4 ? topK(keyed, end, cmp) : keyed.sort(cmp)).map((e) => e.doc);
+      page = (end < n / 4 ? topK(keyed, end, cmp) : keyed.sort(cmp)).map((e) => e.doc);
     }
     const items = page.slice(q.skip, end).map(clone);
-    return { items, total: wantTotal ? total : q.skip + items.length };
+    return { items, total: wantTotal ? total : offset + items.length };
   }
 
   async write(ops: WriteOp<T>[]): Promise<void> {
@@ -602,6 +624,8 @@ function sizeOf(ranges: Array<[number, number]>): number {
 
 export class MemoryReadStore implements ReadStore {
   readonly kind = 'memory' as const;
+  /** Seeks taken and documents skipped by the finds of every collection (tests prove a cursor page skips nothing). */
+  readonly stats: FindStats = { seeks: 0, skipped: 0 };
   private readonly collections = new Map<string, MemoryReadCollection<ReadDoc>>();
   private readonly meta = new Map<string, unknown>();
 
@@ -610,7 +634,7 @@ export class MemoryReadStore implements ReadStore {
     if (physicalName === META_COLLECTION) throw new InvalidQueryError(`collection name ${META_COLLECTION} is reserved for meta data`);
     let c = this.collections.get(physicalName);
     if (!c) {
-      c = new MemoryReadCollection<ReadDoc>(physicalName);
+      c = new MemoryReadCollection<ReadDoc>(physicalName, this.stats);
       this.collections.set(physicalName, c);
     }
     return c as unknown as ReadCollection<T>;

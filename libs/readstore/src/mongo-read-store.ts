@@ -7,9 +7,9 @@
  */
 import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { DuplicateKeyError, InvalidQueryError } from './errors';
-import { indexName, normalizeQuery, validateDoc, validateFilter, validateIndexSpec } from './filter';
+import { indexName, normalizeQuery, seekPast, validateDoc, validateFilter, validateIndexSpec } from './filter';
 import { META_COLLECTION } from './filter';
-import type { Filter, FindQuery, FindResult, IndexSpec, ReadCollection, ReadDoc, ReadStore, SortKey, WriteOp } from './read-store.port';
+import type { Filter, FindQuery, FindResult, FindStats, IndexSpec, ReadCollection, ReadDoc, ReadStore, SortKey, WriteOp } from './read-store.port';
 
 type Stored = Document & { _id: string };
 
@@ -38,6 +38,15 @@ export function seekFilter(sort: SortKey[], values: ReadonlyArray<string | numbe
     return branch;
   });
   return branches.length === 1 ? branches[0]! : { $or: branches };
+}
+
+/**
+ * `filter` AND `seek`, at the top level where no field (or `$or`) of the two meets: FerretDB v1
+ * pushes only top-level equalities down to PostgreSQL, so the query's `projectId` stays an indexed
+ * lookup instead of a scan of the collection; `$and` only where they share a field.
+ */
+export function withSeek(filter: Document, seek: Document): Document {
+  return Object.keys(seek).some((k) => k in filter) ? { $and: [filter, seek] } : { ...filter, ...seek };
 }
 
 export function toMongoSort(sort: SortKey[]): [string, 1 | -1][] {
@@ -122,6 +131,8 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
     readonly name: string,
     private readonly writeGate: WriteGate = new WriteGate(),
     private readonly lookups: LookupStrategy = { perIdLookups: false, concurrency: 1 },
+    /** Shared by every collection of a store (MongoReadStore.stats). */
+    private readonly stats: FindStats = { seeks: 0, skipped: 0 },
   ) {}
 
   /** On the store's current client (a stuck one is replaced, see MongoReadStore). */
@@ -166,17 +177,24 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
   }
 
   async find(query: FindQuery): Promise<FindResult<T>> {
-    const q = normalizeQuery(query);
-    const filter = q.after ? { $and: [toMongoFilter(q.filter), seekFilter(q.sort, q.after)] } : toMongoFilter(q.filter);
+    let q = normalizeQuery(query);
+    // Where the page starts in the whole match (a seek's `skip` is 0): the uncounted `total` is offset + items.
+    const offset = q.skip;
+    if (query.afterId !== undefined) q = seekPast(q, await this.get(query.afterId));
+    const matching = toMongoFilter(q.filter);
+    const filter = q.after ? withSeek(matching, seekFilter(q.sort, q.after)) : matching;
+    if (q.after) this.stats.seeks++;
+    this.stats.skipped += q.skip;
     if (query.withTotal === false) {
-      if (q.limit === 0) return { items: [], total: q.skip };
+      if (q.limit === 0) return { items: [], total: offset };
       let cursor = this.coll.find(filter, { sort: toMongoSort(q.sort) });
       if (q.skip > 0) cursor = cursor.skip(q.skip);
       if (q.limit !== undefined) cursor = cursor.limit(q.limit);
       const docs = await cursor.toArray();
-      return { items: docs.map((d) => fromStored<T>(d)), total: q.skip + docs.length };
+      return { items: docs.map((d) => fromStored<T>(d)), total: offset + docs.length };
     }
-    const countP = this.coll.countDocuments(filter);
+    // `total` counts the whole match: a seek (afterId) passes over the pages before it, they still count.
+    const countP = this.coll.countDocuments(matching);
     if (q.limit === 0) return { items: [], total: await countP };
     let cursor = this.coll.find(filter, { sort: toMongoSort(q.sort) });
     if (q.skip > 0) cursor = cursor.skip(q.skip);
@@ -291,6 +309,8 @@ const RETIRE_MS = 10_000;
 
 export class MongoReadStore implements ReadStore {
   private readonly writeGate = new WriteGate();
+  /** Seeks taken and documents skipped by the finds of every collection (tests prove a cursor page skips nothing). */
+  readonly stats: FindStats = { seeks: 0, skipped: 0 };
   private lookups: LookupStrategy = { perIdLookups: false, concurrency: 1 };
   readonly kind = 'mongodb' as const;
   /** `ferretdb v1.24.2` or `mongodb 7.0.x`, from buildInfo at connect. */
@@ -396,7 +416,7 @@ export class MongoReadStore implements ReadStore {
 
   collection<T extends ReadDoc = ReadDoc>(physicalName: string): ReadCollection<T> {
     if (physicalName === META_COLLECTION) throw new InvalidQueryError(`collection name ${META_COLLECTION} is reserved for meta data`);
-    return new MongoReadCollection<T>(() => this.current, physicalName, this.writeGate, this.lookups);
+    return new MongoReadCollection<T>(() => this.current, physicalName, this.writeGate, this.lookups, this.stats);
   }
 
   async getMeta<T = unknown>(key: string): Promise<T | null> {

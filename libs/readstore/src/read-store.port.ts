@@ -48,9 +48,23 @@ export interface FindQuery {
    * Each of its sort fields must hold a string, number or boolean, the type every matched document
    * has there (MongoDB compares within a type). Needs `withTotal: false` and no `skip`: a seek
    * counts nothing and skips nothing, so a page costs its own entries on an index, not the pages
-   * before it. The public page/limit lists keep `skip` (their links are page numbers).
+   * before it. The public page/limit lists use `afterId` instead (they need `total` and a fallback).
    */
   after?: Record<string, unknown>;
+  /**
+   * A page of a public page/limit list reached from the page before it (its `next` link's cursor):
+   * the id of that page's last item. When that document still exists, matches `filter` and holds a
+   * string, number or boolean under each sort field, the adapter seeks past it (as `after`, no skip)
+   * and still counts `total` (unless `withTotal: false`); otherwise `skip` applies. Either way the
+   * answer is the page `skip` names on unchanged data; the seek only spares the pages before it.
+   */
+  afterId?: string;
+}
+
+/** What an adapter's finds did, for tests and diagnostics: seeks taken (`after`, `afterId`) and the documents `skip` asked to pass over. */
+export interface FindStats {
+  seeks: number;
+  skipped: number;
 }
 
 export interface FindResult<T> {
@@ -84,6 +98,8 @@ export interface ReadCollection<T extends ReadDoc = ReadDoc> {
 
 export interface ReadStore {
   readonly kind: 'mongodb' | 'memory';
+  /** Seeks and skips of its finds so far (tests and diagnostics), where the adapter counts them. */
+  readonly stats?: FindStats;
   /** A physical collection by its exact name (see ProjectionCollections for logical names). */
   collection<T extends ReadDoc = ReadDoc>(physicalName: string): ReadCollection<T>;
   /** Small key-value area for checkpoints and the logical→physical collection map. */

@@ -645,6 +645,90 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
       });
     });
 
+    describe('page by the previous page\'s last id (afterId)', () => {
+      type Row = Doc & { projectId: string; status: string; createdAt: string; name: string };
+      // 45 rows, 5 distinct createdAt and 3 names: long runs of ties that only the id orders.
+      const rows: Row[] = Array.from({ length: 45 }, (_, i) => ({
+        id: `a${String((i * 29) % 45).padStart(2, '0')}`,
+        _position: i + 1,
+        projectId: i % 5 === 0 ? 'p2' : 'p1',
+        status: ['active', 'stopped', 'terminated'][i % 3]!,
+        createdAt: `2026-02-0${1 + (i % 5)}T00:00:00.000Z`,
+        name: ['web', 'db', 'cache'][i % 3]!,
+      }));
+      const by = (field: string, direction: 1 | -1): SortKey => ({ field, direction });
+      const sorts: SortKey[][] = [[by('createdAt', -1)], [by('createdAt', 1)], [by('name', 1)], [by('name', -1)]];
+      const filters: Filter[] = [{ projectId: 'p1' }, { projectId: 'p1', status: { $ne: 'terminated' } }, { projectId: 'p1', status: { $in: ['stopped', 'active'] } }];
+      const indexes = [
+        { fields: [by('projectId', 1), by('createdAt', -1), by('id', 1)] },
+        { fields: [by('projectId', 1), by('createdAt', 1), by('id', 1)] },
+        { fields: [by('projectId', 1), by('name', 1), by('id', 1)] },
+        { fields: [by('projectId', 1), by('name', -1), by('id', 1)] },
+        // `status $in` with the createdAt sorts: one range per status, merged (the memory store seeks in each)
+        { fields: [by('projectId', 1), by('status', 1), by('createdAt', -1), by('id', 1)] },
+      ];
+
+      it('walks every page by the last id exactly as skip pages it, with the same totals, asc and desc', async () => {
+        const c = fresh<Row>();
+        await c.ensureIndexes(indexes);
+        await c.write(rows.map((doc) => ({ kind: 'put' as const, doc })));
+        const limit = 4;
+        const stats = store().stats!;
+        const before = { ...stats };
+        let seeks = 0;
+        let skips = 0;
+        for (const filter of filters)
+          for (const sort of sorts) {
+            const skipped: Array<{ ids: string[]; total: number }> = [];
+            const sought: Array<{ ids: string[]; total: number }> = [];
+            let last: string | undefined;
+            for (let page = 0; page < 20; page++) {
+              const bySkip = await c.find({ filter, sort, skip: page * limit, limit });
+              const bySeek = await c.find({ filter, sort, skip: page * limit, limit, ...(last ? { afterId: last } : {}) });
+              skips += page * limit;
+              if (last) seeks++;
+              skipped.push({ ids: bySkip.items.map((d) => d.id), total: bySkip.total });
+              sought.push({ ids: bySeek.items.map((d) => d.id), total: bySeek.total });
+              if (bySeek.items.length < limit) break;
+              last = bySeek.items[bySeek.items.length - 1]!.id;
+            }
+            expect({ filter, sort, pages: sought }).toEqual({ filter, sort, pages: skipped });
+            const all = (await c.find({ filter, sort })).items.map((d) => d.id);
+            expect(sought.flatMap((p) => p.ids)).toEqual(all);
+            expect(all.length).toBeGreaterThan(3 * limit);
+          }
+        // Every page after the first was sought, not skipped to: only the skip-paged reads skipped.
+        expect({ seeks: stats.seeks - before.seeks, skipped: stats.skipped - before.skipped }).toEqual({ seeks, skipped: skips });
+      });
+
+      it('falls back to skip when the last id is gone, matches no more, or names another tenant\'s document', async () => {
+        const c = fresh<Row>();
+        await c.ensureIndexes(indexes);
+        await c.write(rows.map((doc) => ({ kind: 'put' as const, doc })));
+        const filter = { projectId: 'p1' };
+        const sort = [by('createdAt', 1)];
+        const page2 = await c.find({ filter, sort, skip: 4, limit: 4 });
+        const foreign = rows.find((r) => r.projectId === 'p2')!.id;
+        for (const afterId of ['nope', foreign]) expect(await c.find({ filter, sort, skip: 4, limit: 4, afterId })).toEqual(page2);
+        await expect(c.find({ filter, sort, afterId: 5 as never })).rejects.toThrow(InvalidQueryError);
+      });
+
+      it('counts nothing when asked not to, and still seeks', async () => {
+        const c = fresh<Row>();
+        await c.ensureIndexes(indexes);
+        await c.write(rows.map((doc) => ({ kind: 'put' as const, doc })));
+        const filter = { projectId: 'p1' };
+        const sort = [by('name', -1)];
+        const all = (await c.find({ filter, sort })).items;
+        const skippedBefore = store().stats!.skipped;
+        const page = await c.find({ filter, sort, skip: 8, limit: 4, afterId: all[7]!.id, withTotal: false });
+        expect(page.items.map((d) => d.id)).toEqual(all.slice(8, 12).map((d) => d.id));
+        // uncounted, total reads as where the page ends, as with skip
+        expect(page.total).toBe(12);
+        expect(store().stats!.skipped).toBe(skippedBefore);
+      });
+    });
+
     describe('meta', () => {
       it('gets and sets objects, numbers and strings; absent keys are null', async () => {
         const s = store();

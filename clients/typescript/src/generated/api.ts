@@ -5693,6 +5693,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[plans]"?: string;
                 category?: "bare-metal" | "bare-metal-gpu" | "virtual-machine" | "virtual-machine-gpu";
@@ -5792,6 +5794,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, country */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[regions]"?: string;
                 providerKind?: "provider_baremetal" | "provider_multicloud" | "provider_publiccloud";
@@ -5888,6 +5892,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[operating-systems]"?: string;
             };
@@ -5978,6 +5984,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[operating-systems]"?: string;
             };
@@ -6068,6 +6076,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-categories]"?: string;
             };
@@ -6119,6 +6129,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-tiers]"?: string;
             };
@@ -6170,6 +6182,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[macroregions]"?: string;
             };
@@ -6221,6 +6235,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, country, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[cities]"?: string;
                 region?: string;
@@ -6275,6 +6291,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-offers]"?: string;
                 category?: "bare-metal" | "bare-metal-gpu" | "virtual-machine" | "virtual-machine-gpu";
@@ -6374,6 +6392,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[os-versions]"?: string;
                 category?: "bare-metal" | "bare-metal-gpu" | "virtual-machine" | "virtual-machine-gpu";
@@ -6428,6 +6448,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[billing-options]"?: string;
                 serverId?: string;
@@ -6546,6 +6568,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-types]"?: string;
                 providerId?: string;
@@ -6600,6 +6624,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[regions]"?: string;
                 providerId?: string;
@@ -6654,6 +6680,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[images]"?: string;
                 providerId?: string;
@@ -6708,6 +6736,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, resourceType */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[catalog-resources]"?: string;
                 providerId?: string;
@@ -6840,6 +6870,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: plan, region, providerKind, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[availability]"?: string;
                 plan?: string;
@@ -7032,6 +7064,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, lastUsedAt, expiresAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[api-keys]"?: string;
                 revoked?: "true" | "false";
@@ -7249,6 +7283,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[projects]"?: string;
             };
@@ -7373,6 +7409,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: permission, resource, action */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[permissions]"?: string;
                 resource?: string;
@@ -7430,6 +7468,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -7665,6 +7705,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -7939,6 +7981,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -8093,6 +8137,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
             };
@@ -8344,6 +8390,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, expiresAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invitations]"?: string;
             };
@@ -8617,6 +8665,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[roles]"?: string;
                 builtIn?: "true" | "false";
@@ -8894,6 +8944,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, rotatedAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[provider-api-keys]"?: string;
                 providerId?: string;
@@ -9089,6 +9141,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, status, createdAt, region */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instances]"?: string;
                 status?: "creating" | "active" | "stopping" | "stopped" | "error" | "terminated" | "terminating" | "starting" | "provisioning";
@@ -9286,6 +9340,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, status, createdAt, region */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instances]"?: string;
                 refresh?: "true" | "false";
@@ -9613,6 +9669,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-events]"?: string;
             };
@@ -9668,6 +9726,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
             };
@@ -9802,6 +9862,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, updatedAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
                 status?: "pending" | "processing" | "completed" | "failed";
@@ -9859,6 +9921,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, updatedAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
             };
@@ -9999,6 +10063,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[providers]"?: string;
                 enabled?: "true" | "false";
@@ -10323,6 +10389,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, hostname, status, site */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[servers]"?: string;
                 status?: "active" | "creating" | "deleting" | "error" | "inactive" | "installing" | "maintenance" | "pending" | "rescued" | "rescuing" | "restarted" | "scheduled" | "starting" | "stopped" | "stopping" | "suspended" | "terminated" | "updating" | "waiting" | "migrating";
@@ -10783,6 +10851,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[backups]"?: string;
             };
@@ -10905,6 +10975,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[backups]"?: string;
             };
@@ -11142,6 +11214,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[ssh-keys]"?: string;
                 providerId: string;
@@ -11303,6 +11377,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-templates]"?: string;
             };
@@ -11600,6 +11676,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[volumes]"?: string;
                 providerId?: string;
@@ -11849,6 +11927,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[volumes]"?: string;
                 providerId?: string;
@@ -12152,6 +12232,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[buckets]"?: string;
                 providerId?: string;
@@ -12401,6 +12483,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[file-systems]"?: string;
                 providerId?: string;
@@ -12654,6 +12738,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[snapshots]"?: string;
                 providerId?: string;
@@ -12714,6 +12800,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[snapshots]"?: string;
                 providerId?: string;
@@ -12887,6 +12975,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[elastic-ips]"?: string;
                 providerId?: string;
@@ -13215,6 +13305,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[vlans]"?: string;
                 providerId?: string;
@@ -13626,6 +13718,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[firewalls]"?: string;
                 providerId?: string;
@@ -14105,6 +14199,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[private-networks]"?: string;
                 providerId?: string;
@@ -14437,6 +14533,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[interconnections]"?: string;
                 providerId?: string;
@@ -14694,6 +14792,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, privateIp */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[network-databases]"?: string;
                 providerId?: string;
@@ -14865,6 +14965,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kubernetes-clusters]"?: string;
                 providerId?: string;
@@ -15177,6 +15279,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: version */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kubernetes-versions]"?: string;
                 providerId?: string;
@@ -15234,6 +15338,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[databases]"?: string;
                 providerId?: string;
@@ -15511,6 +15617,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: engine */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[database-versions]"?: string;
                 providerId?: string;
@@ -15568,6 +15676,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[support-tickets]"?: string;
                 status?: "open" | "pending" | "resolved" | "closed";
@@ -15923,6 +16033,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, name, path, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[files]"?: string;
             };
@@ -16203,6 +16315,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: version, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[file-versions]"?: string;
             };
@@ -16298,6 +16412,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: currency, balanceCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[wallets]"?: string;
             };
@@ -16713,6 +16829,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, amountCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[credits]"?: string;
                 currency?: "USD" | "NGN";
@@ -16919,6 +17037,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[ai-models]"?: string;
                 providerId?: string;
@@ -17303,6 +17423,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[customers]"?: string;
                 status?: "active" | "suspended" | "closed";
@@ -17644,6 +17766,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kyc-requests]"?: string;
                 status?: "pending" | "approved" | "rejected";
@@ -17802,6 +17926,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, resource */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-event-names]"?: string;
                 resource?: string;
@@ -17856,6 +17982,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notifications]"?: string;
                 read?: "true" | "false";
@@ -18240,6 +18368,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-endpoints]"?: string;
                 type?: "webhook" | "email";
@@ -18483,6 +18613,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-deliveries]"?: string;
                 status?: "pending" | "delivered" | "failed";
@@ -18819,6 +18951,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, slug, resourceType */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[catalog-entries]"?: string;
                 resourceType?: "plan" | "instance-type" | "region" | "image" | "operating-system";
@@ -19712,6 +19846,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, dueDate, status, invoiceNumber, totalCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invoices]"?: string;
                 status?: "pending" | "paid";
@@ -19912,6 +20048,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, dueDate, status, invoiceNumber, totalCents */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invoices]"?: string;
                 status?: "pending" | "paid";
@@ -20085,6 +20223,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: costCents, hours, name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[usage]"?: string;
                 startDate?: string;
@@ -20168,6 +20308,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: costCents, hours, name, createdAt */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[usage]"?: string;
                 startDate?: string;
@@ -20462,6 +20604,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, expiresAt, status */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[console-sessions]"?: string;
                 status?: "open" | "closed";
@@ -20740,6 +20884,8 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: time */
                 sort?: string;
+                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[events]"?: string;
                 type?: string;
