@@ -1,6 +1,7 @@
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
 import { PRICE_CURRENCY, priceOf, type Priceable, type PricedResourceType, type ResourcePrice } from '../../libs/domain/catalog/pricing';
 import { serverSpec } from '../../libs/domain/servers/server.decider';
+import { rebased } from '../../libs/application/src/errors';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import { instanceLookups, type CreateInstanceInput } from '../compute/instances.handlers';
 import { InjectPorts } from '../inject-ports';
@@ -19,8 +20,11 @@ export type EstimateRequest =
 export interface EstimateItem {
   request: EstimateRequest;
   quantity: number;
-  /** Where the item's fields sit in the caller's request (a refusal's source). */
-  pointer: string;
+  /**
+   * Where the item's input sits in the caller's input (`/items/0/attributes`): the lookups' refusals
+   * name fields of the item's input, and are rebased there, once, as they leave.
+   */
+  at: string;
 }
 
 export interface PricedItem {
@@ -53,7 +57,10 @@ export class EstimateCostHandler implements IQueryHandler<EstimateCost> {
   async execute({ projectId, items }: EstimateCost): Promise<CostEstimate> {
     const priced: PricedItem[] = [];
     for (const item of items) {
-      const { priceSource, unitPrice, quantity, hourlyCents, monthlyCents }: ResourcePrice = priceOf(await this.priceable(projectId, item.request, item.pointer), item.quantity);
+      const priceable = await this.priceable(projectId, item.request).catch((e: unknown) => {
+        throw rebased(e, item.at);
+      });
+      const { priceSource, unitPrice, quantity, hourlyCents, monthlyCents }: ResourcePrice = priceOf(priceable, item.quantity);
       priced.push({ resourceType: item.request.resourceType, hourlyCents, monthlyCents, unitPrice, quantity, priceSource });
     }
     return {
@@ -65,20 +72,20 @@ export class EstimateCostHandler implements IQueryHandler<EstimateCost> {
   }
 
   /** The item looked up by its create's own code, in the form `priceOf` prices. */
-  private async priceable(projectId: string, request: EstimateRequest, pointer: string): Promise<Priceable> {
+  private async priceable(projectId: string, request: EstimateRequest): Promise<Priceable> {
     switch (request.resourceType) {
       case 'instance': {
-        const { catalog } = await instanceLookups(this.ports, projectId, request.input, pointer);
+        const { catalog } = await instanceLookups(this.ports, projectId, request.input);
         return { resourceType: 'instance', plan: catalog.plan };
       }
       case 'server': {
-        const { request: server, plan, provider, region, os } = await serverLookups(this.ports, projectId, request.input, pointer);
+        const { request: server, plan, provider, region, os } = await serverLookups(this.ports, projectId, request.input);
         // The decider's catalog rules (a plan of another role, provider or site: 422 INVALID_PLAN).
         serverSpec({ type: 'RequestServer', serverId: '', jobId: '', projectId, request: server, catalog: { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os }, now: '' });
         return { resourceType: 'server', plan };
       }
       default: {
-        const { price } = await jobResourceCreateLookups(this.ports, request.resource, projectId, request.providerId, request.body, pointer);
+        const { price } = await jobResourceCreateLookups(this.ports, request.resource, projectId, request.providerId, request.body);
         return price!;
       }
     }

@@ -32,7 +32,7 @@ const SYNC_CONCURRENCY = 16;
 export type CreateInstanceInput = InstanceRequest & { providerId: string; region: string; instanceType: string; image?: string };
 
 export class CreateInstance extends Command<Accepted> {
-  constructor(readonly projectId: string, readonly input: CreateInstanceInput, readonly ctx: CommandContext, readonly pointerPrefix = '') {
+  constructor(readonly projectId: string, readonly input: CreateInstanceInput, readonly ctx: CommandContext) {
     super();
   }
 }
@@ -89,14 +89,14 @@ async function activeFilter(ports: PortsOf<'projections'>, projectId: string): P
 }
 
 /** A create's lookups (the provider, the SSH key, the catalog entries), shared with its cost estimate (DECISIONS 22). */
-export async function instanceLookups(ports: PortsOf<'events' | 'projections'>, projectId: string, input: CreateInstanceInput, pointerPrefix: string) {
+export async function instanceLookups(ports: PortsOf<'events' | 'projections'>, projectId: string, input: CreateInstanceInput) {
   const { providerId, region: regionRef, instanceType, image: imageRef, ...request } = input;
   const provider = await requireProjectProvider(ports, projectId, providerId, { requireEnabled: true });
   let sshKeyFingerprint: string | null = null;
   if (request.sshKeyId) {
     const key = await (await ports.projections.collection(sshKeysProjection)).get(request.sshKeyId);
     if (!key || key.projectId !== projectId || key.providerId !== provider.id) {
-      throw badRequest([{ detail: `SSH key ${request.sshKeyId} not found for provider ${provider.id}`, source: { pointer: `${pointerPrefix}/sshKeyId` } }]);
+      throw badRequest([{ detail: `SSH key ${request.sshKeyId} not found for provider ${provider.id}`, source: { pointer: '/sshKeyId' } }]);
     }
     sshKeyFingerprint = key.fingerprint;
   }
@@ -110,8 +110,8 @@ export async function instanceLookups(ports: PortsOf<'events' | 'projections'>, 
 export class CreateInstanceHandler implements ICommandHandler<CreateInstance> {
   constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
-  async execute({ projectId, input, ctx, pointerPrefix }: CreateInstance): Promise<Accepted> {
-    const { request, provider, kind, catalog, sshKeyFingerprint } = await instanceLookups(this.ports, projectId, input, pointerPrefix);
+  async execute({ projectId, input, ctx }: CreateInstance): Promise<Accepted> {
+    const { request, provider, kind, catalog, sshKeyFingerprint } = await instanceLookups(this.ports, projectId, input);
     const instanceId = requestScopedId(ctx, 'instance');
     const jobId = requestScopedId(ctx, 'job');
     const command = { type: 'RequestInstance' as const, instanceId, jobId, projectId, request, provider: { id: provider.id, kind }, catalog, sshKeyFingerprint, now: this.ports.now() };

@@ -23,16 +23,16 @@ export const databaseResource = {
   type: 'databases',
   capability: 'databases',
   // The region and plan in the provider's catalog (422), the version among those it lists for the engine (400).
-  async prepare({ ports, provider, body, pointerPrefix }) {
+  async prepare({ ports, provider, body }) {
     const catalog = new CatalogValidation(ports);
     const region = await catalog.resolveRegion(provider.name, String(body.region));
     const engine = body.engine as DatabaseEngine;
     const offered = (await ports.drivers.get(provider.name, modeOfScope(provider.projectId)).databaseVersions?.(engine)) ?? [];
     if (!offered.includes(String(body.version))) {
       const detail = offered.length ? `version ${String(body.version)} of ${engine} is not offered; use one of GET /v1/databases/versions?engine=${engine}: ${offered.join(', ')}` : `this provider offers no ${engine} version`;
-      throw badRequest([{ detail, source: { pointer: `${pointerPrefix}/version` } }]);
+      throw badRequest([{ detail, source: { pointer: '/version' } }]);
     }
-    const plan = await offeredPlan(catalog, provider.name, region.slug, String(body.plan), `${pointerPrefix}/plan`);
+    const plan = await offeredPlan(catalog, provider.name, region.slug, String(body.plan), '/plan');
     return { ...(body as z.output<typeof databases.schema>), region: region.slug, plan: plan.slug, username: databaseUsername(engine), credentialRef: null };
   },
   // The generated password: in the vault, and in the create's answer this once.
@@ -42,7 +42,7 @@ export const databaseResource = {
     return { fields: { credentialRef }, reveal: { password } };
   },
   // Its plan's catalog price (DECISIONS 22).
-  price: async ({ ports, provider, body, pointerPrefix }) => ({ resourceType: 'database', plan: await offeredPlan(new CatalogValidation(ports), provider.name, body.region, body.plan, `${pointerPrefix}/plan`) }),
+  price: async ({ ports, provider, body }) => ({ resourceType: 'database', plan: await offeredPlan(new CatalogValidation(ports), provider.name, body.region, body.plan, '/plan') }),
 } satisfies JobResourceUseCase<typeof databases.schema>;
 
 /** The versions the provider offers per engine (`engine` for one), in the caller's data scope. */

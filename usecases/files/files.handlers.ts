@@ -13,10 +13,9 @@ import { fileVersionDocId, fileVersionsProjection, type FileVersionDoc } from '.
 import { filesProjection, type FileDoc } from '../../projections/files/files.projection';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 
-/** Where the request's content sits (`/content`, or under `/data/attributes`), for the 413's pointer. */
+/** A file version's content (a 413 names its `/content`). */
 export interface ContentInput {
   content: unknown;
-  pointer: string;
 }
 
 export class CreateFile extends Command<FileDoc> {
@@ -91,9 +90,9 @@ export class GetFileVersion extends Query<FileVersionDoc> {
 }
 
 /** DECISIONS 1 and 13: content over 512 KiB is 413 PAYLOAD_TOO_LARGE (the domain refuses it too). */
-function checkSize({ content, pointer }: ContentInput): void {
+function checkSize({ content }: ContentInput): void {
   const { size } = storedContent(content);
-  if (size > MAX_FILE_CONTENT_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `content is ${size} bytes stored; a file version holds at most ${MAX_FILE_CONTENT_BYTES} (512 KiB)`, { source: { pointer } });
+  if (size > MAX_FILE_CONTENT_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `content is ${size} bytes stored; a file version holds at most ${MAX_FILE_CONTENT_BYTES} (512 KiB)`, { source: { pointer: '/content' } });
 }
 
 /** The project's live file, else 404 (missing, another project's, or deleted: DECISIONS 13). */

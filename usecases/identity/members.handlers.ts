@@ -83,7 +83,7 @@ export class GetMember extends Query<MemberDoc> {
 export async function roleGrantee(ports: PortsOf<'projections'>, projectId: string, role: string, builtIns: readonly string[]): Promise<Grantee> {
   if (builtIns.includes(role)) return { role: (WORKSPACE_ROLE_AS_PROJECT_ROLE as Record<string, ProjectRole>)[role] ?? (role as ProjectRole) };
   const custom = await (await ports.projections.collection(customRolesProjection)).get(role);
-  if (!custom || custom.projectId !== projectId) throw badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/data/attributes/role' } }]);
+  if (!custom || custom.projectId !== projectId) throw badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/role' } }]);
   return { role: 'viewer', permissions: custom.permissions };
 }
 

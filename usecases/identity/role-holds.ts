@@ -38,7 +38,7 @@ const rolesLedger = (projectId: string) => ({ stream: customRolesStream(projectI
 const aside = withoutIdempotencyKey;
 
 /** As an unknown role answers (members.handlers.ts roleGrantee): 400 on the request's `role`. */
-const unknownRole = (builtIns: readonly string[]) => badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/data/attributes/role' } }]);
+const unknownRole = (builtIns: readonly string[]) => badRequest([{ detail: `role must be one of ${builtIns.join(', ')} or the id of a custom role of this project`, source: { pointer: '/role' } }]);
 
 /**
  * Reserves the custom role `roleId` of `projectId` for `holder`; the holder's event must then name

@@ -26,15 +26,15 @@ export const clusterResource = {
   type: 'kubernetes-clusters',
   capability: 'kubernetes',
   // The region and each pool's plan in the provider's catalog (422), the version among the provider's (400).
-  async prepare({ ports, provider, body, pointerPrefix }) {
+  async prepare({ ports, provider, body }) {
     const catalog = new CatalogValidation(ports);
     const region = await catalog.resolveRegion(provider.name, String(body.region));
     const offered = (await ports.drivers.get(provider.name, modeOfScope(provider.projectId)).kubernetesVersions?.()) ?? [];
     const refusal = clusterVersionRefusal(String(body.version), offered);
-    if (refusal) throw badRequest([{ detail: refusal.message, source: { pointer: `${pointerPrefix}/version` } }]);
+    if (refusal) throw badRequest([{ detail: refusal.message, source: { pointer: '/version' } }]);
     const nodePools: NodePool[] = [];
     for (const [i, pool] of (body.nodePools as NodePool[]).entries()) {
-      const plan = await offeredPlan(catalog, provider.name, region.slug, pool.plan, `${pointerPrefix}/nodePools/${i}/plan`);
+      const plan = await offeredPlan(catalog, provider.name, region.slug, pool.plan, `/nodePools/${i}/plan`);
       nodePools.push({ ...pool, plan: plan.slug });
     }
     return { ...(body as ClusterFields), region: region.slug, nodePools, credentialRef: null };
@@ -50,9 +50,9 @@ export const clusterResource = {
     return { fields: { credentialRef }, reveal: {} };
   },
   // Its node pools at their plans' catalog prices (DECISIONS 22).
-  async price({ ports, provider, body, pointerPrefix }) {
+  async price({ ports, provider, body }) {
     const catalog = new CatalogValidation(ports);
-    const nodePools = await Promise.all(body.nodePools.map(async (pool, i) => ({ plan: await offeredPlan(catalog, provider.name, body.region, pool.plan, `${pointerPrefix}/nodePools/${i}/plan`), count: pool.count })));
+    const nodePools = await Promise.all(body.nodePools.map(async (pool, i) => ({ plan: await offeredPlan(catalog, provider.name, body.region, pool.plan, `/nodePools/${i}/plan`), count: pool.count })));
     return { resourceType: 'cluster', nodePools };
   },
 } satisfies JobResourceUseCase<typeof clusters.schema>;

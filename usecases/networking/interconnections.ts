@@ -20,12 +20,12 @@ export const interconnectionResource = {
   capability: 'interconnections',
   regionField: 'regions',
   // Both regions resolve in the provider's catalog (422), and must still differ once resolved (a slug and its site are one region).
-  async prepare({ ports, provider, body: raw, pointerPrefix }) {
+  async prepare({ ports, provider, body: raw }) {
     const b = interconnectionCreateBody.parse(raw);
     const catalog = new CatalogValidation(ports);
     const sourceRegion = (await catalog.resolveRegion(provider.name, b.sourceRegion)).slug;
     const targetRegion = (await catalog.resolveRegion(provider.name, b.targetRegion)).slug;
-    if (sourceRegion === targetRegion) throw badRequest([{ detail: `targetRegion must differ from sourceRegion (both are ${targetRegion})`, source: { pointer: `${pointerPrefix}/targetRegion` } }]);
+    if (sourceRegion === targetRegion) throw badRequest([{ detail: `targetRegion must differ from sourceRegion (both are ${targetRegion})`, source: { pointer: '/targetRegion' } }]);
     return { name: b.name, sourceRegion, targetRegion, bandwidth: b.bandwidth ?? null, regions: [sourceRegion, targetRegion], tags: b.tags };
   },
 } satisfies JobResourceUseCase<typeof interconnections.schema>;

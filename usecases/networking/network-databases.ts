@@ -26,21 +26,21 @@ export const networkDatabaseAttachments: JobResourceUseCase<typeof networkDataba
   projection: networkDatabasesProjection,
   type: 'network-databases',
   capability: 'network-databases',
-  async prepare({ ports, projectId, body, pointerPrefix }) {
+  async prepare({ ports, projectId, body }) {
     const network = await ownDoc(ports, privateNetworksProjection, projectId, String(body.networkId), NETWORK);
     if (!ATTACHABLE.includes(network.status)) throw new AppError('INVALID_STATE', `Private network ${network.id} is ${network.status}; databases attach to an active network`);
     const database = await (await ports.projections.collection(databasesProjection)).get(String(body.databaseId));
     if (!database || database.projectId !== projectId || database.status === 'deleting') {
-      throw new AppError('NOT_FOUND', `Database ${String(body.databaseId)} not found`, { source: { pointer: `${pointerPrefix}/databaseId` } });
+      throw new AppError('NOT_FOUND', `Database ${String(body.databaseId)} not found`, { source: { pointer: '/databaseId' } });
     }
-    if (database.status !== 'active') throw new AppError('INVALID_STATE', `Database ${database.id} is ${database.status}; only an active database can be attached`, { source: { pointer: `${pointerPrefix}/databaseId` } });
+    if (database.status !== 'active') throw new AppError('INVALID_STATE', `Database ${database.id} is ${database.status}; only an active database can be attached`, { source: { pointer: '/databaseId' } });
     if (database.region !== network.region) {
-      throw new AppError('INVALID_REGION', `Database ${database.id} is in ${database.region}; the private network is in ${network.region}`, { source: { pointer: `${pointerPrefix}/databaseId` } });
+      throw new AppError('INVALID_REGION', `Database ${database.id} is in ${database.region}; the private network is in ${network.region}`, { source: { pointer: '/databaseId' } });
     }
     const problem = privateIpProblem(network.cidr, String(body.privateIp));
-    if (problem) throw badRequest([{ detail: problem, source: { pointer: `${pointerPrefix}/privateIp` } }]);
+    if (problem) throw badRequest([{ detail: problem, source: { pointer: '/privateIp' } }]);
     const { items } = await (await ports.projections.collection(networkDatabasesProjection)).find({ filter: { networkId: network.id, databaseId: database.id }, limit: 1, withTotal: false });
-    if (items[0]) throw new AppError('CONFLICT', `Database ${database.id} is already attached to private network ${network.id} at ${items[0].privateIp}`, { source: { pointer: `${pointerPrefix}/databaseId` } });
+    if (items[0]) throw new AppError('CONFLICT', `Database ${database.id} is already attached to private network ${network.id} at ${items[0].privateIp}`, { source: { pointer: '/databaseId' } });
     return { networkId: network.id, databaseId: database.id, privateIp: String(body.privateIp), region: network.region, tags: (body.tags as NetworkDatabaseFields['tags']) ?? [] };
   },
   idFor: (_projectId, _providerId, fields) => networkDatabaseId(fields.networkId, fields.privateIp),
@@ -58,7 +58,7 @@ async function networkOf(ports: PortsOf<'projections'>, projectId: string, netwo
 type Call = { projectId: string; networkId: string; providerId?: string };
 
 export class AttachNetworkDatabase extends Command<Accepted> {
-  constructor(readonly call: Call & { body: Record<string, unknown>; pointerPrefix: string; context: CommandContext }) {
+  constructor(readonly call: Call & { body: Record<string, unknown>; context: CommandContext }) {
     super();
   }
 }

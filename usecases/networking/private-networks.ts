@@ -15,20 +15,20 @@ export const privateNetworkResource = {
   capability: 'private-networks',
   // The region resolves in the provider's catalog (422); the range may not overlap another network of the project there (409).
   async prepare(input) {
-    const { ports, projectId, pointerPrefix } = input;
+    const { ports, projectId } = input;
     const fields = await createFields(privateNetworks.schema)(input);
     const { region } = fields;
     const { items } = await (await ports.projections.collection(privateNetworksProjection)).find({ filter: { projectId, region }, limit: 1000, withTotal: false });
     const taken = overlappingNetwork(fields.cidr, items);
-    if (taken) throw new AppError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: `${pointerPrefix}/cidr` } });
+    if (taken) throw new AppError('CONFLICT', `${fields.cidr} overlaps private network ${taken.id} (${taken.cidr}) in ${region}`, { source: { pointer: '/cidr' } });
     return fields;
   },
   // The read model above answers at its lag; the region's range ledger orders racing creates (409 for the later one).
-  async reserve({ ports, projectId, body, id, pointerPrefix, context }) {
+  async reserve({ ports, projectId, body, id, context }) {
     try {
       await reservePrivateNetworkRange(ports, projectId, body.region, id, body.cidr, context);
     } catch (err) {
-      throw err instanceof DomainError && err.code === 'CONFLICT' ? new AppError('CONFLICT', err.message, { source: { pointer: `${pointerPrefix}/cidr` } }) : err;
+      throw err instanceof DomainError && err.code === 'CONFLICT' ? new AppError('CONFLICT', err.message, { source: { pointer: '/cidr' } }) : err;
     }
   },
   actions: {

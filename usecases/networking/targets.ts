@@ -19,12 +19,12 @@ export type ResolvedTarget = TargetRef & { targetRegion: string; simulate?: stri
  * The target must be an instance or server of the project that still exists (404 NOT_FOUND on the
  * field otherwise); its region goes to the resource's rules (`sameRegion` in libs/domain/shared/job-resource.ts).
  */
-export async function resolveTarget(ports: PortsOf<'projections'>, projectId: string, ref: TargetRef, pointerPrefix: string): Promise<ResolvedTarget> {
+export async function resolveTarget(ports: PortsOf<'projections'>, projectId: string, ref: TargetRef): Promise<ResolvedTarget> {
   const projection = ref.targetType === 'instance' ? instancesProjection : serversProjection;
   const doc = (await (await ports.projections.collection(projection as never)).get(ref.targetId)) as { projectId: string; status: string; region: string; tags?: Array<{ key: string; value: string }> } | null;
   const gone = ['terminated', 'terminating', 'deleting'];
   if (!doc || doc.projectId !== projectId || gone.includes(doc.status)) {
-    throw new AppError('NOT_FOUND', `${ref.targetType === 'instance' ? 'Instance' : 'Server'} ${ref.targetId} not found`, { source: { pointer: `${pointerPrefix}/targetId` } });
+    throw new AppError('NOT_FOUND', `${ref.targetType === 'instance' ? 'Instance' : 'Server'} ${ref.targetId} not found`, { source: { pointer: '/targetId' } });
   }
   // The simulator's failure injection may sit on the target too (issue 12): its `simulate` tag rides with the request.
   const simulate = doc.tags?.find((t) => t.key === 'simulate')?.value;
@@ -33,5 +33,5 @@ export async function resolveTarget(ports: PortsOf<'projections'>, projectId: st
 
 /** The lookups of an action whose body names a target (assign, attach, move): the target resolved as above. */
 export const targetLookups: OperationLookups = {
-  prepare: ({ ports, projectId, body, pointerPrefix }) => resolveTarget(ports, projectId, body as TargetRef, pointerPrefix),
+  prepare: ({ ports, projectId, body }) => resolveTarget(ports, projectId, body as TargetRef),
 };

@@ -16,10 +16,10 @@ export const vlanResource = {
     assign: targetLookups,
     detach: {
       // A target the VLAN holds can be detached even if it is gone since; any other must exist (404) and is refused by the rule (409).
-      async prepare({ ports, projectId, body, pointerPrefix, doc }) {
+      async prepare({ ports, projectId, body, doc }) {
         const ref = body as TargetRef;
         const held = (doc.targets as TargetRef[]).some((t) => t.targetType === ref.targetType && t.targetId === ref.targetId);
-        return held ? { targetType: ref.targetType, targetId: ref.targetId } : resolveTarget(ports, projectId, ref, pointerPrefix);
+        return held ? { targetType: ref.targetType, targetId: ref.targetId } : resolveTarget(ports, projectId, ref);
       },
     },
   },

@@ -156,7 +156,7 @@ export interface EndpointInput {
 }
 
 export class CreateEndpoint extends Command<{ doc: EndpointDoc; secret: string | null }> {
-  constructor(readonly projectId: string, readonly input: EndpointInput, readonly pointerPrefix: string, readonly context: CommandContext) {
+  constructor(readonly projectId: string, readonly input: EndpointInput, readonly context: CommandContext) {
     super();
   }
 }
@@ -220,21 +220,21 @@ async function targetRefusal(raw: string, config: AppConfig): Promise<string | n
 export class CreateEndpointHandler implements ICommandHandler<CreateEndpoint> {
   constructor(@InjectPorts() private readonly ports: PortsOf<'config' | 'events' | 'now' | 'readBack' | 'registry' | 'vault' | 'waitForProjections'>) {}
 
-  async execute({ projectId, input, pointerPrefix, context }: CreateEndpoint): Promise<{ doc: EndpointDoc; secret: string | null }> {
+  async execute({ projectId, input, context }: CreateEndpoint): Promise<{ doc: EndpointDoc; secret: string | null }> {
     const problems: { detail: string; source: { pointer: string } }[] = [];
     input.events.forEach((name, i) => {
-      if (!this.ports.registry.eventNames.isPublished(name)) problems.push({ detail: `events[${i}]: unknown event name "${name}" (the names are listed at GET /v1/notifications/events; "*" subscribes to all)`, source: { pointer: `${pointerPrefix}/events/${i}` } });
+      if (!this.ports.registry.eventNames.isPublished(name)) problems.push({ detail: `events[${i}]: unknown event name "${name}" (the names are listed at GET /v1/notifications/events; "*" subscribes to all)`, source: { pointer: `/events/${i}` } });
     });
     if (input.type === 'webhook') {
       const refusal = await targetRefusal(input.url!, this.ports.config);
-      if (refusal) problems.push({ detail: `url: ${refusal}`, source: { pointer: `${pointerPrefix}/url` } });
+      if (refusal) problems.push({ detail: `url: ${refusal}`, source: { pointer: '/url' } });
       if (input.secret !== undefined) {
         const m = SECRET.exec(input.secret);
         const bytes = m ? Buffer.from(m[1], 'base64').length : 0;
-        if (bytes < 24 || bytes > 64) problems.push({ detail: 'secret: must be "whsec_" followed by the base64 of 24 to 64 random bytes (Standard Webhooks); omit it to have one generated', source: { pointer: `${pointerPrefix}/secret` } });
+        if (bytes < 24 || bytes > 64) problems.push({ detail: 'secret: must be "whsec_" followed by the base64 of 24 to 64 random bytes (Standard Webhooks); omit it to have one generated', source: { pointer: '/secret' } });
       }
     } else if (input.secret !== undefined) {
-      problems.push({ detail: 'secret: only webhook endpoints are signed', source: { pointer: `${pointerPrefix}/secret` } });
+      problems.push({ detail: 'secret: only webhook endpoints are signed', source: { pointer: '/secret' } });
     }
     if (problems.length) throw badRequest(problems);
 

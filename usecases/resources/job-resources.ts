@@ -26,13 +26,12 @@ type Doc = JobResourceDoc<AnyObject>;
  */
 export type ResourceLookupPorts = PortsOf<'events' | 'projections' | 'drivers' | 'vault' | 'now'>;
 
-/** What a request's lookups see. `pointerPrefix` places a refusal's source inside the caller's body. */
+/** What a request's lookups see. A refusal's source names a field of `body` (`/region`); the caller rebases it. */
 export interface LookupInput<B> {
   ports: ResourceLookupPorts;
   projectId: string;
   provider: ProviderDoc;
   body: B;
-  pointerPrefix: string;
 }
 
 /** An operation's lookups (an action, `update`, or a delete's): the args the request records (by default the body). */
@@ -111,7 +110,7 @@ export type Accepted = { data: Resource<Record<string, unknown>>; jobId: string 
 export class CreateJobResource extends Command<Accepted> {
   constructor(
     readonly decl: JobResourceUseCase,
-    readonly call: Call & { body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
+    readonly call: Call & { body: Record<string, unknown>; context: CommandContext },
   ) {
     super();
   }
@@ -120,7 +119,7 @@ export class CreateJobResource extends Command<Accepted> {
 export class RequestResourceOperation extends Command<Accepted> {
   constructor(
     readonly decl: JobResourceUseCase,
-    readonly call: Call & { id: string; operation: string; body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
+    readonly call: Call & { id: string; operation: string; body: Record<string, unknown>; context: CommandContext },
   ) {
     super();
   }
@@ -129,7 +128,7 @@ export class RequestResourceOperation extends Command<Accepted> {
 export class ImportJobResource extends Command<Resource<Record<string, unknown>>> {
   constructor(
     readonly decl: JobResourceUseCase,
-    readonly call: Call & { body: Record<string, unknown>; pointerPrefix: string; context: CommandContext },
+    readonly call: Call & { body: Record<string, unknown>; context: CommandContext },
   ) {
     super();
   }
@@ -166,7 +165,7 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
   async execute({ decl, call }: CreateJobResource): Promise<Accepted> {
     const { resource, projection } = decl;
     const { projectId } = call;
-    const { provider, input, fields: prepared, price } = await jobResourceCreateLookups(this.ports, decl, projectId, call.providerId, call.body, call.pointerPrefix);
+    const { provider, input, fields: prepared, price } = await jobResourceCreateLookups(this.ports, decl, projectId, call.providerId, call.body);
     let fields = prepared;
     const id = decl.idFor ? decl.idFor(projectId, provider.id, fields) : requestScopedId(call.context, 'resource');
     if (decl.reserve) await decl.reserve({ ...input, body: fields, id, context: call.context });
@@ -188,9 +187,9 @@ export class CreateJobResourceHandler implements ICommandHandler<CreateJobResour
  * A create's lookups, shared by the create and its cost estimate (DECISIONS 22): the provider (404,
  * 400 UNSUPPORTED_PROVIDER), the fields it records (the catalog's 422s) and what prices them.
  */
-export async function jobResourceCreateLookups(ports: ResourceLookupPorts, decl: JobResourceUseCase, projectId: string, providerId: string | undefined, body: Record<string, unknown>, pointerPrefix: string) {
+export async function jobResourceCreateLookups(ports: ResourceLookupPorts, decl: JobResourceUseCase, projectId: string, providerId: string | undefined, body: Record<string, unknown>) {
   const provider = await resolveProvider(ports, projectId, providerId, decl.capability);
-  const input = { ports, projectId, provider, body, pointerPrefix };
+  const input = { ports, projectId, provider, body };
   const fields = decl.prepare ? await decl.prepare(input) : await withRegion(input);
   const price = decl.price ? await decl.price({ ...input, body: fields }) : null;
   return { provider, input, fields, price };
@@ -215,7 +214,7 @@ export class RequestResourceOperationHandler implements ICommandHandler<RequestR
     // The resource's own provider, even if it has been disabled since (a delete must still run).
     const provider = (await findProjectProvider(this.ports, projectId, doc.providerId)) ?? ({ id: doc.providerId, name: doc.providerKind } as ProviderDoc);
     const prepare = call.operation === 'delete' ? decl.prepareDelete : (call.operation === 'update' ? decl.update : decl.actions?.[call.operation])?.prepare;
-    const input = { ports: this.ports, projectId, provider, body: call.body, pointerPrefix: call.pointerPrefix, doc };
+    const input = { ports: this.ports, projectId, provider, body: call.body, doc };
     const args = prepare ? await prepare(input) : call.body;
     const jobId = requestScopedId(call.context, 'job');
     const command = { type: 'RequestOperation' as const, id: call.id, jobId, projectId, operation: call.operation, args, requestedBy: requestedBy(call.context), now: this.ports.now() };
@@ -235,7 +234,7 @@ export class ImportJobResourceHandler implements ICommandHandler<ImportJobResour
     const { projectId } = call;
     const provider = await resolveProvider(this.ports, projectId, call.providerId, decl.capability);
     const { externalId, ...body } = call.body as { externalId: string } & Record<string, unknown>;
-    const input = { ports: this.ports, projectId, provider, body, pointerPrefix: call.pointerPrefix };
+    const input = { ports: this.ports, projectId, provider, body };
     const fields = decl.prepare ? await decl.prepare(input) : await withRegion(input);
     const id = decl.idFor ? decl.idFor(projectId, provider.id, fields) : requestScopedId(call.context, 'resource');
     if (decl.reserve) await decl.reserve({ ...input, body: fields, id, context: call.context });

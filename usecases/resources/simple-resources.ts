@@ -17,13 +17,12 @@ export type SimpleOp = 'list' | 'get' | 'create' | 'delete';
 /** What a create's lookups and a scope's check may use (never the runtime). */
 export type SimpleLookupPorts = PortsOf<'events' | 'projections'>;
 
-/** What a create's lookups see: the body and the scope, and where the body's fields sit (for a refusal's source). */
+/** What a create's lookups see: the body and the scope (a refusal's source names a field of the body; the caller rebases it). */
 export interface CreateInput<B, Q> {
   ports: SimpleLookupPorts;
   projectId: string;
   body: B;
   query: Q;
-  pointerPrefix: string;
 }
 
 /**
@@ -61,7 +60,7 @@ interface Call {
 export class CreateSimpleResource extends Command<Resource<Record<string, unknown>>> {
   constructor(
     readonly decl: AnyUseCase,
-    readonly call: Call & { body: unknown; pointerPrefix: string; context: CommandContext },
+    readonly call: Call & { body: unknown; context: CommandContext },
   ) {
     super();
   }
@@ -112,7 +111,7 @@ export class CreateSimpleResourceHandler implements ICommandHandler<CreateSimple
   async execute({ decl, call }: CreateSimpleResource): Promise<Resource<Record<string, unknown>>> {
     const { projectId } = call;
     await decl.scope?.check(this.ports, projectId, call.query, 'create');
-    const input = { ports: this.ports, projectId, body: call.body, query: call.query, pointerPrefix: call.pointerPrefix };
+    const input = { ports: this.ports, projectId, body: call.body, query: call.query };
     const { id = requestScopedId(call.context, 'resource'), fields } = decl.prepare ? await decl.prepare(input) : { fields: call.body as Record<string, unknown> };
     const stream = decl.resource.stream(id);
     const result = await handleCommand(this.ports.events, stream, deciderOf(decl.resource), { type: 'CreateResource', id, projectId, fields, now: this.ports.now() }, call.context);

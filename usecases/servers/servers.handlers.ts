@@ -27,7 +27,7 @@ const SERVER_MODELS = [serversProjection.name];
 export type CreateServerInput = ServerRequest & { site: string; plan: string; operatingSystem: string; provider?: string };
 
 export class CreateServer extends Command<Accepted> {
-  constructor(readonly projectId: string, readonly input: CreateServerInput, readonly ctx: CommandContext, readonly pointerPrefix = '') {
+  constructor(readonly projectId: string, readonly input: CreateServerInput, readonly ctx: CommandContext) {
     super();
   }
 }
@@ -126,18 +126,18 @@ async function backupSource(ports: PortsOf<'projections'>, projectId: string, so
 }
 
 /** A create's lookups (plan, provider, site, OS, SSH keys), shared with its cost estimate (DECISIONS 22). */
-export async function serverLookups(ports: PortsOf<'events' | 'projections'>, projectId: string, input: CreateServerInput, pointerPrefix: string) {
+export async function serverLookups(ports: PortsOf<'events' | 'projections'>, projectId: string, input: CreateServerInput) {
   const { site, plan: planRef, operatingSystem, provider: providerRef, ...request } = input;
   const catalogs = new CatalogValidation(ports);
   const plan = await catalogs.resolvePlan(planRef);
   // A VM plan makes a VirtualMachine even without a role, so it needs a provider as well.
   if (!providerRef && (request.role ?? planRole(plan)) === 'VirtualMachine') {
-    throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: `${pointerPrefix}/provider` } }]);
+    throw badRequest([{ detail: 'provider is required for VirtualMachine servers', source: { pointer: '/provider' } }]);
   }
   const provider = providerRef ? await requireProjectProvider(ports, projectId, providerRef, { requireEnabled: true }) : null;
   const region = await catalogs.resolveSite(site, plan.providerKind);
   const os = await catalogs.resolveOs(operatingSystem, plan);
-  await requireSshKeys(ports, projectId, provider?.id ?? null, request.sshKeys ?? [], pointerPrefix);
+  await requireSshKeys(ports, projectId, provider?.id ?? null, request.sshKeys ?? []);
   return { request, plan, provider, region, os };
 }
 
@@ -146,8 +146,8 @@ export async function serverLookups(ports: PortsOf<'events' | 'projections'>, pr
 export class CreateServerHandler implements ICommandHandler<CreateServer> {
   constructor(@InjectPorts() private readonly ports: PortsOf<'consistency' | 'events' | 'logger' | 'now' | 'projections' | 'readBack' | 'registry' | 'waitForProjections'>) {}
 
-  async execute({ projectId, input, ctx, pointerPrefix }: CreateServer): Promise<Accepted> {
-    const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, input, pointerPrefix);
+  async execute({ projectId, input, ctx }: CreateServer): Promise<Accepted> {
+    const { request, plan, provider, region, os } = await serverLookups(this.ports, projectId, input);
     const [serverId, jobId] = [requestScopedId(ctx, 'server'), requestScopedId(ctx, 'job')];
     const catalog = { plan, provider: provider ? { id: provider.id, kind: provider.name } : null, region, os };
     // The request, its job and its Idempotency-Key record commit together (one append).
@@ -159,13 +159,13 @@ export class CreateServerHandler implements ICommandHandler<CreateServer> {
 }
 
 /** Keys must be this project's, and the named provider's when there is one (spec 4.7); 400 with a pointer to each unknown entry. */
-async function requireSshKeys(ports: PortsOf<'projections'>, projectId: string, providerId: string | null, ids: string[], pointerPrefix: string): Promise<void> {
+async function requireSshKeys(ports: PortsOf<'projections'>, projectId: string, providerId: string | null, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   const found = new Map((await (await ports.projections.collection(sshKeysProjection)).getMany(ids)).map((k) => [k.id, k]));
   const errors = ids.flatMap((id, i) => {
     const key = found.get(id);
     if (key && key.projectId === projectId && (providerId === null || key.providerId === providerId)) return [];
-    return [{ detail: `SSH key ${id} not found${providerId ? ` for provider ${providerId}` : ''}`, source: { pointer: `${pointerPrefix}/ssh_keys/${i}` } }];
+    return [{ detail: `SSH key ${id} not found${providerId ? ` for provider ${providerId}` : ''}`, source: { pointer: `/ssh_keys/${i}` } }];
   });
   if (errors.length > 0) throw badRequest(errors);
 }

@@ -11,10 +11,10 @@ export const snapshotResource = {
   type: 'snapshots',
   capability: 'snapshots',
   // The volume must be the project's at the snapshot's provider (404 on the field otherwise); the snapshot takes its region.
-  async prepare({ ports, projectId, provider, body, pointerPrefix }) {
+  async prepare({ ports, projectId, provider, body }) {
     const volume = await (await ports.projections.collection(volumesProjection)).get(String(body.volumeId));
     if (!volume || volume.projectId !== projectId || volume.providerId !== provider.id) {
-      throw new AppError('NOT_FOUND', `Volume ${String(body.volumeId)} not found at provider ${provider.id}`, { source: { pointer: `${pointerPrefix}/volumeId` } });
+      throw new AppError('NOT_FOUND', `Volume ${String(body.volumeId)} not found at provider ${provider.id}`, { source: { pointer: '/volumeId' } });
     }
     return { ...(body as Omit<typeof snapshots.schema._output, 'region'>), volumeId: volume.id, region: volume.region };
   },

@@ -14,10 +14,10 @@ export const volumeResource = {
   actions: {
     attach: {
       // The instance must be the project's (404 otherwise, reported on the field) and not gone; its region goes to the rule.
-      async prepare({ ports, projectId, body, pointerPrefix }) {
+      async prepare({ ports, projectId, body }) {
         const instance = await (await ports.projections.collection(instancesProjection)).get(String(body.instanceId));
         if (!instance || instance.projectId !== projectId || instance.status === 'terminated' || instance.status === 'terminating') {
-          throw new AppError('NOT_FOUND', `Instance ${String(body.instanceId)} not found`, { source: { pointer: `${pointerPrefix}/instanceId` } });
+          throw new AppError('NOT_FOUND', `Instance ${String(body.instanceId)} not found`, { source: { pointer: '/instanceId' } });
         }
         const simulate = instance.tags.find((t) => t.key === 'simulate')?.value;
         return { instanceId: instance.id, instanceRegion: instance.region, ...(simulate ? { simulate } : {}) };

@@ -35,7 +35,10 @@ export function isErrorCode(code: unknown): code is ErrorCode {
 
 /**
  * Which part of the request an error is about: a JSON pointer into the body, a path or query
- * parameter, or a header (the JSON:API error `source`).
+ * parameter, or a header (the JSON:API error `source`). An AppError's `pointer` names a field of the
+ * use case's own input (`/cidr`, `/nodePools/0/plan`), not of any transport's document: whoever knows
+ * where that input sat (the HTTP edge's `/data/attributes`, an estimate's item) rebases it once
+ * (`rebased`).
  */
 export interface ErrorSource { pointer?: string; parameter?: string; header?: string }
 
@@ -88,3 +91,19 @@ export const resendTooSoon = (retryAfterSeconds: number): AppError =>
   new AppError('RESEND_TOO_SOON', `The invitation was sent less than a minute ago; resend it after ${retryAfterSeconds} seconds`, { retryAfterSeconds });
 export const rateLimited = (retryAfterSeconds: number): AppError =>
   new AppError('RATE_LIMITED', `Too many requests; retry after ${retryAfterSeconds} seconds`, { retryAfterSeconds });
+
+const rebaseSource = (source: ErrorSource | undefined, at: string): ErrorSource | undefined =>
+  source?.pointer === undefined ? source : { ...source, pointer: `${at}${source.pointer}` };
+
+/**
+ * The error with its pointers (its own and its items') placed under `at`, the JSON pointer of where
+ * the input its pointers name sat in the caller's input; anything else is returned as it is. Every
+ * caller that nests an input rebases once, on the way out: a use case never builds an outer pointer.
+ */
+export function rebased<E>(e: E, at: string): E | AppError {
+  if (!(e instanceof AppError) || !at) return e;
+  const items = e.items?.map((i) => ({ ...i, source: rebaseSource(i.source, at) }));
+  const copy = new AppError(e.code, e.detail, { source: rebaseSource(e.source, at), items, meta: e.meta, retryAfterSeconds: e.retryAfterSeconds, cause: e.cause });
+  copy.stack = e.stack;
+  return copy;
+}

@@ -1,16 +1,19 @@
 /** Maps anything thrown (application and domain errors, zod, Nest/Fastify HTTP errors) to an ApiError: the one place codes become HTTP. */
 import { HttpException } from '@nestjs/common';
 import { z } from 'zod';
-import { AppError } from '../../application/src/errors';
+import { AppError, rebased } from '../../application/src/errors';
 import { ApiError, ERROR_STATUS, UNAVAILABLE_RETRY_AFTER_SECONDS, codeForStatus, isErrorCode, unavailable, type ApiErrorItem } from './errors';
 import { zodBodyError } from './validation';
 
 /**
  * An application error as HTTP: its code's status, its items (one JSON:API error object each, with
  * their sources) and meta; a retry-after is the `Retry-After` header and `meta.retryAfter`, of the
- * document and of each error object (DECISIONS §1).
+ * document and of each error object (DECISIONS §1). Its pointers name fields of the use case's input;
+ * `bodyPointer` is where that input sat in the request's document (`/data/attributes`, or '' for a
+ * plain body), so each is answered as a pointer into the document.
  */
-export function appErrorToApiError(e: AppError): ApiError {
+export function appErrorToApiError(error: AppError, bodyPointer = ''): ApiError {
+  const e = rebased(error, bodyPointer) as AppError;
   const retryAfter = e.retryAfterSeconds ?? (e.code === 'UNAVAILABLE' ? UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
   if (retryAfter === undefined) return new ApiError(e.code, e.detail, { source: e.source, items: e.items, meta: e.meta });
   const items: ApiErrorItem[] = (e.items?.length ? e.items : [{ detail: e.detail, source: e.source }]).map((i) => ({ ...i, meta: { ...i.meta, retryAfter } }));
@@ -51,11 +54,12 @@ export function isDomainErrorLike(e: unknown): e is DomainErrorLike {
  * Returns the ApiError for a known error, or `null` for an unexpected one (→ 500 INTERNAL_ERROR,
  * logged with its stack by the caller). A ZodError thrown past the edge (a handler parsing what it
  * derived, a decider re-checking its schema and keeping the ZodError as the DomainError's `cause`) is
- * a 400 in the edge's sentences, its pointers under `bodyPointer` (where the request's fields were).
+ * a 400 in the edge's sentences, its pointers under `bodyPointer` (where the request's fields were), as
+ * an AppError's pointers are.
  */
 export function toApiError(e: unknown, bodyPointer = ''): ApiError | null {
   if (e instanceof ApiError) return e.code === 'UNAVAILABLE' && !e.headers?.['Retry-After'] ? withRetryAfter(e) : e;
-  if (e instanceof AppError) return e.code === 'INTERNAL_ERROR' ? null : appErrorToApiError(e);
+  if (e instanceof AppError) return e.code === 'INTERNAL_ERROR' ? null : appErrorToApiError(e, bodyPointer);
   if (e instanceof z.ZodError) return zodBodyError(e, bodyPointer);
   if (e instanceof Error && e.cause instanceof z.ZodError && isDomainErrorLike(e) && e.code === 'BAD_REQUEST') return zodBodyError(e.cause, bodyPointer);
   if (e instanceof HttpException) {

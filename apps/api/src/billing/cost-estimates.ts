@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HOURS_PER_MONTH, PRICE_CURRENCY, PRICED_RESOURCE_TYPES, type PricedResourceType } from '../../../../libs/domain/catalog/pricing';
 import type { Principal } from '../../../../libs/http/src/auth';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { BODY_PARSE, zodBodyError } from '../../../../libs/http/src/validation';
@@ -99,10 +98,10 @@ function requestOf({ resourceType, attributes }: Item, pointer: string): Estimat
 export class CostEstimatesController extends BusController {
   @ApiRoute(estimateRoute)
   async estimate(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof estimateRoute>['body']) {
-    const { pointerPrefix } = unwrapBody(req.body, TYPE);
     const items = body.items.map((item, i) => {
-      const pointer = `${pointerPrefix}/items/${i}/attributes`;
-      return { request: requestOf(item, pointer), quantity: item.quantity ?? 1, pointer };
+      // The item's attributes in the body; the use case rebases its refusals there, the edge under the document's.
+      const at = `/items/${i}/attributes`;
+      return { request: requestOf(item, `${req.parsed?.bodyPointer ?? ''}${at}`), quantity: item.quantity ?? 1, at };
     });
     const attributes = await this.queries.execute(new EstimateCost(dataScopeOf(p), items));
     return { data: { type: TYPE, attributes } };

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { JobResource } from '../../../../libs/domain/shared/job-resource';
 import { badRequest } from '../../../../libs/application/src/errors';
 import type { Principal } from '../../../../libs/http/src/auth';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import type { ListQuery } from '../../../../libs/http/src/list-query';
 import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';
@@ -93,11 +92,11 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
    * A create's provider: `?providerId=`, or the body's `providerId` where the create body declares one
    * (a managed database, DECISIONS 14); the body goes on without it. Both given must agree (400).
    */
-  const createProviderOf = (p: ParsedRequest, pointerPrefix: string): { providerId?: string; body: Record<string, unknown> } => {
+  const createProviderOf = (p: ParsedRequest): { providerId?: string; body: Record<string, unknown> } => {
     const { providerId: inBody, ...body } = p.body as Record<string, unknown>;
     const inQuery = providerOf(p);
     if (inBody === undefined) return { providerId: inQuery, body };
-    if (inQuery !== undefined && inQuery !== inBody) throw badRequest([{ detail: 'providerId in the body differs from the providerId of the query', source: { pointer: `${pointerPrefix}/providerId` } }]);
+    if (inQuery !== undefined && inQuery !== inBody) throw badRequest([{ detail: 'providerId in the body differs from the providerId of the query', source: { pointer: '/providerId' } }]);
     return { providerId: String(inBody), body };
   };
 
@@ -112,14 +111,13 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
     }
 
     create(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
-      const { pointerPrefix } = unwrapBody(req.body, decl.type);
-      const { providerId, body } = createProviderOf(p, pointerPrefix);
-      return this.commands.execute(new CreateJobResource(routes, { projectId: dataScopeOf(principal), providerId, body, pointerPrefix, context: commandContext(req, principal) }));
+      const { providerId, body } = createProviderOf(p);
+      return this.commands.execute(new CreateJobResource(routes, { projectId: dataScopeOf(principal), providerId, body, context: commandContext(req, principal) }));
     }
 
     async delete(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
       const id = (p.params as { id: string }).id;
-      const answer = await this.commands.execute(new RequestResourceOperation(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), id, operation: 'delete', body: {}, pointerPrefix: '', context: commandContext(req, principal) }));
+      const answer = await this.commands.execute(new RequestResourceOperation(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), id, operation: 'delete', body: {}, context: commandContext(req, principal) }));
       return decl.deleteStatus === 204 ? undefined : answer;
     }
 
@@ -128,15 +126,13 @@ export function jobResourceController<S extends AnyObject>(decl: JobResourceRout
     }
 
     async importRecord(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
-      const { pointerPrefix } = unwrapBody(req.body, decl.type);
-      return { data: await this.commands.execute(new ImportJobResource(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), body: p.body as Record<string, unknown>, pointerPrefix, context: commandContext(req, principal) })) };
+      return { data: await this.commands.execute(new ImportJobResource(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), body: p.body as Record<string, unknown>, context: commandContext(req, principal) })) };
     }
 
     action(operation: string) {
       return (req: FastifyRequest, principal: Principal, p: ParsedRequest) => {
-        const { pointerPrefix } = unwrapBody(req.body ?? {}, decl.type);
         const id = (p.params as { id: string }).id;
-        return this.commands.execute(new RequestResourceOperation(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), id, operation, body: (p.body as Record<string, unknown>) ?? {}, pointerPrefix, context: commandContext(req, principal) }));
+        return this.commands.execute(new RequestResourceOperation(routes, { projectId: dataScopeOf(principal), providerId: providerOf(p), id, operation, body: (p.body as Record<string, unknown>) ?? {}, context: commandContext(req, principal) }));
       };
     }
   }

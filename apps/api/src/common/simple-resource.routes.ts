@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SimpleResource } from '../../../../libs/domain/shared/simple-resource';
 import type { Principal } from '../../../../libs/http/src/auth';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, type ParsedRequest } from '../../../../libs/http/src/route';
 import { CreateSimpleResource, DeleteSimpleResource, GetSimpleResource, ListSimpleResources, type SimpleOp, type SimpleResourceUseCase } from '../../../../usecases/resources/simple-resources';
@@ -62,8 +61,7 @@ export function simpleResourceController<S extends AnyObject, B extends z.ZodTyp
     }
 
     async create(req: FastifyRequest, principal: Principal, p: ParsedRequest) {
-      const { pointerPrefix } = unwrapBody(req.body, decl.type);
-      return { data: await this.commands.execute(new CreateSimpleResource(routes, { projectId: dataScopeOf(principal), query: scopeOf(p), body: p.body, pointerPrefix, context: commandContext(req, principal) })) };
+      return { data: await this.commands.execute(new CreateSimpleResource(routes, { projectId: dataScopeOf(principal), query: scopeOf(p), body: p.body, context: commandContext(req, principal) })) };
     }
 
     async delete(req: FastifyRequest, principal: Principal, p: ParsedRequest) {

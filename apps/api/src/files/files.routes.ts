@@ -3,7 +3,6 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { canonicalJson, readContent } from '../../../../libs/domain/files/file-content';
 import type { Principal } from '../../../../libs/http/src/auth';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { listLinksSchema, listMetaSchema, SCHEMA_NAME_MARK } from '../../../../libs/http/src/envelope';
 import { notFound } from '../../../../libs/application/src/errors';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -131,7 +130,6 @@ const putRoute = route({
 const removeRoute = route({ ...common, method: 'DELETE', path: '/v1/files/{id}', summary: 'Soft-delete a file: it leaves lists and answers 404', permission: 'files:write', params: idParams, responses: { 204: null } });
 
 const projectOf = (p: Principal) => dataScopeOf(p);
-const contentPointer = (req: FastifyRequest) => `${unwrapBody(req.body, 'files').pointerPrefix}/content`;
 
 /** Files (spec 4.14, DECISIONS 17): records answered flat, versions listed in order and readable by number. */
 @Controller()
@@ -161,13 +159,13 @@ export class FilesController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const mimeType = body.mimeType ?? (body.content === undefined || typeof body.content === 'string' ? 'text/plain' : 'application/json');
-    const input = { path: body.path, name: body.name, mimeType, content: body.content === undefined ? undefined : { content: body.content, pointer: contentPointer(req) } };
+    const input = { path: body.path, name: body.name, mimeType, content: body.content === undefined ? undefined : { content: body.content } };
     return { data: fileItem(await this.commands.execute(new CreateFile(projectOf(principal), input, commandContext(req, principal)))) };
   }
 
   @ApiRoute(putRoute)
   async put(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('params') params: RouteInput<typeof putRoute>['params'], @Parsed('body') body: RouteInput<typeof putRoute>['body']) {
-    const doc = await this.commands.execute(new PutFileContent(projectOf(principal), params.id, { content: body.content, pointer: contentPointer(req) }, commandContext(req, principal)));
+    const doc = await this.commands.execute(new PutFileContent(projectOf(principal), params.id, { content: body.content }, commandContext(req, principal)));
     return { data: fileItem(doc) };
   }
 

@@ -5,7 +5,6 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { dataScopeOf, pathId } from '../common/resource-lifecycle';
 import { instanceAttributes, instanceResource } from './instance-view';
@@ -179,7 +178,7 @@ export class InstancesController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = { ...body, tags: body.tags ?? [] };
-    const { doc, jobId } = await this.commands.execute(new CreateInstance(dataScopeOf(p), input, commandContext(req, p), unwrapBody(req.body, 'instances').pointerPrefix));
+    const { doc, jobId } = await this.commands.execute(new CreateInstance(dataScopeOf(p), input, commandContext(req, p)));
     return { data: instanceResource(doc, { expandPlan: true }), jobId };
   }
 

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { networkDatabases } from '../../../../libs/domain/networking/network-database.resource';
 import type { JobResource } from '../../../../libs/domain/shared/job-resource';
 import type { Principal } from '../../../../libs/http/src/auth';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
 import { networkDatabasesProjection } from '../../../../projections/network-databases/network-databases.projection';
@@ -57,8 +56,7 @@ export class NetworkDatabasesController extends BusController {
 
   @ApiRoute(attachRoute)
   attach(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed() p: RouteInput<typeof attachRoute>) {
-    const { pointerPrefix } = unwrapBody(req.body, TYPE);
-    return this.commands.execute(new AttachNetworkDatabase({ projectId: dataScopeOf(principal), networkId: p.params.networkId, providerId: p.query.providerId, body: p.body, pointerPrefix, context: commandContext(req, principal) }));
+    return this.commands.execute(new AttachNetworkDatabase({ projectId: dataScopeOf(principal), networkId: p.params.networkId, providerId: p.query.providerId, body: p.body, context: commandContext(req, principal) }));
   }
 }
 

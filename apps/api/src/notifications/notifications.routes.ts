@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { DELIVERY_STATUSES, webhookIdOf } from '../../../../libs/domain/notifications/delivery.decider';
 import { NOTIFICATION_TYPES, notificationSchema } from '../../../../libs/domain/notifications/notification.decider';
 import type { Principal } from '../../../../libs/http/src/auth';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { collectionSchema, resource, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
 import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../../../../libs/http/src/route';
@@ -291,8 +290,7 @@ export class NotificationsController extends BusController {
 
   @ApiRoute(createEndpointRoute)
   async createEndpoint(@Req() req: FastifyRequest, @CurrentPrincipal() principal: Principal, @Parsed('body') body: RouteInput<typeof createEndpointRoute>['body']) {
-    const { pointerPrefix } = unwrapBody(req.body, E_TYPE);
-    const { doc, secret } = await this.commands.execute(new CreateEndpoint(projectOf(principal), body, pointerPrefix, commandContext(req, principal)));
+    const { doc, secret } = await this.commands.execute(new CreateEndpoint(projectOf(principal), body, commandContext(req, principal)));
     return createdEndpoint(doc, secret);
   }
 

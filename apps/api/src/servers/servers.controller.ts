@@ -5,7 +5,6 @@ import { ApiRoute, CurrentPrincipal, Parsed, route, type RouteInput } from '../.
 import type { Principal } from '../../../../libs/http/src/auth';
 import { collectionSchema, resourceSchema } from '../../../../libs/http/src/envelope';
 import { listResult } from '../../../../libs/http/src/list-result';
-import { unwrapBody } from '../../../../libs/http/src/body-shape';
 import { commandContext } from '../identity/request-context';
 import { pathId, dataScopeOf } from '../common/resource-lifecycle';
 import { SERVER } from '../../../../libs/domain/servers/server.fields';
@@ -206,7 +205,7 @@ export class ServersController extends BusController {
   @ApiRoute(createRoute)
   async create(@Req() req: FastifyRequest, @CurrentPrincipal() p: Principal, @Parsed('body') body: RouteInput<typeof createRoute>['body']) {
     const input = serverCreateInput(body);
-    const { doc, jobId } = await this.commands.execute(new CreateServer(dataScopeOf(p), input, commandContext(req, p), unwrapBody(req.body, 'servers').pointerPrefix));
+    const { doc, jobId } = await this.commands.execute(new CreateServer(dataScopeOf(p), input, commandContext(req, p)));
     return { data: serverResource(doc), jobId };
   }
 

@@ -23,13 +23,13 @@ export const TemplatesController = simpleResourceController({
   },
   // A template must be launchable as written: its provider enabled, 422 INVALID_REGION / INVALID_PLAN /
   // INVALID_OS as on an instance create, and its SSH key one of the project's keys on that provider.
-  async prepare({ ports, projectId, body, pointerPrefix }) {
+  async prepare({ ports, projectId, body }) {
     const provider = await requireProjectProvider(ports, projectId, body.providerId, { requireEnabled: true });
     await new CatalogValidation(ports).validateCompute({ providerKind: provider.name as ProviderKind, region: body.region, instanceType: body.instanceType, image: body.image });
     if (body.sshKeyId) {
       const key = await (await ports.projections.collection(sshKeysProjection)).get(body.sshKeyId);
       if (!key || key.projectId !== projectId || key.providerId !== body.providerId) {
-        throw badRequest([{ detail: `SSH key ${body.sshKeyId} not found for provider ${body.providerId}`, source: { pointer: `${pointerPrefix}/sshKeyId` } }]);
+        throw badRequest([{ detail: `SSH key ${body.sshKeyId} not found for provider ${body.providerId}`, source: { pointer: '/sshKeyId' } }]);
       }
     }
     return { fields: body };
