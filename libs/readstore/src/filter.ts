@@ -133,6 +133,8 @@ export interface NormalizedQuery {
   limit: number | undefined;
   /** FindQuery.after's value under each key of `sort`: only documents after them (withTotal false, skip 0). */
   after?: Array<string | number | boolean>;
+  /** Set by a `beforeId` seek: `sort` is the query's reversed, and the page is answered reversed back. */
+  reversed?: boolean;
 }
 
 export function normalizeQuery(query: FindQuery | undefined): NormalizedQuery {
@@ -142,15 +144,24 @@ export function normalizeQuery(query: FindQuery | undefined): NormalizedQuery {
   const out: NormalizedQuery = { filter: validateFilter(q.filter), sort, skip, limit: validateCount(q.limit, 'limit') };
   if (q.after !== undefined) out.after = validateAfter(q, sort, skip);
   if (q.afterId !== undefined && (typeof q.afterId !== 'string' || q.after !== undefined)) throw new InvalidQueryError('afterId must be a string id, without after');
+  if (q.beforeId !== undefined && (typeof q.beforeId !== 'string' || q.after !== undefined || q.afterId !== undefined)) throw new InvalidQueryError('beforeId must be a string id, without after or afterId');
   return out;
 }
 
+/** The id a public page seeks from (FindQuery.afterId or beforeId), and which way. */
+export function seekId(query: FindQuery): { id: string; direction: 'after' | 'before' } | undefined {
+  if (query.afterId !== undefined) return { id: query.afterId, direction: 'after' };
+  if (query.beforeId !== undefined) return { id: query.beforeId, direction: 'before' };
+  return undefined;
+}
+
 /**
- * `q` seeking past `doc` (FindQuery.afterId's document, read by the adapter) instead of skipping:
- * when the document exists, matches the filter and holds a string, number or boolean under each
- * sort key. Otherwise `q` unchanged (its `skip` applies).
+ * `q` seeking past `doc` (FindQuery.afterId's or beforeId's document, read by the adapter) instead
+ * of skipping: when the document exists, matches the filter and holds a string, number or boolean
+ * under each sort key. `before` seeks past it in the reversed sort (`reversed`: the adapter answers
+ * the page reversed back). Otherwise `q` unchanged (its `skip` applies, in the query's order).
  */
-export function seekPast(q: NormalizedQuery, doc: ReadDoc | null): NormalizedQuery {
+export function seekPast(q: NormalizedQuery, doc: ReadDoc | null, direction: 'after' | 'before' = 'after'): NormalizedQuery {
   if (!doc || q.after || !compileFilter(q.filter)(doc)) return q;
   const values: Array<string | number | boolean> = [];
   for (const k of q.sort) {
@@ -159,6 +170,7 @@ export function seekPast(q: NormalizedQuery, doc: ReadDoc | null): NormalizedQue
     if (typeof v !== 'string' && typeof v !== 'boolean' && !(typeof v === 'number' && Number.isFinite(v))) return q;
     values.push(v);
   }
+  if (direction === 'before') return { ...q, skip: 0, after: values, sort: q.sort.map((k) => ({ field: k.field, direction: k.direction === 1 ? -1 : 1 })), reversed: true };
   return { ...q, skip: 0, after: values };
 }
 

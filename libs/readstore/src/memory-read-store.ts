@@ -12,7 +12,7 @@
  * matching its equalities (or the whole collection) and sorts.
  */
 import { DuplicateKeyError, InvalidDocumentError, InvalidQueryError } from './errors';
-import { compareValues, compileFilter, compileSort, compareStrings, indexName, normalizeQuery, resolvePath, seekPast, typeRank, validateDoc, validateIndexSpec, MISSING, type NormalizedQuery } from './filter';
+import { compareValues, compileFilter, compileSort, compareStrings, indexName, normalizeQuery, resolvePath, seekId, seekPast, typeRank, validateDoc, validateIndexSpec, MISSING, type NormalizedQuery } from './filter';
 import { META_COLLECTION } from './filter';
 import { keyWithId, servesOrder } from './list-shapes';
 import { OrderedIndex, type Entry } from './ordered-index';
@@ -322,10 +322,18 @@ export class MemoryReadCollection<T extends ReadDoc = ReadDoc> implements ReadCo
     let q = normalizeQuery(query);
     // Where the page starts in the whole match (a seek's `skip` is 0): the uncounted `total` is offset + items.
     const offset = q.skip;
-    if (query.afterId !== undefined) q = seekPast(q, this.docs.get(query.afterId) ?? null);
+    const seek = seekId(query);
+    if (seek) q = seekPast(q, this.docs.get(seek.id) ?? null, seek.direction);
     if (q.after) this.stats.seeks++;
     this.stats.skipped += q.skip;
-    const wantTotal = query.withTotal !== false;
+    const found = this.page(q, query.withTotal !== false, offset);
+    // A `beforeId` seek read the page in the reversed order: it is answered in the query's.
+    if (q.reversed) found.items.reverse();
+    return found;
+  }
+
+  /** The page `q` names (after its seek, if any): `offset` is where it starts in the whole match. */
+  private page(q: NormalizedQuery, wantTotal: boolean, offset: number): FindResult<T> {
     const conds = classify(q.filter);
     if (!conds) return { items: [], total: wantTotal ? 0 : offset };
     const plan = this.plan(q, conds);

@@ -7,7 +7,7 @@
  */
 import { MongoClient, type AnyBulkWriteOperation, type Collection, type Db, type Document, type MongoClientOptions } from 'mongodb';
 import { DuplicateKeyError, InvalidQueryError } from './errors';
-import { indexName, normalizeQuery, seekPast, validateDoc, validateFilter, validateIndexSpec } from './filter';
+import { indexName, normalizeQuery, seekId, seekPast, validateDoc, validateFilter, validateIndexSpec } from './filter';
 import { META_COLLECTION } from './filter';
 import type { Filter, FindQuery, FindResult, FindStats, IndexSpec, ReadCollection, ReadDoc, ReadStore, SortKey, WriteOp } from './read-store.port';
 
@@ -180,7 +180,10 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
     let q = normalizeQuery(query);
     // Where the page starts in the whole match (a seek's `skip` is 0): the uncounted `total` is offset + items.
     const offset = q.skip;
-    if (query.afterId !== undefined) q = seekPast(q, await this.get(query.afterId));
+    const seek = seekId(query);
+    if (seek) q = seekPast(q, await this.get(seek.id), seek.direction);
+    // A `beforeId` seek reads the page in the reversed order: it is answered in the query's.
+    const inOrder = (docs: Stored[]) => (q.reversed ? docs.reverse() : docs).map((d) => fromStored<T>(d));
     const matching = toMongoFilter(q.filter);
     const filter = q.after ? withSeek(matching, seekFilter(q.sort, q.after)) : matching;
     if (q.after) this.stats.seeks++;
@@ -191,7 +194,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
       if (q.skip > 0) cursor = cursor.skip(q.skip);
       if (q.limit !== undefined) cursor = cursor.limit(q.limit);
       const docs = await cursor.toArray();
-      return { items: docs.map((d) => fromStored<T>(d)), total: offset + docs.length };
+      return { items: inOrder(docs), total: offset + docs.length };
     }
     // `total` counts the whole match: a seek (afterId) passes over the pages before it, they still count.
     const countP = this.coll.countDocuments(matching);
@@ -200,7 +203,7 @@ export class MongoReadCollection<T extends ReadDoc = ReadDoc> implements ReadCol
     if (q.skip > 0) cursor = cursor.skip(q.skip);
     if (q.limit !== undefined) cursor = cursor.limit(q.limit);
     const [docs, total] = await Promise.all([cursor.toArray(), countP]);
-    return { items: docs.map((d) => fromStored<T>(d)), total };
+    return { items: inOrder(docs), total };
   }
 
   async write(ops: WriteOp<T>[]): Promise<void> {

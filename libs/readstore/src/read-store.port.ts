@@ -59,9 +59,16 @@ export interface FindQuery {
    * answer is the page `skip` names on unchanged data; the seek only spares the pages before it.
    */
   afterId?: string;
+  /**
+   * The same from the page after (its `prev` link's cursor): the id of that page's first item. The
+   * adapter seeks past it in the reversed order, takes `limit` documents and answers them in the
+   * query's order (the `limit` documents just before it), with `total` as before; on the same
+   * fallback `skip` applies in the query's own order. Excludes `after` and `afterId`.
+   */
+  beforeId?: string;
 }
 
-/** What an adapter's finds did, for tests and diagnostics: seeks taken (`after`, `afterId`) and the documents `skip` asked to pass over. */
+/** What an adapter's finds did, for tests and diagnostics: seeks taken (`after`, `afterId`, `beforeId`) and the documents `skip` asked to pass over. */
 export interface FindStats {
   seeks: number;
   skipped: number;

@@ -701,6 +701,43 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
         expect({ seeks: stats.seeks - before.seeks, skipped: stats.skipped - before.skipped }).toEqual({ seeks, skipped: skips });
       });
 
+      it('walks back from the last page by the first id (beforeId) exactly as skip pages it, with the same totals, asc and desc', async () => {
+        const c = fresh<Row>();
+        await c.ensureIndexes(indexes);
+        await c.write(rows.map((doc) => ({ kind: 'put' as const, doc })));
+        const limit = 4;
+        const stats = store().stats!;
+        let seeks = 0;
+        let skips = 0;
+        for (const filter of filters)
+          for (const sort of sorts) {
+            const all = (await c.find({ filter, sort })).items.map((d) => d.id);
+            expect(all.length).toBeGreaterThan(3 * limit);
+            const lastPage = Math.ceil(all.length / limit) - 1;
+            const skipped: Array<{ ids: string[]; total: number }> = [];
+            const sought: Array<{ ids: string[]; total: number }> = [];
+            const before = { ...stats };
+            let first: string | undefined;
+            for (let page = lastPage; page >= 0; page--) {
+              const bySkip = await c.find({ filter, sort, skip: page * limit, limit });
+              const bySeek = await c.find({ filter, sort, skip: page * limit, limit, ...(first ? { beforeId: first } : {}) });
+              skips += page * limit;
+              // the last page is reached by number; every page before it by the first id of the page after
+              if (first) seeks++;
+              else skips += page * limit;
+              skipped.push({ ids: bySkip.items.map((d) => d.id), total: bySkip.total });
+              sought.push({ ids: bySeek.items.map((d) => d.id), total: bySeek.total });
+              first = bySeek.items[0]!.id;
+            }
+            expect({ filter, sort, pages: sought }).toEqual({ filter, sort, pages: skipped });
+            expect(sought.reverse().flatMap((p) => p.ids)).toEqual(all);
+            // Only the skip-paged reads and the last page skipped: the walk back skipped nothing.
+            expect({ seeks: stats.seeks - before.seeks, skipped: stats.skipped - before.skipped }).toEqual({ seeks, skipped: skips });
+            seeks = 0;
+            skips = 0;
+          }
+      });
+
       it('falls back to skip when the last id is gone, matches no more, or names another tenant\'s document', async () => {
         const c = fresh<Row>();
         await c.ensureIndexes(indexes);
@@ -710,7 +747,11 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
         const page2 = await c.find({ filter, sort, skip: 4, limit: 4 });
         const foreign = rows.find((r) => r.projectId === 'p2')!.id;
         for (const afterId of ['nope', foreign]) expect(await c.find({ filter, sort, skip: 4, limit: 4, afterId })).toEqual(page2);
+        // beforeId falls back to the page's skip in the query's own order, not the reversed one
+        for (const beforeId of ['nope', foreign]) expect(await c.find({ filter, sort, skip: 4, limit: 4, beforeId })).toEqual(page2);
         await expect(c.find({ filter, sort, afterId: 5 as never })).rejects.toThrow(InvalidQueryError);
+        await expect(c.find({ filter, sort, beforeId: 5 as never })).rejects.toThrow(InvalidQueryError);
+        await expect(c.find({ filter, sort, beforeId: 'a01', afterId: 'a02' })).rejects.toThrow(InvalidQueryError);
       });
 
       it('counts nothing when asked not to, and still seeks', async () => {
@@ -725,6 +766,9 @@ export function testReadStore(name: string, factory: () => Promise<ReadStoreFixt
         expect(page.items.map((d) => d.id)).toEqual(all.slice(8, 12).map((d) => d.id));
         // uncounted, total reads as where the page ends, as with skip
         expect(page.total).toBe(12);
+        const back = await c.find({ filter, sort, skip: 4, limit: 4, beforeId: all[8]!.id, withTotal: false });
+        expect(back.items.map((d) => d.id)).toEqual(all.slice(4, 8).map((d) => d.id));
+        expect(back.total).toBe(8);
         expect(store().stats!.skipped).toBe(skippedBefore);
       });
     });
