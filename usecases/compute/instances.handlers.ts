@@ -7,7 +7,7 @@ import type { ProviderKind } from '../../libs/domain/providers/events';
 import type { Tag } from '../../libs/domain/shared/tags';
 import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { badRequest } from '../../libs/application/src/errors';
-import { pageOf, type ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListPage } from '../../libs/application/src/views';
 import type { LiveStatus, UtilizationSample } from '../../libs/providers/src/driver.port';
 import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { instancesProjection, type InstanceDoc } from '../../projections/instances/instances.projection';
@@ -24,7 +24,6 @@ import type { PortsOf } from '../../libs/runtime/src/ports';
 /** What a GET after an instance write reads: the instance and its activity log. */
 const INSTANCE_MODELS = [instancesProjection.name, instanceEventsProjection.name];
 
-type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>;
 type Accepted = { doc: InstanceDoc; jobId: string };
 type Found<D> = { items: D[]; total: number };
 const SYNC_CONCURRENCY = 16;
@@ -59,17 +58,17 @@ export class GetInstance extends Query<InstanceDoc> {
 }
 export class ListInstances extends Query<Found<InstanceDoc>> {
   /** `active`: the active instances across the project's enabled providers (GET /v1/instances/all). */
-  constructor(readonly projectId: string, readonly filters: { status?: string; provider?: string; region?: string; active?: boolean }, readonly page: Page) {
+  constructor(readonly projectId: string, readonly filters: { status?: string; provider?: string; region?: string; active?: boolean }, readonly page: ListPage) {
     super();
   }
 }
 export class InstanceHistory extends Query<Found<InstanceEventDoc>> {
-  constructor(readonly projectId: string, readonly id: string, readonly page: Page) {
+  constructor(readonly projectId: string, readonly id: string, readonly page: ListPage) {
     super();
   }
 }
 export class InstanceJobs extends Query<Found<JobDoc>> {
-  constructor(readonly projectId: string, readonly id: string, readonly page: Page) {
+  constructor(readonly projectId: string, readonly id: string, readonly page: ListPage) {
     super();
   }
 }

@@ -1,5 +1,5 @@
 import { Query, QueryHandler, type IQueryHandler } from '@nestjs/cqrs';
-import { pageOf, type ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListPage } from '../../libs/application/src/views';
 import type { Condition, Filter } from '../../libs/readstore/src/read-store.port';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 import { EVENT_INDEX, type EventIndexDoc } from '../../projections/event-index/event-index.projection';
@@ -17,7 +17,7 @@ export interface EventFilters {
 
 /** The project's events in one mode, newest first (DECISIONS 20), from the event index. */
 export class ListEvents extends Query<{ items: EventIndexDoc[]; total: number }> {
-  constructor(readonly scope: string, readonly filters: EventFilters, readonly page: Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>) {
+  constructor(readonly scope: string, readonly filters: EventFilters, readonly page: ListPage) {
     super();
   }
 }

@@ -5,7 +5,7 @@ import { jobStream } from '../../libs/domain/jobs/events';
 import { handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { aggregateStream } from '../../libs/eventstore/src/aggregate-stream';
 import { AppError, notFound } from '../../libs/application/src/errors';
-import { pageOf, type ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListPage } from '../../libs/application/src/views';
 import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { batchesProjection } from '../../projections/batches/batches.projection';
 import { batchJobResource } from '../batches/batch-view';
@@ -20,7 +20,7 @@ export class RetryJob extends Command<JobDoc> {
   }
 }
 export class ListJobs extends Query<{ items: JobDoc[]; total: number }> {
-  constructor(readonly projectId: string, readonly filters: { status?: string; instanceId?: string }, readonly page: Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>) {
+  constructor(readonly projectId: string, readonly filters: { status?: string; instanceId?: string }, readonly page: ListPage) {
     super();
   }
 }

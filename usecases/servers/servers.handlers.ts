@@ -6,7 +6,7 @@ import { backupDecider } from '../../libs/domain/servers/backup.decider';
 import { backupStream, type BackupSource } from '../../libs/domain/servers/backup.events';
 import { requestScopedId, handleCommand, type CommandContext } from '../../libs/eventstore/src/handle-command';
 import { badRequest, invalidState, notFound } from '../../libs/application/src/errors';
-import { pageOf, type ListQuery } from '../../libs/application/src/views';
+import { pageOf, type ListPage } from '../../libs/application/src/views';
 import type { Filter } from '../../libs/readstore/src/read-store.port';
 import { backupsProjection, type BackupDoc } from '../../projections/backups/backups.projection';
 import { instancesProjection } from '../../projections/instances/instances.projection';
@@ -17,7 +17,6 @@ import { requireProjectProvider } from '../providers/project-provider';
 import { ownDoc, requestedBy, requestWithItsJob, settleWithJob, written } from '../jobs/job-writes';
 import type { PortsOf } from '../../libs/runtime/src/ports';
 
-type Page = Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>;
 type Found<D> = { items: D[]; total: number };
 type Accepted = { doc: ServerDoc; jobId: string };
 
@@ -69,7 +68,7 @@ export class GetServer extends Query<ServerDoc> {
   }
 }
 export class ListServers extends Query<Found<ServerDoc>> {
-  constructor(readonly projectId: string, readonly filters: { status?: string; site?: string; role?: string }, readonly page: Page) {
+  constructor(readonly projectId: string, readonly filters: { status?: string; site?: string; role?: string }, readonly page: ListPage) {
     super();
   }
 }
@@ -79,7 +78,7 @@ export class GetBackup extends Query<BackupDoc> {
   }
 }
 export class ListBackups extends Query<Found<BackupDoc>> {
-  constructor(readonly projectId: string, readonly source: BackupSource, readonly resourceId: string, readonly page: Page) {
+  constructor(readonly projectId: string, readonly source: BackupSource, readonly resourceId: string, readonly page: ListPage) {
     super();
   }
 }

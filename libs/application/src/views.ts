@@ -29,11 +29,22 @@ export interface ListQuery<F = Record<string, unknown>> {
    * the page's truth, used when the item is gone.
    */
   afterId?: string;
+  /** The id of the next page's first item, when the caller came from it (an HTTP `prev` link's cursor): FindQuery.beforeId. */
+  beforeId?: string;
 }
 
-/** A list's page as a read-store find takes it: its sort, size, offset and, when known, the item before it. */
-export function pageOf(list: Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId'>): { sort: SortKey[]; skip: number; limit: number; afterId?: string } {
-  return { sort: list.sort, skip: list.skip, limit: list.limit, ...(list.afterId !== undefined ? { afterId: list.afterId } : {}) };
+/** What of a list query names its page (what list commands carry and `pageOf` reads). */
+export type ListPage = Pick<ListQuery, 'sort' | 'skip' | 'limit' | 'afterId' | 'beforeId'>;
+
+/** A list's page as a read-store find takes it: its sort, size, offset and, when known, the item before or after it. */
+export function pageOf(list: ListPage): { sort: SortKey[]; skip: number; limit: number; afterId?: string; beforeId?: string } {
+  return {
+    sort: list.sort,
+    skip: list.skip,
+    limit: list.limit,
+    ...(list.afterId !== undefined ? { afterId: list.afterId } : {}),
+    ...(list.beforeId !== undefined ? { beforeId: list.beforeId } : {}),
+  };
 }
 
 /** What a list use case returns: one page of items and the total; transports add their paging links. */

@@ -188,11 +188,13 @@ function parsePaging(query: RawQuery, spec: ListSpec, errors: ApiErrorItem[]): {
 
 // ---------------------------------------------------------------- cursor
 /**
- * The `cursor` a `next` link carries beside its page number: the id of the page's last item (the
- * store seeks past it instead of skipping, FindQuery.afterId) and what it belongs to: the page it
- * leads to, the page size, the sort and the filters (a digest). base64url JSON, opaque to clients.
+ * The `cursor` a `next` or `prev` link carries beside its page number: the id of the page's last
+ * item (`d: 'next'`, the store seeks past it, FindQuery.afterId) or first item (`d: 'prev'`, the
+ * store takes the items just before it, FindQuery.beforeId) instead of skipping, and what it
+ * belongs to: the page it leads to, the page size, the sort and the filters (a digest). base64url
+ * JSON, opaque to clients.
  */
-interface Cursor { p: number; l: number; s: string; f: string; id: string }
+interface Cursor { p: number; l: number; s: string; f: string; id: string; d: 'next' | 'prev' }
 
 /** What a list request's cursor must match, and what its `next` link's cursor says; set on lists an index orders (see `ListOrder`). */
 export interface CursorScope { sort: string; filters: string }
@@ -208,10 +210,13 @@ export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify(c)).toString('base64url');
 }
 
-const CURSOR = z.strictObject({ p: z.number().int().min(2), l: z.number().int().min(1), s: z.string(), f: z.string(), id: z.string().min(1) });
+// `d` absent: a cursor issued before `prev` links carried one (they were all `next`).
+const CURSOR = z
+  .strictObject({ p: z.number().int().min(1), l: z.number().int().min(1), s: z.string(), f: z.string(), id: z.string().min(1), d: z.enum(['next', 'prev']).default('next') })
+  .refine((c) => c.d === 'prev' || c.p >= 2);
 
-/** The id a request's `cursor` seeks past, or an error: unreadable, or from another page, size, sort or filter. */
-function parseCursor(raw: unknown, at: { page: number; limit: number; scope: CursorScope }, errors: ApiErrorItem[]): string | undefined {
+/** The seek a request's `cursor` names (`afterId` or `beforeId`), or an error: unreadable, or from another page, size, sort or filter. */
+function parseCursor(raw: unknown, at: { page: number; limit: number; scope: CursorScope }, errors: ApiErrorItem[]): { afterId: string } | { beforeId: string } | undefined {
   const v = first(raw);
   if (v === undefined) return undefined;
   const fail = (detail: string) => void errors.push({ detail, source: { parameter: 'cursor' } });
@@ -222,11 +227,11 @@ function parseCursor(raw: unknown, at: { page: number; limit: number; scope: Cur
     decoded = undefined;
   }
   const c = CURSOR.safeParse(decoded);
-  if (!c.success) return fail('cursor is not one this API issued: follow the links.next of the page before, or drop cursor to page by number');
+  if (!c.success) return fail('cursor is not one this API issued: follow the links.next or links.prev of the page beside, or drop cursor to page by number');
   if (c.data.s !== at.scope.sort) return fail('cursor belongs to another sort than this request\'s');
   if (c.data.f !== at.scope.filters) return fail('cursor belongs to other filters than this request\'s');
   if (c.data.p !== at.page || c.data.l !== at.limit) return fail(`cursor leads to page ${c.data.p} of ${c.data.l} items; this request asks for page ${at.page} of ${at.limit}`);
-  return c.data.id;
+  return c.data.d === 'prev' ? { beforeId: c.data.id } : { afterId: c.data.id };
 }
 
 /** A list query as the HTTP edge parsed it: `scope` (on lists an index orders) lets the `next` link carry a cursor. */
@@ -249,9 +254,9 @@ export function parseListQuery<F = Record<string, unknown>>(query: RawQuery, spe
   }
   // Only lists an index orders take a cursor (an in-memory list slices its whole match anyway).
   const scope = 'shapes' in spec.order && !errors.length ? { sort: showSort(sort), filters: filterDigest(filters) } : undefined;
-  const afterId = scope ? parseCursor(query.cursor, { page, limit, scope }, errors) : undefined;
+  const seek = scope ? parseCursor(query.cursor, { page, limit, scope }, errors) : undefined;
   if (errors.length) throw invalidQuery(errors);
-  return { page, limit, skip: (page - 1) * limit, sort, fields, filters, ...(afterId ? { afterId } : {}), ...(scope ? { scope } : {}) };
+  return { page, limit, skip: (page - 1) * limit, sort, fields, filters, ...seek, ...(scope ? { scope } : {}) };
 }
 
 // ---------------------------------------------------------------- response
@@ -272,18 +277,19 @@ export function pageLink(req: LinkRequest, page: number, limit: number, cursor?:
 /**
  * Builds `{ data, meta: {page, limit, total, totalPages}, links }` for a list route. On a list an
  * index orders (`scope`), `next` also carries a cursor: the page's last id, which the store seeks
- * past instead of skipping the pages before (the page number stays, and answers the same page).
+ * past instead of skipping the pages before (the page number stays, and answers the same page);
+ * `prev` one with the page's first id, before which the store takes the page.
  */
 export function listResponse<A extends object>(req: LinkRequest, list: Pick<HttpListQuery, 'page' | 'limit' | 'fields' | 'scope'>, items: Resource<A>[], total: number): CollectionDocument<Partial<A>> {
   const totalPages = Math.ceil(total / list.limit);
   const last = Math.max(1, totalPages);
   const links: CollectionDocument['links'] = { first: pageLink(req, 1, list.limit), last: pageLink(req, last, list.limit) };
-  if (list.page > 1) links.prev = pageLink(req, Math.min(list.page - 1, last), list.limit);
+  const cursor = (p: number, id: string | undefined, d: Cursor['d']) => (list.scope && id ? encodeCursor({ p, l: list.limit, s: list.scope.sort, f: list.scope.filters, id, d }) : undefined);
+  // A non-empty page's first item is where the page before ends (one beyond the last has none).
+  if (list.page > 1) links.prev = pageLink(req, Math.min(list.page - 1, last), list.limit, cursor(list.page - 1, items[0]?.id, 'prev'));
   if (list.page < last) {
-    const tail = items[items.length - 1]?.id;
     // Only a full page's last item is where the next page starts.
-    const cursor = list.scope && tail && items.length === list.limit ? encodeCursor({ p: list.page + 1, l: list.limit, s: list.scope.sort, f: list.scope.filters, id: tail }) : undefined;
-    links.next = pageLink(req, list.page + 1, list.limit, cursor);
+    links.next = pageLink(req, list.page + 1, list.limit, cursor(list.page + 1, items.length === list.limit ? items[items.length - 1]?.id : undefined, 'next'));
   }
   return {
     data: items.map((i) => sparse(i, list.fields)),
