@@ -2,6 +2,7 @@
  * Following a list's `links.next` (its cursor) visits every item once, in the order paging by number
  * gives, and the store seeks to each page instead of skipping the ones before it: the read store's
  * own count of skipped documents (MongoDB through FerretDB on the server profile) does not move.
+ * Following `links.prev` back from the last page does the same the other way.
  */
 import type { FindStats } from '../../libs/readstore/src/read-store.port';
 import { startTestServer, type Profile, type TestServer } from '../support/test-server';
@@ -73,6 +74,48 @@ describe.each<Profile>(['embedded', 'server'])('list cursors (%s profile)', (pro
     const before = stats.skipped;
     expect((await owner.get(`${keysPath}&sort=${sort}&limit=2&page=3`)).status).toBe(200);
     expect(stats.skipped - before).toBeGreaterThanOrEqual(4);
+  });
+
+  it.each(['name', '-name', '-createdAt'])('sort=%s: following links.prev from the last page back to page 1 visits every item once, as paging by number does, and skips nothing', async (sort) => {
+    const byNumber: string[][] = [];
+    for (let page = 1; page <= 4; page++) {
+      const res = await owner.get(`${keysPath}&sort=${sort}&limit=2&page=${page}`);
+      expect(res.status).toBe(200);
+      byNumber.push(res.body.data.map((k: { id: string }) => k.id));
+    }
+    expect(byNumber.flat().sort()).toEqual([...ids].sort());
+
+    const followed: string[][] = [];
+    const metas: unknown[] = [];
+    let prev: string | undefined = `${keysPath}&sort=${sort}&limit=2&page=4`;
+    let cursorPages = 0;
+    while (prev) {
+      const before = { ...stats };
+      const res = await owner.get(prev);
+      expect(res.status).toBe(200);
+      if (prev.includes('cursor=')) {
+        cursorPages++;
+        // the page was sought back from the page after it, not skipped to
+        expect({ page: res.body.meta.page, skipped: stats.skipped - before.skipped }).toEqual({ page: res.body.meta.page, skipped: 0 });
+        expect(stats.seeks).toBeGreaterThan(before.seeks);
+      }
+      metas.push(res.body.meta);
+      followed.push(res.body.data.map((k: { id: string }) => k.id));
+      prev = res.body.links.prev ? local(res.body.links.prev) : undefined;
+    }
+    expect(followed.reverse()).toEqual(byNumber);
+    expect(cursorPages).toBe(3);
+    expect(metas).toEqual([4, 3, 2, 1].map((page) => ({ page, limit: 2, total: 7, totalPages: 4 })));
+  });
+
+  it('answers 400 INVALID_QUERY on a prev cursor for another page or sort', async () => {
+    const last = await owner.get(`${keysPath}&sort=name&limit=2&page=4`);
+    const prev = local(last.body.links.prev);
+    expect(prev).toContain('cursor=');
+    for (const path of [prev.replace('sort=name', 'sort=-name'), prev.replace('page=3', 'page=2')]) {
+      const res = await owner.get(path);
+      expect({ path, status: res.status, errors: res.body.errors }).toEqual({ path, status: 400, errors: [expect.objectContaining({ code: 'INVALID_QUERY', source: { parameter: 'cursor' } })] });
+    }
   });
 
   it('answers 400 INVALID_QUERY on a cursor that does not parse or belongs to another sort or filter', async () => {

@@ -266,8 +266,10 @@ describe('lists', () => {
     const base = url.replace(/\/$/, '');
     const link = (p: number) => `${base}/v1/widgets?page=${p}&limit=10&color=blue&sort=name`;
     // next also carries the cursor (the page's last item) that spares the store skipping pages 1 and 2
-    expect(r.json.links).toEqual({ first: link(1), last: link(5), prev: link(1), next: expect.stringMatching(/&cursor=[A-Za-z0-9_-]+$/) });
+    // and prev the cursor (the page's first item) before which the store takes page 1
+    expect(r.json.links).toEqual({ first: link(1), last: link(5), prev: expect.stringMatching(/&cursor=[A-Za-z0-9_-]+$/), next: expect.stringMatching(/&cursor=[A-Za-z0-9_-]+$/) });
     expect(r.json.links.next.replace(/&cursor=.*$/, '')).toBe(link(3));
+    expect(r.json.links.prev.replace(/&cursor=.*$/, '')).toBe(link(1));
   });
 
   it('omits prev on page 1 and next on the last page; last=1 when empty', async () => {

@@ -85,8 +85,29 @@ describe('cursor', () => {
     // the page's first and last links page by number only
     const doc = listResponse(req, list, items, 10);
     expect(doc.links.first).not.toContain('cursor=');
-    expect(doc.links.prev).not.toContain('cursor=');
+    expect(doc.links.last).not.toContain('cursor=');
     expect(doc.links.next).toContain('cursor=');
+  });
+
+  it('rides on the prev link of a non-empty page past the first and turns into the id the store takes the page before', () => {
+    const page3 = parseListQuery({ color: 'red', limit: '2', page: '3' }, spec, filters);
+    const prev = Object.fromEntries(new URL(listResponse(req, page3, items, 10).links.prev!).searchParams);
+    expect(prev).toMatchObject({ color: 'red', page: '2', limit: '2', cursor: expect.any(String) });
+    const list = parseListQuery(prev, spec, filters);
+    expect(list).toMatchObject({ page: 2, limit: 2, skip: 2, beforeId: 'w1' });
+    expect(list.afterId).toBeUndefined();
+    // its own prev leads to page 1 by the same cursor kind
+    const back = Object.fromEntries(new URL(listResponse(req, list, items, 10).links.prev!).searchParams);
+    expect(parseListQuery(back, spec, filters)).toMatchObject({ page: 1, beforeId: 'w1' });
+    // page 1 has no prev; an empty page beyond the last has no first item to carry
+    expect(listResponse(req, parseListQuery({ limit: '2' }, spec, filters), items, 10).links.prev).toBeUndefined();
+    const beyond = listResponse(req, parseListQuery({ limit: '2', page: '9' }, spec, filters), [], 10);
+    expect(beyond.links.prev).toBeDefined();
+    expect(beyond.links.prev).not.toContain('cursor=');
+    // a prev cursor is refused for another page, size, sort or filter too
+    for (const query of [{ ...prev, page: '3' }, { ...prev, limit: '3' }, { ...prev, sort: 'name' }, { ...prev, color: 'blue' }])
+      expect(problem(query)).toEqual(expect.stringContaining('cursor'));
+    expect(problem(prev)).toBe('no error');
   });
 
   it('is 400 INVALID_QUERY naming cursor when it does not parse, or belongs to another sort, filter, page or size', () => {
