@@ -85,7 +85,7 @@ function parameters(r: RegisteredRoute): Json[] {
         name: 'cursor',
         in: 'query',
         description:
-          'Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY.',
+          'Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY.',
         schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
       },
       { name: `fields[${r.list.type}]`, in: 'query', description: 'Sparse fieldset: comma-separated attribute names', schema: { type: 'string' } },

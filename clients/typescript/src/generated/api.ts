@@ -5693,7 +5693,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[plans]"?: string;
@@ -5794,7 +5794,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, country */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[regions]"?: string;
@@ -5892,7 +5892,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[operating-systems]"?: string;
@@ -5984,7 +5984,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[operating-systems]"?: string;
@@ -6076,7 +6076,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-categories]"?: string;
@@ -6129,7 +6129,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-tiers]"?: string;
@@ -6182,7 +6182,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[macroregions]"?: string;
@@ -6235,7 +6235,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, country, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[cities]"?: string;
@@ -6291,7 +6291,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[server-offers]"?: string;
@@ -6392,7 +6392,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, family */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[os-versions]"?: string;
@@ -6448,7 +6448,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[billing-options]"?: string;
@@ -6568,7 +6568,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-types]"?: string;
@@ -6624,7 +6624,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[regions]"?: string;
@@ -6680,7 +6680,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[images]"?: string;
@@ -6736,7 +6736,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt, slug, resourceType */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[catalog-resources]"?: string;
@@ -6870,7 +6870,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: plan, region, providerKind, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[availability]"?: string;
@@ -7064,7 +7064,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, lastUsedAt, expiresAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[api-keys]"?: string;
@@ -7283,7 +7283,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[projects]"?: string;
@@ -7409,7 +7409,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: permission, resource, action */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[permissions]"?: string;
@@ -7468,7 +7468,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
@@ -7705,7 +7705,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
@@ -7981,7 +7981,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
@@ -8137,7 +8137,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, role, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[members]"?: string;
@@ -8390,7 +8390,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, email, expiresAt, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invitations]"?: string;
@@ -8665,7 +8665,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[roles]"?: string;
@@ -8944,7 +8944,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, rotatedAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[provider-api-keys]"?: string;
@@ -9141,7 +9141,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, status, createdAt, region */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instances]"?: string;
@@ -9340,7 +9340,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, status, createdAt, region */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instances]"?: string;
@@ -9669,7 +9669,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-events]"?: string;
@@ -9726,7 +9726,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
@@ -9862,7 +9862,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, updatedAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
@@ -9921,7 +9921,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, updatedAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[jobs]"?: string;
@@ -10063,7 +10063,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, name */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[providers]"?: string;
@@ -10389,7 +10389,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, hostname, status, site */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[servers]"?: string;
@@ -10851,7 +10851,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[backups]"?: string;
@@ -10975,7 +10975,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[backups]"?: string;
@@ -11214,7 +11214,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[ssh-keys]"?: string;
@@ -11377,7 +11377,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[instance-templates]"?: string;
@@ -11676,7 +11676,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[volumes]"?: string;
@@ -11927,7 +11927,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[volumes]"?: string;
@@ -12232,7 +12232,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[buckets]"?: string;
@@ -12483,7 +12483,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[file-systems]"?: string;
@@ -12738,7 +12738,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[snapshots]"?: string;
@@ -12800,7 +12800,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[snapshots]"?: string;
@@ -12975,7 +12975,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[elastic-ips]"?: string;
@@ -13305,7 +13305,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[vlans]"?: string;
@@ -13718,7 +13718,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[firewalls]"?: string;
@@ -14199,7 +14199,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[private-networks]"?: string;
@@ -14533,7 +14533,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[interconnections]"?: string;
@@ -14792,7 +14792,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, status, privateIp */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[network-databases]"?: string;
@@ -14965,7 +14965,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kubernetes-clusters]"?: string;
@@ -15279,7 +15279,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: version */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kubernetes-versions]"?: string;
@@ -15338,7 +15338,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[databases]"?: string;
@@ -15617,7 +15617,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: engine */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[database-versions]"?: string;
@@ -15676,7 +15676,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[support-tickets]"?: string;
@@ -16033,7 +16033,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, name, path, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[files]"?: string;
@@ -16315,7 +16315,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: version, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[file-versions]"?: string;
@@ -16412,7 +16412,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: currency, balanceCents */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[wallets]"?: string;
@@ -16829,7 +16829,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, amountCents */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[credits]"?: string;
@@ -17037,7 +17037,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[ai-models]"?: string;
@@ -17423,7 +17423,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, updatedAt, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[customers]"?: string;
@@ -17766,7 +17766,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[kyc-requests]"?: string;
@@ -17926,7 +17926,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: name, resource */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-event-names]"?: string;
@@ -17982,7 +17982,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notifications]"?: string;
@@ -18368,7 +18368,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-endpoints]"?: string;
@@ -18613,7 +18613,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, updatedAt, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[notification-deliveries]"?: string;
@@ -18951,7 +18951,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, name, slug, resourceType */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[catalog-entries]"?: string;
@@ -19846,7 +19846,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, dueDate, status, invoiceNumber, totalCents */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invoices]"?: string;
@@ -20048,7 +20048,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, dueDate, status, invoiceNumber, totalCents */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[invoices]"?: string;
@@ -20223,7 +20223,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: costCents, hours, name, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[usage]"?: string;
@@ -20308,7 +20308,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: costCents, hours, name, createdAt */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[usage]"?: string;
@@ -20604,7 +20604,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: createdAt, expiresAt, status */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[console-sessions]"?: string;
@@ -20884,7 +20884,7 @@ export interface operations {
                 "page[offset]"?: number;
                 /** @description Comma-separated; prefix '-' for descending. Fields: time */
                 sort?: string;
-                /** @description Opaque; set by `links.next` beside its `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
+                /** @description Opaque; set by `links.next` and `links.prev` beside their `page` (follow the link, do not build one). It lets the server seek to the page instead of skipping the ones before it; the answer is the page `page` names. A cursor that does not parse, or was issued for another page, limit, sort or filter, is 400 INVALID_QUERY. */
                 cursor?: string;
                 /** @description Sparse fieldset: comma-separated attribute names */
                 "fields[events]"?: string;
