@@ -80,7 +80,9 @@ export class CheckpointWatch {
     this.waiters.add(waiter);
     try {
       await Promise.all(names.map((n) => this.refresh(n)));
-      if (await outcome) return true;
+      // Already passed: a signal heard before this wait began moved `known` there, so the reads above
+      // advanced nothing and woke no one.
+      if (this.passed(waiter) || (await outcome)) return true;
       // The deadline: one last look at the store, in case a signal was lost with its connection.
       await Promise.all(names.map((n) => this.refresh(n)));
       return this.passed(waiter);

@@ -50,6 +50,16 @@ describe('checkpoint signals (split deployment, PostgreSQL NOTIFY)', () => {
     expect(storedReads).toBe(3);
   });
 
+  it('a wait for a checkpoint already heard (its signal came before the wait) passes at once, not at its deadline', async () => {
+    const heard = watch.waitFor(['saga:heard'], 7, 60_000);
+    await worker.save('saga:heard', 7);
+    expect(await heard).toBe(true);
+    // `saga:heard` is known at 7 now (from the signal or the read); the store holds 7 too, so the next
+    // wait's read advances nothing. It must pass at once: before the fix it waited out its deadline,
+    // which is far past this test's own timeout, so a hang fails it.
+    expect(await watch.waitFor(['saga:heard'], 7, 600_000)).toBe(true);
+  });
+
   it('a checkpoint saved before the wait is read from the store; a wait never passed ends false at its deadline', async () => {
     await worker.save('saga:x', 100);
     const before = storedReads;
