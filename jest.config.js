@@ -9,4 +9,10 @@ module.exports = {
   slowTestThreshold: 30,
   // Drivers (pg, kafkajs, ioredis) may keep sockets for a moment after close(); never let that hang CI.
   forceExit: true,
+  // PGLITE_TEMPLATE for every worker: embedded stores start from one initialized cluster.
+  globalSetup: '<rootDir>/test/global-setup.mjs',
+  // A net, not the fix: a worker whose heap is still above this after a test file is replaced before
+  // the next. A leak grows a worker's heap file after file (each file loads the whole app again), and
+  // near V8's limit every start crawls under GC until hooks time out; see enableDefaultMetrics.
+  workerIdleMemoryLimit: '1536MB',
 };

@@ -50,6 +50,9 @@ describe('crash safety: SIGKILL while 200 creations are in flight', () => {
   it('ends every answered create with its job completed or failed, none twice, no retry timer lost', async () => {
     server = spawnServer(env, port);
     await waitUp(url, server);
+    // The process's own figures, which the process entry (not startServer) turns on: the soak reads them.
+    const metrics = await client(url).get('/v1/health/metrics');
+    for (const name of ['process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_p99_seconds']) expect(metrics.text).toMatch(new RegExp(`^${name} \\d`, 'm'));
     const { apiKey } = JSON.parse(fs.readFileSync(path.join(dataDir, 'bootstrap.json'), 'utf8'));
     const api = client(url, { 'X-Service-API-Key': apiKey });
     const provider = await api.post('/v1/providers', { name: 'provider_publiccloud', apiKey: 'sk-crash' });

@@ -52,6 +52,8 @@ export async function startTestServer(profile: Profile, env: Record<string, stri
     RATE_LIMIT_KEY_PER_MIN: '1000000',
     RATE_LIMIT_IP_PER_MIN: '1000000',
   };
+  // test/global-setup.mjs: the store starts from an initialized cluster instead of running initdb.
+  if (process.env.PGLITE_TEMPLATE) base.PGLITE_TEMPLATE = process.env.PGLITE_TEMPLATE;
   if (profile === 'server') {
     Object.assign(base, {
       PG_URL: requireEngine('PG_URL'),

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '../../../libs/config/src/config';
 import { createLogger } from '../../../libs/http/src/logging';
+import { enableDefaultMetrics } from '../../../libs/http/src/metrics';
 import { testClock } from '../../../libs/runtime/src/test-clock';
 import { startServer } from './server';
 
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: config.logLevel, name: 'cloud-api' });
+  enableDefaultMetrics();
   const clock = testClock();
   const server = await startServer(config, logger, clock ? { clock } : {});
   logger.info(

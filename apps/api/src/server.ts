@@ -17,7 +17,6 @@ import { CONTEXT_MODULES } from '../../../contexts/registrations';
 import { seedCatalog } from '../../../sagas/catalog-sync/catalog-sync';
 import { asOfHook } from './common/as-of';
 import { registerConsole } from './console/console-assets';
-import { enableDefaultMetrics } from '../../../libs/http/src/metrics';
 
 export interface RunningServer {
   url: string;
@@ -31,9 +30,6 @@ export interface RunningServer {
 
 /** Assembles engines, identity and the HTTP surface; used by main.ts, the tests and the bench. */
 export async function startServer(config: AppConfig, logger: pino.Logger, options: PlatformOptions = {}): Promise<RunningServer> {
-  // The process's own figures (RSS, heap, event-loop delay, open handles) beside the request metrics:
-  // what an operator, and the soak (bench/soak.ts), watch for growth.
-  enableDefaultMetrics();
   const platform = await Platform.open(config, logger, CONTEXT_MODULES, options);
   await platform.start();
   await seedCatalog(platform);

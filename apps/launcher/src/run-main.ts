@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import type pino from 'pino';
 import { ConfigError, loadConfig, type AppConfig } from '../../../libs/config/src/config';
 import { createLogger } from '../../../libs/http/src/logging';
+import { enableDefaultMetrics } from '../../../libs/http/src/metrics';
 
 /**
  * A launcher's process: the configuration (exit 2 with its message when invalid), the logger, what
@@ -19,6 +20,7 @@ export function runMain(name: string, start: (config: AppConfig, logger: pino.Lo
     throw err;
   }
   const logger = createLogger({ level: config.logLevel, name });
+  enableDefaultMetrics();
   start(config, logger).then(
     (parts) => {
       let closing = false;

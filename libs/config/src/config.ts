@@ -42,6 +42,8 @@ export const configSchema = z
     READ_STORE: z.enum(['memory', 'mongodb']).optional(),
     PG_URL: z.string().optional(),
     PG_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('eventstore'),
+    /** An initialized PGlite cluster (a `dumpDataDir()` tarball) a new embedded store starts from instead of running initdb; the test command makes one. */
+    PGLITE_TEMPLATE: z.string().optional(),
     ESDB_URL: z.string().optional(),
     MONGO_URL: z.string().optional(),
     MONGO_DB: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
@@ -153,6 +155,7 @@ export const configSchema = z
         kind: eventStore,
         pgUrl: c.PG_URL ?? (server ? 'postgres://cloud:cloud@127.0.0.1:55432/cloud' : undefined),
         pgSchema: c.PG_SCHEMA,
+        pgliteTemplate: c.PGLITE_TEMPLATE,
         esdbUrl: c.ESDB_URL,
       },
       readStore: { kind: readStore, mongoUrl: c.MONGO_URL ?? (server ? 'mongodb://127.0.0.1:57017/cloud' : undefined), mongoDb: c.MONGO_DB },

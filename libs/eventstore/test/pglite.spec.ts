@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { SqlEventStore } from '../src/sql/sql-event-store';
 import { PgliteSqlClient } from '../src/sql/sql-client';
-import { testEventStore } from './event-store.contract';
+import { ev, testEventStore } from './event-store.contract';
 import { testAggregateStream } from './aggregate-stream.contract';
 import { testSnapshots } from './snapshots.contract';
 import { eventually } from '../../../test/support/wait';
@@ -59,5 +62,46 @@ describe('PGlite tail reads', () => {
       for (const s of subs) await s.stop();
       await store.close();
     }
+  });
+});
+
+describe('PGlite template (PGLITE_TEMPLATE, made by test/global-setup.mjs)', () => {
+  const template = process.env.PGLITE_TEMPLATE!;
+  const dirs: string[] = [];
+  const freshDir = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pglite-template-'));
+    dirs.push(dir);
+    return path.join(dir, 'eventstore');
+  };
+  const systemId = async (client: PgliteSqlClient) => (await client.query<{ id: string }>('SELECT system_identifier::text AS id FROM pg_control_system()'))[0].id;
+  afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  it('starts new stores, on disk and in memory, as copies of one cluster instead of running initdb', async () => {
+    expect(fs.existsSync(template)).toBe(true);
+    // initdb gives every cluster its own system identifier; copies of the template share its one.
+    const ids: string[] = [];
+    for (const dir of [freshDir(), undefined]) {
+      const client = await PgliteSqlClient.open(dir, template);
+      ids.push(await systemId(client));
+      await client.close();
+    }
+    const own = await PgliteSqlClient.open(freshDir());
+    const ownId = await systemId(own);
+    await own.close();
+    expect(ids[0]).toBe(ids[1]);
+    expect(ownId).not.toBe(ids[0]);
+  });
+
+  it('opens a data dir that already holds a cluster as it is: a restart keeps its events', async () => {
+    const dir = freshDir();
+    const first = await SqlEventStore.pglite(dir, { schema: 'es_template', template });
+    await first.append('thing-1', [ev('ThingHappened', { n: 1 })], { expectedRevision: 'no_stream' });
+    await first.close();
+    const again = await SqlEventStore.pglite(dir, { schema: 'es_template', template });
+    expect((await again.readStream('thing-1')).map((e) => e.data)).toEqual([{ n: 1 }]);
+    await again.close();
+    const other = await SqlEventStore.pglite(freshDir(), { schema: 'es_template', template });
+    expect(await other.readStream('thing-1')).toEqual([]);
+    await other.close();
   });
 });

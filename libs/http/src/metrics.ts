@@ -19,6 +19,14 @@ export const httpRequestDuration = new Histogram({
 });
 
 let defaultsOn = false;
+/**
+ * The process's own figures (RSS, heap, event-loop delay, GC, open handles) beside the request
+ * metrics: what an operator, and the soak (bench/soak.ts), watch for growth. Called by the process
+ * entries (apps/api/src/main.ts, runMain), never by startServer: prom-client's GC observer and
+ * event-loop monitor are process-wide and cannot be stopped, so a server started in-process (the
+ * tests, the benches) would leave them holding everything it loaded, one copy per start (about 60 MB
+ * per jest test file, enough to push a worker's heap to its limit late in a full run).
+ */
 export function enableDefaultMetrics(): void {
   if (!defaultsOn) collectDefaultMetrics({ register: metricsRegistry });
   defaultsOn = true;

@@ -39,7 +39,7 @@ async function openEventStore(config: AppConfig): Promise<EventStore> {
   let store: EventStore;
   if (es.kind === 'postgres') store = await SqlEventStore.postgres(es.pgUrl!, { schema: es.pgSchema, poolSize: 10 });
   else if (es.kind === 'eventstoredb') store = EsdbEventStore.connect(es.esdbUrl!);
-  else store = await SqlEventStore.pglite(path.join(config.dataDir, 'eventstore'), { schema: es.pgSchema });
+  else store = await SqlEventStore.pglite(path.join(config.dataDir, 'eventstore'), { schema: es.pgSchema, template: es.pgliteTemplate });
   if (store instanceof SqlEventStore) store.onAppendCommitted = (_n, ms) => appendLatency.observe(ms / 1000);
   return store;
 }

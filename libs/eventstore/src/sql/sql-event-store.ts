@@ -61,6 +61,8 @@ export interface SqlEventStoreOptions {
   pollIntervalMs?: number;
   /** Upper bound of events written in one group-commit transaction. */
   maxEventsPerCommit?: number;
+  /** PGlite only: the initialized cluster a new store starts from (PgliteSqlClient.open). */
+  template?: string;
 }
 
 
@@ -105,7 +107,7 @@ export class SqlEventStore implements EventStore {
   }
 
   static async pglite(dataDir?: string, options: SqlEventStoreOptions = {}): Promise<SqlEventStore> {
-    return SqlEventStore.open(await PgliteSqlClient.open(dataDir), options);
+    return SqlEventStore.open(await PgliteSqlClient.open(dataDir, options.template), options);
   }
 
   static async open(sql: SqlClient, options: SqlEventStoreOptions = {}): Promise<SqlEventStore> {
