@@ -49,9 +49,10 @@ describe.each<Profile>(['embedded', 'server'])('event stream with random client 
         const c = await openSse(srv.url, path, { 'X-Service-API-Key': key, 'Last-Event-ID': last });
         expect(c.status).toBe(200);
         connections++;
-        // Drop after a random number of events (at most 2,000: five connections at least).
+        // Drop after a random number of events (at most 2,000: five connections at least). The server
+        // may cut a reader too slow to keep up (8 MiB buffered, on a loaded machine): a drop like any other.
         const quota = Math.min(EVENTS - seen.length, 1 + Math.floor(random() * 2000));
-        await c.waitFor((x) => x.frames.filter((f) => f.data !== undefined).length >= quota, 60_000);
+        await c.waitFor((x) => x.ended || x.frames.filter((f) => f.data !== undefined).length >= quota, 60_000);
         c.close();
         await c.closed;
         seen.push(...c.events().map(([p]) => p));

@@ -15,6 +15,8 @@ export interface SseClient {
   frames: SseFrame[];
   /** The last `id:` seen (what a browser's EventSource would send as Last-Event-ID). */
   lastId: string | undefined;
+  /** The response ended (the server cut it, or `close()`): no frame comes after this. */
+  ended: boolean;
   /** Frames with data: `[position, CloudEvent]`. */
   events(): Array<[number, Record<string, unknown>]>;
   waitFor(ok: (c: SseClient) => boolean, timeoutMs?: number): Promise<void>;
@@ -33,6 +35,7 @@ export function openSse(baseUrl: string, path: string, headers: Record<string, s
       body: '',
       frames: [],
       lastId: undefined,
+      ended: false,
       events: () => c.frames.filter((f) => f.data !== undefined).map((f) => [Number(f.id), JSON.parse(f.data!)]),
       waitFor: (ok, timeoutMs = 20_000) =>
         new Promise<void>((res, rej) => {
@@ -77,7 +80,11 @@ export function openSse(baseUrl: string, path: string, headers: Record<string, s
         }
         for (const w of [...waiters]) w();
       });
-      res.on('close', () => done());
+      res.on('close', () => {
+        c.ended = true;
+        for (const w of [...waiters]) w();
+        done();
+      });
     });
     req.on('error', (err) => (c.status ? done() : reject(err)));
     req.end();

@@ -166,7 +166,7 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up from `fromPosition`, then live. */
   subscribeToAll(options: SubscribeOptions): Subscription;
-  /** Position of the newest committed event (0 when empty). */
+  /** Position of the newest committed event (0 when empty). A `readAll` after it reaches at least that position. */
   headPosition(): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;

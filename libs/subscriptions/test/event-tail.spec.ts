@@ -93,3 +93,33 @@ describe('EventTail', () => {
     await tail.close();
   });
 });
+
+describe('EventTail over a store that has not heard of the newest commits', () => {
+  it('a follower attaching below the head the tail starts from is handed everything in between (a client resuming while events are written)', async () => {
+    const client = await PgliteSqlClient.open();
+    // Two processes on one log: `writer` appends; `reader` serves the tail and hears no NOTIFY (one
+    // lost, or simply not arrived yet), and would not poll again within the test (pollIntervalMs).
+    const writer = await SqlEventStore.open(client, { schema: 'es_tail_lag' });
+    const deaf = { kind: client.kind, query: client.query.bind(client), transaction: client.transaction.bind(client), scripted: client.scripted.bind(client), listen: async () => async () => undefined, close: async () => undefined };
+    const reader = await SqlEventStore.open(deaf, { schema: 'es_tail_lag', pollIntervalMs: 600_000 });
+    const append = (n: number) => Promise.all(Array.from({ length: n }, () => writer.append(`thing-${randomUUID()}`, [{ id: randomUUID(), type: 'compute.ThingHappened.v1', data: {}, metadata: { schemaVersion: 1 } }], { expectedRevision: 'no_stream' })));
+    await append(3);
+    // The reader reads to the end: its tail is verified "caught up" at 3.
+    expect((await reader.readAll({ fromPosition: 0, maxCount: 100 })).map((e) => e.position)).toEqual([1, 2, 3]);
+    await append(5);
+    // The store: a head it has shown is one its reads reach.
+    expect(await reader.headPosition()).toBe(8);
+    expect((await reader.readAll({ fromPosition: 3, maxCount: 100 })).map((e) => e.position)).toEqual([4, 5, 6, 7, 8]);
+    await append(4);
+    // The tail starts at the head (12) and catches the follower up from 3 by reads of the store.
+    const tail = new EventTail(reader, (e) => e.id);
+    const got: number[] = [];
+    const reached: number[] = [];
+    await tail.follow(3, { onEvents: (entries, at) => (got.push(...entries.map((e) => e.event.position)), reached.push(at)) });
+    expect(got).toEqual([4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(Math.max(...reached)).toBe(12);
+    await tail.close();
+    await reader.close();
+    await writer.close();
+  });
+});

@@ -640,7 +640,13 @@ export class SqlEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     const [row] = await this.sql.query<{ position: number }>(`SELECT position FROM ${this.t('head')} WHERE id = 1`);
-    return Number(row?.position ?? 0);
+    const head = Number(row?.position ?? 0);
+    // A head this store has shown is one its reads reach: without this, a read just after could be
+    // answered "caught up" by a tail that has not heard of the commit yet (its NOTIFY, or this
+    // process's own commit still on its way into the tail), and a reader that took the head as its
+    // floor (the event streams' EventTail) would skip what lies below it.
+    if (head > this.knownHead) this.knownHead = head;
+    return head;
   }
 
   async ping(): Promise<void> {
